@@ -1,0 +1,43 @@
+; Captures shared by JavaScript, TypeScript and TSX (see queries/README.md).
+
+(function_declaration name: (_) @name) @definition.function
+(generator_function_declaration name: (_) @name) @definition.function
+(class_declaration name: (_) @name) @definition.class
+(method_definition name: (_) @name) @definition.method
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(variable_declarator name: (identifier) @name value: (class)) @definition.class
+(assignment_expression
+  left: (member_expression property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression)]) @definition.function
+
+(import_statement (import_clause (identifier) @import.default)
+  source: (string (string_fragment) @import.module)) @import
+(import_statement (import_clause (namespace_import (identifier) @import.alias))
+  source: (string (string_fragment) @import.module)) @import
+(import_statement
+  (import_clause (named_imports (import_specifier name: (_) @import.name)))
+  source: (string (string_fragment) @import.module)) @import
+(import_statement
+  (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_) @import.alias)))
+  source: (string (string_fragment) @import.module)) @import
+((variable_declarator
+   name: (identifier) @import.alias
+   value: (call_expression
+     function: (identifier) @_require
+     arguments: (arguments . (string (string_fragment) @import.module)))) @import
+  (#eq? @_require "require"))
+((variable_declarator
+   name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
+   value: (call_expression
+     function: (identifier) @_require
+     arguments: (arguments . (string (string_fragment) @import.module)))) @import
+  (#eq? @_require "require"))
+
+(call_expression function: (identifier) @call.name) @call
+(call_expression
+  function: (member_expression object: (_) @call.receiver property: (property_identifier) @call.name)) @call
+(new_expression constructor: (identifier) @call.name) @call.new
+(new_expression
+  constructor: (member_expression object: (_) @call.receiver property: (property_identifier) @call.name)) @call.new

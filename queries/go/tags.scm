@@ -1,0 +1,29 @@
+; Go extraction captures (see queries/README.md).
+
+(function_declaration name: (identifier) @name) @definition.function
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      type: [(type_identifier) @container
+             (pointer_type (type_identifier) @container)
+             (generic_type type: (type_identifier) @container)
+             (pointer_type (generic_type type: (type_identifier) @container))]))
+  name: (field_identifier) @name) @definition.method
+(type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct
+(type_spec name: (type_identifier) @name
+  type: (struct_type (field_declaration_list
+    (field_declaration !name type: [(type_identifier) (qualified_type) (pointer_type)] @base)))) @definition.struct
+(type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
+(type_spec name: (type_identifier) @name
+  type: [(type_identifier) (qualified_type) (pointer_type) (function_type) (map_type)
+         (slice_type) (array_type) (channel_type) (generic_type)]) @definition.type_alias
+(type_alias name: (type_identifier) @name) @definition.type_alias
+(method_elem name: (field_identifier) @name) @definition.method
+(const_spec name: (identifier) @name) @definition.constant
+
+(import_spec name: (_) @import.alias path: (_) @import.module) @import
+(import_spec !name path: (_) @import.module) @import
+
+(call_expression function: (identifier) @call.name) @call
+(call_expression
+  function: (selector_expression operand: (_) @call.receiver field: (field_identifier) @call.name)) @call

@@ -1,0 +1,8 @@
+; inherits: ecma
+; JavaScript-only captures (see queries/README.md).
+
+(class_declaration name: (_) @name (class_heritage (identifier) @base)) @definition.class
+(class_declaration name: (_) @name (class_heritage (member_expression) @base)) @definition.class
+(field_definition
+  property: (_) @name
+  value: [(arrow_function) (function_expression)]) @definition.method

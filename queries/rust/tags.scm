@@ -1,0 +1,41 @@
+; Rust extraction captures (see queries/README.md).
+
+(function_item name: (identifier) @name) @definition.function
+(function_signature_item name: (identifier) @name) @definition.function
+(struct_item name: (type_identifier) @name) @definition.struct
+(union_item name: (type_identifier) @name) @definition.struct
+(enum_item name: (type_identifier) @name) @definition.enum
+(trait_item name: (type_identifier) @name) @definition.trait
+(trait_item name: (type_identifier) @name
+  bounds: (trait_bounds [(type_identifier) (scoped_type_identifier) (generic_type)] @base)) @definition.trait
+(impl_item type: (_) @name) @definition.impl
+(impl_item trait: (_) @implements type: (_) @name) @definition.impl
+(mod_item name: (identifier) @name body: (declaration_list)) @definition.module
+(const_item name: (identifier) @name) @definition.constant
+(static_item name: (identifier) @name) @definition.constant
+(type_item name: (type_identifier) @name) @definition.type_alias
+(macro_definition name: (identifier) @name) @definition.function
+
+(use_declaration) @import
+
+(call_expression function: (identifier) @call.name) @call
+(call_expression
+  function: (field_expression value: (_) @call.receiver field: (field_identifier) @call.name)) @call
+(call_expression
+  function: (scoped_identifier path: (_) @call.receiver name: (identifier) @call.name)) @call
+(call_expression
+  function: (generic_function function: (identifier) @call.name)) @call
+(call_expression
+  function: (generic_function
+    function: (field_expression value: (_) @call.receiver field: (field_identifier) @call.name))) @call
+(call_expression
+  function: (generic_function
+    function: (scoped_identifier path: (_) @call.receiver name: (identifier) @call.name))) @call
+
+; Calls written inside macro arguments (`assert_eq!(f(x), 1)`, `format!("{}", s.len())`)
+; are token trees, not expressions: an identifier directly followed by a parenthesised
+; token tree is a call; a preceding `.` or `::` names the receiver.
+((token_tree (identifier) @call.name . (token_tree) @_args) @call
+  (#match? @_args "^\\("))
+((token_tree (identifier) @call.receiver . "." . (identifier) @call.name . (token_tree) @_args) @call
+  (#match? @_args "^\\("))

@@ -1,0 +1,21 @@
+; inherits: ecma
+; TypeScript additions (see queries/README.md).
+
+(abstract_class_declaration name: (_) @name) @definition.class
+(class_declaration name: (_) @name
+  (class_heritage (extends_clause value: (_) @base))) @definition.class
+(class_declaration name: (_) @name
+  (class_heritage (implements_clause (_) @implements))) @definition.class
+(abstract_class_declaration name: (_) @name
+  (class_heritage (extends_clause value: (_) @base))) @definition.class
+(interface_declaration name: (_) @name) @definition.interface
+(interface_declaration name: (_) @name (extends_type_clause (_) @base)) @definition.interface
+(method_signature name: (_) @name) @definition.method
+(abstract_method_signature name: (_) @name) @definition.method
+(function_signature name: (_) @name) @definition.function
+(type_alias_declaration name: (_) @name) @definition.type_alias
+(enum_declaration name: (_) @name) @definition.enum
+(internal_module name: (_) @name) @definition.namespace
+(public_field_definition
+  name: (_) @name
+  value: [(arrow_function) (function_expression)]) @definition.method

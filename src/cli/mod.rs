@@ -1,0 +1,136 @@
+//! The command line (DESIGN section 5): clap definitions and dispatch, one file per
+//! subcommand. Every subcommand runs the same engine calls as the TUI; `--json` output is
+//! the only thing written to stdout, and text output is sanitized (control characters from
+//! source files are shown escaped, never sent to the terminal).
+
+mod index_cmd;
+mod output;
+mod progress;
+mod symbols;
+mod walk;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::config::Config;
+use crate::index::{self, Index};
+
+pub use output::sanitize;
+
+/// When to use colour in text output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal and `NO_COLOR` is unset.
+    #[default]
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// codegraph-tui: understand a repository's code structure: symbols, callers, callees.
+#[derive(Debug, Parser)]
+#[command(name = "codegraph-tui", version, about, long_about = None)]
+pub struct Cli {
+    /// Repository root (default: the enclosing git root, else the current directory).
+    #[arg(short = 'C', long = "repo", global = true, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
+    /// Index in memory only: read no cache and write none.
+    #[arg(long, global = true)]
+    pub no_cache: bool,
+    /// Colour in text output.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// More detail in the log file (repeat for trace).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Subcommand; without one the TUI opens.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Repository to open in the TUI.
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build the index and print its counts.
+    Index(index_cmd::IndexArgs),
+    /// Print the whole canonical graph.
+    Graph {
+        /// Print JSON (the only format so far).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Fuzzy search for symbols by name or qualified name.
+    Symbols(symbols::SymbolsArgs),
+    /// Who calls SYMBOL (transitively, up to --depth).
+    Callers(walk::WalkArgs),
+    /// What SYMBOL calls (transitively, up to --depth).
+    Callees(walk::WalkArgs),
+}
+
+/// Runs the parsed command line; returns the process exit code.
+///
+/// Errors: anything that should end the process with a message on stderr.
+pub fn run(cli: Cli) -> Result<i32> {
+    let root = repo_root(cli.repo.as_deref().or(cli.path.as_deref()))?;
+    let config = Config::load()?;
+    match &cli.command {
+        None => bail!("the terminal UI is not built yet; use a subcommand (see --help)"),
+        Some(Command::Index(a)) => index_cmd::run(&cli, a, &root, &config),
+        Some(Command::Graph { json: _ }) => {
+            let idx = build(&root, &config, false)?;
+            output::print_json(&idx.graph.to_canonical_json())?;
+            Ok(0)
+        }
+        Some(Command::Symbols(a)) => symbols::run(a, &build(&root, &config, false)?),
+        Some(Command::Callers(a)) => walk::run(a, &build(&root, &config, false)?, index::Walk::Callers),
+        Some(Command::Callees(a)) => walk::run(a, &build(&root, &config, false)?, index::Walk::Callees),
+    }
+}
+
+/// The repository root: the given path, else the enclosing git root of the current
+/// directory, else the current directory.
+///
+/// Errors: the path does not exist or is not a directory.
+pub fn repo_root(given: Option<&Path>) -> Result<PathBuf> {
+    let start = match given {
+        Some(p) => p.to_path_buf(),
+        None => std::env::current_dir().context("reading the current directory")?,
+    };
+    let start = start.canonicalize().with_context(|| format!("{} does not exist", start.display()))?;
+    if !start.is_dir() {
+        bail!("{} is not a directory", start.display());
+    }
+    if given.is_some() {
+        return Ok(start);
+    }
+    let mut cur = start.as_path();
+    loop {
+        if cur.join(".git").exists() {
+            return Ok(cur.to_path_buf());
+        }
+        match cur.parent() {
+            Some(p) => cur = p,
+            None => return Ok(start),
+        }
+    }
+}
+
+/// Indexes `root` with the config's options, drawing a progress bar on stderr when it is
+/// a terminal and `quiet` is false.
+pub(crate) fn build(root: &Path, config: &Config, quiet: bool) -> Result<Index> {
+    let mut opts = config.index_options();
+    let bar = (!quiet).then(progress::Bar::start).flatten();
+    if let Some(b) = &bar {
+        opts.progress = Some(b.counters());
+    }
+    let idx = index::index_repo(root, &opts);
+    drop(bar);
+    Ok(idx?)
+}

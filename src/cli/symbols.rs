@@ -1,0 +1,76 @@
+//! `codegraph-tui symbols QUERY [--limit N] [--json]`: fuzzy symbol search with nucleo's
+//! matcher over names and qualified names (the better score wins; ties by id).
+
+use anyhow::Result;
+use clap::Args;
+use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+use serde::Serialize;
+
+use super::output;
+use crate::index::{Index, Kind, Node};
+
+/// Arguments of `symbols`.
+#[derive(Debug, Args)]
+pub struct SymbolsArgs {
+    /// Fuzzy query (smart case; spaces separate words that must all match).
+    pub query: String,
+    /// Most hits to print.
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+    /// Print JSON: `{"query", "hits": [node fields + "score"]}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One hit: the node and nucleo's score (higher is better).
+#[derive(Debug, Serialize)]
+pub struct Hit<'a> {
+    /// The node's fields.
+    #[serde(flatten)]
+    pub node: &'a Node,
+    /// nucleo score.
+    pub score: u32,
+}
+
+/// Ranks every definition node against `query`; best first, ties broken by id.
+pub fn search<'a>(idx: &'a Index, query: &str, limit: usize) -> Vec<Hit<'a>> {
+    let mut matcher = Matcher::new(Config::DEFAULT);
+    let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
+    let mut buf = Vec::new();
+    let mut hits: Vec<Hit<'a>> = idx
+        .graph
+        .nodes()
+        .filter(|n| n.kind != Kind::File)
+        .filter_map(|n| {
+            let a = pattern.score(Utf32Str::new(&n.name, &mut buf), &mut matcher);
+            let b = pattern.score(Utf32Str::new(&n.qualified_name, &mut buf), &mut matcher);
+            a.max(b).map(|score| Hit { node: n, score })
+        })
+        .collect();
+    hits.sort_by(|x, y| y.score.cmp(&x.score).then_with(|| x.node.id.cmp(&y.node.id)));
+    hits.truncate(limit);
+    hits
+}
+
+pub(super) fn run(a: &SymbolsArgs, idx: &Index) -> Result<i32> {
+    let hits = search(idx, &a.query, a.limit);
+    if a.json {
+        output::print_json(&serde_json::json!({"query": a.query, "hits": hits}))?;
+    } else {
+        let lines: Vec<String> = hits
+            .iter()
+            .map(|h| {
+                format!(
+                    "{:<11} {}  {}:{}",
+                    h.node.kind.as_str(),
+                    output::sanitize(&h.node.qualified_name),
+                    output::sanitize(&h.node.file),
+                    h.node.start_line
+                )
+            })
+            .collect();
+        output::print_lines(&lines)?;
+    }
+    Ok(if hits.is_empty() { 1 } else { 0 })
+}

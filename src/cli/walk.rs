@@ -1,0 +1,119 @@
+//! `codegraph-tui callers|callees SYMBOL [--depth N] [--json]`.
+//!
+//! SYMBOL is a node id, a qualified name or a bare name; exactly one node must match
+//! (DESIGN section 5). No match or several is an error listing candidates with their ids,
+//! never a silent fuzzy substitute.
+
+use std::collections::{HashMap, HashSet};
+
+use anyhow::{bail, Result};
+use clap::Args;
+
+use super::{output, symbols};
+use crate::index::{Edge, Index, Node, Walk};
+
+/// Arguments of `callers` and `callees`.
+#[derive(Debug, Args)]
+pub struct WalkArgs {
+    /// Node id, qualified name or bare name.
+    pub symbol: String,
+    /// Hops to follow (1 = direct only).
+    #[arg(long, default_value_t = 3)]
+    pub depth: u32,
+    /// Print the subgraph JSON (schema `codegraph-tui/subgraph@1`).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Resolves SYMBOL to exactly one node.
+///
+/// Errors: no match (with fuzzy suggestions, labelled as such) or several matches (all
+/// listed with ids).
+pub fn pick<'a>(idx: &'a Index, symbol: &str) -> Result<&'a Node> {
+    let found = idx.graph.lookup(symbol);
+    match found.len() {
+        1 => Ok(found[0]),
+        0 => {
+            let near = symbols::search(idx, symbol, 5);
+            let mut msg = format!("no symbol matches {:?}", output::sanitize(symbol).as_ref());
+            if !near.is_empty() {
+                msg.push_str("; similar names (not used):");
+                for h in near {
+                    msg.push_str(&format!("\n  {}  ({})", output::sanitize(&h.node.id), h.node.kind.as_str()));
+                }
+            }
+            bail!(msg)
+        }
+        n => {
+            let mut msg = format!("{:?} matches {n} symbols; use one of these ids:", output::sanitize(symbol).as_ref());
+            for c in found {
+                msg.push_str(&format!("\n  {}  ({}, {}:{})", output::sanitize(&c.id), c.kind.as_str(), output::sanitize(&c.file), c.start_line));
+            }
+            bail!(msg)
+        }
+    }
+}
+
+pub(super) fn run(a: &WalkArgs, idx: &Index, walk: Walk) -> Result<i32> {
+    let node = pick(idx, &a.symbol)?;
+    let Some(sub) = idx.graph.walk(&node.id, walk, a.depth) else {
+        bail!("{} vanished from the graph", node.id);
+    };
+    if a.json {
+        output::print_json(&sub)?;
+        return Ok(0);
+    }
+    let mut lines = tree_lines(&sub.root, &sub.nodes, &sub.edges, walk);
+    if sub.truncated {
+        lines.push(format!("(truncated at depth {}: more {walk:?} exist)", a.depth).to_lowercase());
+    }
+    if sub.unresolved > 0 {
+        lines.push(format!("({} unresolved call sites could add to this: it is a lower bound)", sub.unresolved));
+    }
+    output::print_lines(&lines)?;
+    Ok(0)
+}
+
+/// An indented tree: each node under the node it was reached from, repeated nodes marked.
+fn tree_lines(root: &str, nodes: &[Node], edges: &[Edge], walk: Walk) -> Vec<String> {
+    let by_id: HashMap<&str, &Node> = nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+    let mut next: HashMap<&str, Vec<&Edge>> = HashMap::new();
+    for e in edges {
+        let from = if walk == Walk::Callers { e.target.as_str() } else { e.source.as_str() };
+        next.entry(from).or_default().push(e);
+    }
+    let mut out = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut stack: Vec<(&str, usize, Option<&Edge>)> = vec![(root, 0, None)];
+    while let Some((id, depth, via)) = stack.pop() {
+        let n = by_id.get(id);
+        let label = n.map_or(id.to_string(), |n| format!("{} ({}:{})", n.qualified_name, n.file, n.start_line));
+        let how = via.map_or(String::new(), |e| {
+            let site = e.sites.first().map_or(String::new(), |s| format!(" at {}:{}", s.file, s.line));
+            format!("  [{}{site}]", e.resolution_label())
+        });
+        let again = !seen.insert(id);
+        let marker = if again { "  (see above)" } else { "" };
+        out.push(format!("{}{}{}{}", "  ".repeat(depth), output::sanitize(&label), output::sanitize(&how), marker));
+        if again {
+            continue;
+        }
+        if let Some(es) = next.get(id) {
+            for e in es.iter().rev() {
+                let other = if walk == Walk::Callers { e.source.as_str() } else { e.target.as_str() };
+                stack.push((other, depth + 1, Some(e)));
+            }
+        }
+    }
+    out
+}
+
+trait Label {
+    fn resolution_label(&self) -> String;
+}
+
+impl Label for Edge {
+    fn resolution_label(&self) -> String {
+        format!("{} {}", self.relation.as_str(), serde_json::to_value(self.resolution).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())
+    }
+}

@@ -1,0 +1,547 @@
+//! Syntax tree → [`FileFacts`], driven by the language's `queries/<lang>/tags.scm`.
+//!
+//! One query pass over the tree yields every definition, call site and import (capture
+//! vocabulary in `queries/README.md`). The rest is generic: definitions are nested by
+//! byte range (so closures and lambdas, which are not definitions, never own a call),
+//! kinds are adjusted (`function` in a class → `method`), ids get `#n` suffixes for
+//! duplicates, and leading doc comments are collected. Nothing here recurses over the
+//! tree, so deeply nested input cannot overflow the stack.
+
+use std::collections::HashMap;
+
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, Parser, QueryCursor};
+
+use super::chunk::{self, ChunkOptions};
+use super::facts::{BaseRef, CallSite, Definition, FileFacts, FileMode, Import, Kind};
+use super::lang::{self, CompiledLanguage, LanguageSpec, Role};
+
+/// Byte offsets of line starts, for 1-based lines and char columns.
+pub(crate) struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub(crate) fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    /// Number of lines; a final line without a newline counts, an empty text has 0.
+    pub(crate) fn line_count(&self, text: &str) -> u32 {
+        let n = self.starts.len() - usize::from(text.is_empty() || text.ends_with('\n'));
+        n as u32
+    }
+
+    /// The text of 1-based line `line`, without its line ending.
+    pub(crate) fn line<'a>(&self, text: &'a str, line: u32) -> &'a str {
+        let i = (line as usize).saturating_sub(1);
+        let Some(&s) = self.starts.get(i) else {
+            return "";
+        };
+        let e = self.starts.get(i + 1).map_or(text.len(), |&e| e);
+        text[s..e].trim_end_matches(['\n', '\r'])
+    }
+}
+
+/// 1-based char column of byte `byte` given the tree-sitter point's byte column.
+fn char_column(text: &str, byte: usize, byte_col: usize) -> u32 {
+    let start = byte.saturating_sub(byte_col);
+    text.get(start..byte).map_or(byte_col, |s| s.chars().count()) as u32 + 1
+}
+
+fn node_text<'a>(n: Node<'_>, text: &'a str) -> &'a str {
+    text.get(n.byte_range()).unwrap_or("")
+}
+
+/// Cuts `s` to at most `max` chars.
+fn cap_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => s[..i].to_string(),
+        None => s.to_string(),
+    }
+}
+
+/// `pkg.Base[T]`, `crate::a::Foo<T>`, `&'a mut Foo` → (`Foo`-like last segment, qualifier).
+fn split_type_name(raw: &str) -> (String, Option<String>) {
+    let cut = raw.find(['<', '[', '(']).map_or(raw, |i| &raw[..i]);
+    let cut = cut
+        .trim()
+        .trim_start_matches('&')
+        .trim_start_matches("'static")
+        .trim_start_matches("mut ")
+        .trim_start_matches("dyn ")
+        .trim_start_matches('*')
+        .trim();
+    let (qual, name) = match cut.rfind("::") {
+        Some(i) => (Some(&cut[..i]), &cut[i + 2..]),
+        None => match cut.rfind('.') {
+            Some(i) => (Some(&cut[..i]), &cut[i + 1..]),
+            None => (None, cut),
+        },
+    };
+    let qual = qual.filter(|q| !q.is_empty()).map(str::to_string);
+    (name.trim().to_string(), qual)
+}
+
+/// Collapses whitespace runs to one space and caps at 200 chars.
+fn squash(s: &str) -> String {
+    let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    cap_chars(&joined, 200)
+}
+
+#[derive(Default)]
+struct RawDef {
+    kind: Option<Kind>,
+    start: usize,
+    end: usize,
+    start_line: u32,
+    end_line: u32,
+    name: Option<(String, u32)>,
+    container: Option<String>,
+    doc: Option<String>,
+    bases: Vec<BaseRef>,
+    node_id: usize,
+}
+
+struct RawCall {
+    at: usize,
+    name: String,
+    receiver: Option<String>,
+    is_new: bool,
+    line: u32,
+    column: u32,
+}
+
+thread_local! {
+    static PARSER: std::cell::RefCell<Parser> = std::cell::RefCell::new(Parser::new());
+    static CURSOR: std::cell::RefCell<QueryCursor> = std::cell::RefCell::new(QueryCursor::new());
+}
+
+/// Facts of a file that is only windowed (no grammar, or minified text).
+pub fn windowed_facts(
+    path: &str,
+    spec: &LanguageSpec,
+    text: &str,
+    hash: String,
+    bytes: u64,
+    chunking: &ChunkOptions,
+) -> FileFacts {
+    let lines = LineIndex::new(text);
+    let n = lines.line_count(text);
+    let chunks = chunk::build(&[], text, &lines, n, chunking);
+    FileFacts {
+        path: path.to_string(),
+        language: spec.name.to_string(),
+        content_hash: hash,
+        bytes,
+        lines: n,
+        mode: FileMode::Windowed,
+        parse_errors: false,
+        module_path: (spec.module_path)(path),
+        definitions: Vec::new(),
+        calls: Vec::new(),
+        imports: Vec::new(),
+        chunks,
+    }
+}
+
+/// Parses `text` once and extracts its facts.
+///
+/// Errors: a message when the grammar's query does not compile (a build defect) or the
+/// parser gives up (it returns no tree); the caller counts the file as unreadable.
+pub fn extract(
+    path: &str,
+    spec: &'static LanguageSpec,
+    text: &str,
+    hash: String,
+    bytes: u64,
+    chunking: &ChunkOptions,
+) -> Result<FileFacts, String> {
+    let compiled = lang::compiled(spec)?;
+    let tree = PARSER.with(|p| {
+        let mut p = p.borrow_mut();
+        p.set_language(&compiled.language)
+            .map_err(|e| format!("grammar: {e}"))?;
+        p.parse(text, None).ok_or_else(|| "parser returned no tree".to_string())
+    })?;
+    let lines = LineIndex::new(text);
+    let root = tree.root_node();
+    let (raw_defs, mut raw_calls, imports) =
+        CURSOR.with(|c| run_query(compiled, root, text, &mut c.borrow_mut()));
+    let parse_errors = root.has_error();
+    let module_path = (spec.module_path)(path);
+    let mut definitions = build_definitions(path, spec, text, &module_path, raw_defs);
+    raw_calls.sort_by_key(|c| c.at);
+    let mut calls = attach_calls(&definitions, raw_calls);
+    calls.sort_by_key(|c| (c.line, c.column));
+    // Ranges were needed for nesting; keep them for chunking and the source view.
+    let n = lines.line_count(text);
+    let chunks = chunk::build(&definitions, text, &lines, n, chunking);
+    for d in &mut definitions {
+        d.signature = cap_chars(lines.line(text, d.start_line).trim(), 240);
+    }
+    drop(tree);
+    Ok(FileFacts {
+        path: path.to_string(),
+        language: spec.name.to_string(),
+        content_hash: hash,
+        bytes,
+        lines: n,
+        mode: FileMode::Parsed,
+        parse_errors,
+        module_path,
+        definitions,
+        calls,
+        imports,
+        chunks,
+    })
+}
+
+type QueryOutput = (Vec<RawDef>, Vec<RawCall>, Vec<Import>);
+
+fn run_query(c: &CompiledLanguage, root: Node<'_>, text: &str, cursor: &mut QueryCursor) -> QueryOutput {
+    let mut defs: Vec<RawDef> = Vec::new();
+    let mut def_index: HashMap<usize, usize> = HashMap::new();
+    let mut calls: HashMap<usize, RawCall> = HashMap::new();
+    let mut imports: Vec<(usize, usize, Import)> = Vec::new();
+    let src = text.as_bytes();
+    let mut matches = cursor.matches(&c.query, root, src);
+    while let Some(m) = matches.next() {
+        let role_of = |i: u32| c.roles[i as usize];
+        let find = |r: Role| m.captures().iter().find(|cap| role_of(cap.index) == r).map(|cap| cap.node);
+        // Definitions.
+        if let Some((kind, node)) = m.captures().iter().find_map(|cap| match role_of(cap.index) {
+            Role::Definition(k) => Some((k, cap.node)),
+            _ => None,
+        }) {
+            let idx = *def_index.entry(node.id()).or_insert_with(|| {
+                defs.push(RawDef {
+                    kind: Some(kind),
+                    start: node.start_byte(),
+                    end: node.end_byte(),
+                    start_line: node.start_position().row as u32 + 1,
+                    end_line: node.end_position().row as u32 + 1,
+                    node_id: node.id(),
+                    ..RawDef::default()
+                });
+                defs.len() - 1
+            });
+            let d = &mut defs[idx];
+            if d.name.is_none() {
+                if let Some(n) = find(Role::Name) {
+                    let (name, _) = split_type_name(node_text(n, text));
+                    d.name = Some((name, n.start_position().row as u32 + 1));
+                }
+            }
+            if d.container.is_none() {
+                d.container = find(Role::Container).map(|n| split_type_name(node_text(n, text)).0);
+            }
+            if d.doc.is_none() {
+                d.doc = find(Role::Doc).map(|n| clean_docstring(node_text(n, text)));
+            }
+            for cap in m.captures() {
+                let implements = match role_of(cap.index) {
+                    Role::Base => false,
+                    Role::Implements => true,
+                    _ => continue,
+                };
+                let (name, qualifier) = split_type_name(node_text(cap.node, text));
+                let p = cap.node.start_position();
+                let b = BaseRef {
+                    name,
+                    qualifier,
+                    implements,
+                    line: p.row as u32 + 1,
+                    column: char_column(text, cap.node.start_byte(), p.column),
+                };
+                if !b.name.is_empty() && !d.bases.contains(&b) {
+                    d.bases.push(b);
+                }
+            }
+            let _ = d.node_id;
+            continue;
+        }
+        // Call sites, keyed by the callee name token; a match with a receiver wins.
+        let call = find(Role::Call).map(|n| (n, false)).or_else(|| find(Role::CallNew).map(|n| (n, true)));
+        if let (Some((_, is_new)), Some(name)) = (call, find(Role::CallName)) {
+            let receiver = find(Role::CallReceiver).map(|r| squash(node_text(r, text)));
+            let key = name.start_byte();
+            let better = calls.get(&key).is_none_or(|old| old.receiver.is_none() && receiver.is_some());
+            if better {
+                let p = name.start_position();
+                calls.insert(
+                    key,
+                    RawCall {
+                        at: name.start_byte(),
+                        name: node_text(name, text).to_string(),
+                        receiver,
+                        is_new,
+                        line: p.row as u32 + 1,
+                        column: char_column(text, name.start_byte(), p.column),
+                    },
+                );
+            }
+            continue;
+        }
+        // Imports.
+        if let Some(stmt) = find(Role::Import) {
+            let line = stmt.start_position().row as u32 + 1;
+            let module = find(Role::ImportModule);
+            if let Some(module) = module {
+                let clean = |n: Node<'_>| node_text(n, text).trim_matches(['"', '\'', '`']).to_string();
+                let name = find(Role::ImportName).map(|n| node_text(n, text).to_string());
+                let default = find(Role::ImportDefault);
+                let glob = find(Role::ImportGlob);
+                let alias = find(Role::ImportAlias).or(default).map(|n| node_text(n, text).to_string());
+                let name = if glob.is_some() {
+                    Some("*".to_string())
+                } else if default.is_some() {
+                    Some("default".to_string())
+                } else {
+                    name
+                };
+                let key_node = find(Role::ImportName).or(default).or(find(Role::ImportAlias)).unwrap_or(module);
+                let imp = Import { module: clean(module), name, alias, line };
+                let key = (stmt.start_byte(), key_node.start_byte());
+                match imports.iter_mut().find(|(s, k, _)| (*s, *k) == key) {
+                    Some((_, _, old)) if old.alias.is_none() => *old = imp,
+                    Some(_) => {}
+                    None => imports.push((key.0, key.1, imp)),
+                }
+            } else if let Some(hook) = c.spec.expand_import {
+                let key = (stmt.start_byte(), stmt.start_byte());
+                if !imports.iter().any(|(s, k, _)| (*s, *k) == key) {
+                    let mut out = Vec::new();
+                    hook(stmt, src, line, &mut out);
+                    for (i, imp) in out.into_iter().enumerate() {
+                        imports.push((key.0, key.1 + i, imp));
+                    }
+                }
+            }
+        }
+    }
+    // Leading doc comments for definitions that have no docstring.
+    for d in defs.iter_mut().filter(|d| d.doc.is_none()) {
+        if let Some(node) = find_node(root, d) {
+            d.doc = leading_doc(c.spec, node, text);
+        }
+    }
+    imports.sort_by_key(|(s, k, _)| (*s, *k));
+    let calls: Vec<RawCall> = calls.into_values().collect();
+    (defs, calls, imports.into_iter().map(|(_, _, i)| i).collect())
+}
+
+/// Re-finds a definition's node by its byte range (nodes cannot outlive the match).
+fn find_node<'t>(root: Node<'t>, d: &RawDef) -> Option<Node<'t>> {
+    let mut n = root.descendant_for_byte_range(d.start, d.end)?;
+    // descendant_for_byte_range returns the smallest node spanning the range; walk up to
+    // the node whose id we recorded (a wrapper may share the range).
+    for _ in 0..8 {
+        if n.id() == d.node_id {
+            return Some(n);
+        }
+        match n.parent() {
+            Some(p) if p.start_byte() == d.start && p.end_byte() == d.end => n = p,
+            _ => break,
+        }
+    }
+    (n.start_byte() == d.start && n.end_byte() == d.end).then_some(n)
+}
+
+/// Adjacent comment lines right above a definition (or above its `export`/decorator
+/// wrapper), keeping only documentation comments where the language marks them.
+fn leading_doc(spec: &LanguageSpec, node: Node<'_>, text: &str) -> Option<String> {
+    if spec.comment_kinds.is_empty() {
+        return None;
+    }
+    let mut anchor = node;
+    while let Some(p) = anchor.parent() {
+        let wraps = matches!(
+            p.kind(),
+            "export_statement" | "decorated_definition" | "type_declaration" | "const_declaration"
+        ) || (p.kind() == "lexical_declaration" || p.kind() == "variable_declaration");
+        if wraps && p.start_byte() <= anchor.start_byte() {
+            anchor = p;
+        } else {
+            break;
+        }
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    let mut next_row = anchor.start_position().row;
+    let mut cur = anchor.prev_sibling();
+    while let Some(s) = cur {
+        if s.kind() == "attribute_item" {
+            next_row = s.start_position().row;
+            cur = s.prev_sibling();
+            continue;
+        }
+        if !spec.comment_kinds.contains(&s.kind()) || s.end_position().row + 1 < next_row {
+            break;
+        }
+        let t = node_text(s, text);
+        if !spec.doc_prefixes.is_empty() && !spec.doc_prefixes.iter().any(|p| t.starts_with(p)) {
+            break;
+        }
+        parts.push(t);
+        next_row = s.start_position().row;
+        cur = s.prev_sibling();
+        if parts.len() > 200 {
+            break;
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    parts.reverse();
+    let mut out = String::new();
+    for p in parts {
+        for line in p.lines() {
+            let l = line.trim().trim_end_matches("*/");
+            let l = ["///", "//!", "//", "/**", "/*", "*"]
+                .iter()
+                .find_map(|m| l.strip_prefix(m))
+                .unwrap_or(l);
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(l.strip_prefix(' ').unwrap_or(l).trim_end());
+        }
+    }
+    let out = out.trim().to_string();
+    (!out.is_empty()).then(|| cap_chars(&out, 2000))
+}
+
+/// A Python docstring without its prefix, quotes and common indentation.
+fn clean_docstring(raw: &str) -> String {
+    let s = raw.trim_start_matches(['r', 'R', 'u', 'U', 'b', 'B', 'f', 'F']);
+    let s = ["\"\"\"", "'''", "\"", "'"]
+        .iter()
+        .find_map(|q| s.strip_prefix(q).and_then(|x| x.strip_suffix(q)))
+        .unwrap_or(s);
+    let lines: Vec<&str> = s.lines().map(|l| l.trim_end()).collect();
+    let indent = lines
+        .iter()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let body: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| if i == 0 { l.trim() } else { l.get(indent..).unwrap_or(l.trim()) })
+        .collect();
+    cap_chars(body.join("\n").trim(), 2000)
+}
+
+fn build_definitions(
+    path: &str,
+    spec: &LanguageSpec,
+    text: &str,
+    module_path: &[String],
+    mut raw: Vec<RawDef>,
+) -> Vec<Definition> {
+    raw.retain(|d| d.name.as_ref().is_some_and(|(n, _)| !n.is_empty()));
+    raw.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    let sep = spec.separator;
+    let mut out: Vec<Definition> = Vec::with_capacity(raw.len());
+    let mut stack: Vec<usize> = Vec::new();
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    for d in raw {
+        while stack.last().is_some_and(|&i| out[i].end_byte as usize <= d.start) {
+            stack.pop();
+        }
+        let parent = if d.container.is_some() { None } else { stack.last().copied() };
+        let (name, name_line) = d.name.unwrap_or_default();
+        let mut kind = d.kind.unwrap_or(Kind::Function);
+        let parent_kind = parent.map(|p| out[p].kind);
+        if kind == Kind::Function && (parent_kind.is_some_and(Kind::is_type_container) || d.container.is_some()) {
+            kind = Kind::Method;
+        }
+        if kind == Kind::Method && spec.constructor_names.contains(&name.as_str()) {
+            kind = Kind::Constructor;
+        }
+        let in_file_name = match (&d.container, parent) {
+            (Some(c), _) => format!("{c}{sep}{name}"),
+            (None, Some(p)) => format!("{}{sep}{name}", out[p].in_file_name),
+            (None, None) => name.clone(),
+        };
+        let qualified_name = if module_path.is_empty() {
+            in_file_name.clone()
+        } else {
+            format!("{}{sep}{in_file_name}", module_path.join(sep))
+        };
+        let count = seen.entry(in_file_name.clone()).or_insert(0);
+        *count += 1;
+        let id = if *count == 1 {
+            format!("{path}::{in_file_name}")
+        } else {
+            format!("{path}::{in_file_name}#{count}")
+        };
+        let _ = text;
+        out.push(Definition {
+            id,
+            kind,
+            name,
+            in_file_name,
+            qualified_name,
+            parent: parent.map(|p| p as u32),
+            start_line: d.start_line,
+            end_line: d.end_line,
+            name_line,
+            start_byte: d.start as u32,
+            end_byte: d.end as u32,
+            signature: String::new(),
+            doc: d.doc,
+            bases: d.bases,
+        });
+        stack.push(out.len() - 1);
+    }
+    out
+}
+
+/// Gives each call its innermost enclosing definition (by byte range).
+fn attach_calls(defs: &[Definition], calls: Vec<RawCall>) -> Vec<CallSite> {
+    let mut order: Vec<usize> = (0..defs.len()).collect();
+    order.sort_by(|&a, &b| defs[a].start_byte.cmp(&defs[b].start_byte).then(defs[b].end_byte.cmp(&defs[a].end_byte)));
+    let mut stack: Vec<usize> = Vec::new();
+    let mut next = 0;
+    let mut out = Vec::with_capacity(calls.len());
+    for c in calls {
+        let at = c.at as u32;
+        while next < order.len() && defs[order[next]].start_byte <= at {
+            let d = order[next];
+            while stack.last().is_some_and(|&s| defs[s].end_byte <= defs[d].start_byte) {
+                stack.pop();
+            }
+            stack.push(d);
+            next += 1;
+        }
+        while stack.last().is_some_and(|&s| defs[s].end_byte <= at) {
+            stack.pop();
+        }
+        out.push(CallSite {
+            caller: stack.last().map(|&s| s as u32),
+            name: c.name,
+            receiver: c.receiver,
+            is_new: c.is_new,
+            line: c.line,
+            column: c.column,
+        });
+    }
+    out
+}
+
+/// Parses `text` and drops the tree: the benchmark baseline. `false` when the parser
+/// gives up or the grammar cannot load.
+pub fn parse_only(spec: &'static LanguageSpec, text: &str) -> bool {
+    let Ok(compiled) = lang::compiled(spec) else {
+        return false;
+    };
+    PARSER.with(|p| {
+        let mut p = p.borrow_mut();
+        p.set_language(&compiled.language).is_ok() && p.parse(text, None).is_some()
+    })
+}

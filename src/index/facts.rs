@@ -1,0 +1,270 @@
+//! The per-file facts one parse produces: definitions, call sites, imports and chunks.
+//!
+//! [`FileFacts`] is the unit of caching and of incremental update (DESIGN section 2): a
+//! changed file is re-extracted alone and resolution then runs over facts, never over
+//! syntax trees. Every line number here is 1-based and inclusive; every column is a
+//! 1-based count of Unicode scalar values (chars) from the start of the line, with a
+//! UTF-8 byte-order mark not counted.
+
+use serde::{Deserialize, Serialize};
+
+/// Kind of a graph node (DESIGN section 4). Serialized in snake_case (`type_alias`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A source file; its id is the repo-relative path.
+    File,
+    /// A module declared in source (`mod x {}` in Rust).
+    Module,
+    /// A namespace (C++, C#, TypeScript `namespace`).
+    Namespace,
+    /// A class.
+    Class,
+    /// A struct (Rust, Go, C).
+    Struct,
+    /// An enum.
+    Enum,
+    /// A trait (Rust).
+    Trait,
+    /// An interface (TypeScript, Go, Java).
+    Interface,
+    /// A Rust `impl` block; named by its self type.
+    Impl,
+    /// A free function.
+    Function,
+    /// A function defined inside a class-like container.
+    Method,
+    /// A constructor (`__init__`, JS/TS `constructor`).
+    Constructor,
+    /// A named constant or static.
+    Constant,
+    /// A type alias.
+    TypeAlias,
+}
+
+impl Kind {
+    /// All kinds, in declaration order.
+    pub const ALL: [Kind; 14] = [
+        Kind::File,
+        Kind::Module,
+        Kind::Namespace,
+        Kind::Class,
+        Kind::Struct,
+        Kind::Enum,
+        Kind::Trait,
+        Kind::Interface,
+        Kind::Impl,
+        Kind::Function,
+        Kind::Method,
+        Kind::Constructor,
+        Kind::Constant,
+        Kind::TypeAlias,
+    ];
+
+    /// The snake_case name used in JSON and in `queries/*/tags.scm` captures.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::File => "file",
+            Kind::Module => "module",
+            Kind::Namespace => "namespace",
+            Kind::Class => "class",
+            Kind::Struct => "struct",
+            Kind::Enum => "enum",
+            Kind::Trait => "trait",
+            Kind::Interface => "interface",
+            Kind::Impl => "impl",
+            Kind::Function => "function",
+            Kind::Method => "method",
+            Kind::Constructor => "constructor",
+            Kind::Constant => "constant",
+            Kind::TypeAlias => "type_alias",
+        }
+    }
+
+    /// Parses the snake_case name; `None` for anything else.
+    pub fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Kinds that can be called (targets of `calls` edges other than constructions).
+    pub fn is_callable(self) -> bool {
+        matches!(self, Kind::Function | Kind::Method | Kind::Constructor)
+    }
+
+    /// Kinds whose members are methods (a `function` nested in one becomes a `method`).
+    pub fn is_type_container(self) -> bool {
+        matches!(
+            self,
+            Kind::Class | Kind::Struct | Kind::Enum | Kind::Trait | Kind::Interface | Kind::Impl
+        )
+    }
+
+    /// Kinds a call by name can construct (`Foo()` in Python, `new Foo()` in JS).
+    pub fn is_constructible(self) -> bool {
+        matches!(self, Kind::Class | Kind::Struct)
+    }
+}
+
+/// How a file was processed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileMode {
+    /// Parsed with its grammar: definitions, calls and imports extracted.
+    Parsed,
+    /// Only line-window chunks (no grammar for the language, or minified/generated text).
+    Windowed,
+}
+
+/// A base type named in a definition's header (`class A(B)`, `impl T for S`, `extends`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaseRef {
+    /// Last path segment of the base's name, generics stripped (`Base` for `pkg.Base[T]`).
+    pub name: String,
+    /// Qualifier written before the name (`pkg` for `pkg.Base`), if any.
+    pub qualifier: Option<String>,
+    /// `true` for an implemented interface or trait, `false` for an inherited base.
+    pub implements: bool,
+    /// 1-based line of the base's name.
+    pub line: u32,
+    /// 1-based char column of the base's name.
+    pub column: u32,
+}
+
+/// One definition found in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Definition {
+    /// Node id: `<path>::<in-file name>`, plus `#2`, `#3` for later duplicates (DESIGN section 4).
+    pub id: String,
+    /// Node kind.
+    pub kind: Kind,
+    /// The definition's own name (last segment), generics stripped.
+    pub name: String,
+    /// Chain of enclosing definitions in this file joined by the language separator.
+    pub in_file_name: String,
+    /// Language-level full name: module path (where the language has one) plus the chain.
+    pub qualified_name: String,
+    /// Index (into [`FileFacts::definitions`]) of the enclosing definition, if any.
+    pub parent: Option<u32>,
+    /// 1-based first line (inclusive).
+    pub start_line: u32,
+    /// 1-based last line (inclusive).
+    pub end_line: u32,
+    /// 1-based line of the name token.
+    pub name_line: u32,
+    /// Byte offset of the definition's start in the (BOM-stripped) text.
+    pub start_byte: u32,
+    /// Byte offset one past the definition's end.
+    pub end_byte: u32,
+    /// The first line of the definition, whitespace-trimmed, at most 240 chars.
+    pub signature: String,
+    /// Doc comment or docstring, markers stripped; `None` when absent.
+    pub doc: Option<String>,
+    /// Bases and implemented interfaces written in the definition's header.
+    pub bases: Vec<BaseRef>,
+}
+
+/// One call site (or `new` expression) found in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallSite {
+    /// Index (into [`FileFacts::definitions`]) of the nearest named enclosing definition;
+    /// `None` for a top-level call, which belongs to the file node. Calls inside anonymous
+    /// closures, arrow functions and lambdas belong to the nearest named definition.
+    pub caller: Option<u32>,
+    /// The callee's name as written (last segment).
+    pub name: String,
+    /// Receiver or path qualifier text (`self`, `this`, `Foo`, `mod::sub`, `a.b()`), with
+    /// whitespace collapsed and at most 200 chars; `None` for a bare call.
+    pub receiver: Option<String>,
+    /// `true` for a construction (`new Foo()`).
+    pub is_new: bool,
+    /// 1-based line of the callee name token.
+    pub line: u32,
+    /// 1-based char column of the callee name token.
+    pub column: u32,
+}
+
+/// One import binding (a statement importing several names yields several bindings).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    /// Module specifier as written, quotes removed: `./util`, `..pkg.mod`, `crate::a::b`,
+    /// `github.com/x/y`.
+    pub module: String,
+    /// The imported member (`f` in `from m import f`); `None` when the module itself is
+    /// bound; `"*"` for a glob import; `"default"` for a JS default import.
+    pub name: Option<String>,
+    /// Local name when it differs from the natural one (`as` aliases, namespace imports).
+    pub alias: Option<String>,
+    /// 1-based line of the import statement.
+    pub line: u32,
+}
+
+impl Import {
+    /// The local name this binding introduces: the alias, else the member name, else the
+    /// last segment of the module path. `None` for globs.
+    pub fn local_name(&self) -> Option<&str> {
+        if let Some(a) = &self.alias {
+            return Some(a);
+        }
+        match self.name.as_deref() {
+            Some("*") => None,
+            Some(n) => Some(n),
+            None => self
+                .module
+                .rsplit(['/', '.', ':'])
+                .find(|s| !s.is_empty())
+                .map(|s| s.trim_end_matches(".js")),
+        }
+    }
+}
+
+/// Whether a chunk covers a definition or a window of lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChunkKind {
+    /// The text of one definition (or a container's header when the container is split).
+    Symbol,
+    /// An overlapping window of lines outside any definition.
+    Window,
+}
+
+/// A search chunk: a line range of one file. Text is read from the source when needed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chunk {
+    /// Symbol or window.
+    pub kind: ChunkKind,
+    /// Index of the definition for symbol chunks.
+    pub definition: Option<u32>,
+    /// 1-based first line (inclusive).
+    pub start_line: u32,
+    /// 1-based last line (inclusive).
+    pub end_line: u32,
+}
+
+/// Everything one parse of one file yields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileFacts {
+    /// Repo-relative path with `/` separators.
+    pub path: String,
+    /// Registry name of the language (`rust`, `python`, `markdown`, ...).
+    pub language: String,
+    /// BLAKE3 hash of the raw bytes, lowercase hex.
+    pub content_hash: String,
+    /// Size of the raw bytes.
+    pub bytes: u64,
+    /// Number of lines (a final line without a newline counts).
+    pub lines: u32,
+    /// Parsed or windowed.
+    pub mode: FileMode,
+    /// `true` when the syntax tree held ERROR or MISSING nodes (extraction still ran).
+    pub parse_errors: bool,
+    /// Language module path of the file (`["pkg", "mod"]`), empty where none applies.
+    pub module_path: Vec<String>,
+    /// Definitions in source order (by start byte, outer before inner).
+    pub definitions: Vec<Definition>,
+    /// Call sites in source order.
+    pub calls: Vec<CallSite>,
+    /// Import bindings in source order.
+    pub imports: Vec<Import>,
+    /// Search chunks in source order.
+    pub chunks: Vec<Chunk>,
+}

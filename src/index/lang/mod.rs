@@ -1,0 +1,284 @@
+//! The language registry: which file extensions map to which language, its tree-sitter
+//! grammar, its extraction query (`queries/<lang>/tags.scm`, embedded at build time) and the
+//! few hooks a query cannot express (module path from the file path, import trees).
+//!
+//! Adding a language means a grammar crate, a `tags.scm` and one entry in [`LANGUAGES`]
+//! (plus a hook file here only where the defaults do not fit). Languages without a grammar
+//! are indexed as line windows for search only.
+
+mod go;
+mod javascript;
+mod python;
+mod rust;
+
+use std::sync::OnceLock;
+
+use tree_sitter::{Node, Query};
+
+use super::facts::{Import, Kind};
+
+/// Static description of one language.
+pub struct LanguageSpec {
+    /// Registry name, used in JSON (`rust`, `python`, `javascript`, `typescript`, `tsx`, `go`).
+    pub name: &'static str,
+    /// File extensions without the dot, lowercase.
+    pub extensions: &'static [&'static str],
+    /// The tree-sitter grammar; `None` for window-only languages.
+    pub grammar: Option<fn() -> tree_sitter::Language>,
+    /// Source of the extraction query (`queries/<name>/tags.scm`); empty when no grammar.
+    pub tags: &'static str,
+    /// Separator of the in-file name chain and of qualified names (`::` or `.`).
+    pub separator: &'static str,
+    /// Node kinds that are comments (for leading doc comments).
+    pub comment_kinds: &'static [&'static str],
+    /// Prefixes that mark a leading comment as documentation (`///`, `/**`); empty means
+    /// every adjacent leading comment is documentation (Go).
+    pub doc_prefixes: &'static [&'static str],
+    /// Method names that are constructors (`__init__`, `constructor`).
+    pub constructor_names: &'static [&'static str],
+    /// The language's module path for a repo-relative file path (`a/b.py` → `["a", "b"]`).
+    pub module_path: fn(&str) -> Vec<String>,
+    /// Expands an `@import` node that has no `@import.*` sub-captures (Rust `use` trees).
+    pub expand_import: Option<fn(Node<'_>, &[u8], u32, &mut Vec<Import>)>,
+}
+
+impl std::fmt::Debug for LanguageSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LanguageSpec").field("name", &self.name).finish()
+    }
+}
+
+fn no_module_path(_: &str) -> Vec<String> {
+    Vec::new()
+}
+
+/// Window-only language entry.
+const fn windowed(name: &'static str, extensions: &'static [&'static str]) -> LanguageSpec {
+    LanguageSpec {
+        name,
+        extensions,
+        grammar: None,
+        tags: "",
+        separator: ".",
+        comment_kinds: &[],
+        doc_prefixes: &[],
+        constructor_names: &[],
+        module_path: no_module_path,
+        expand_import: None,
+    }
+}
+
+/// Every language the indexer knows, parsed ones first.
+pub static LANGUAGES: &[LanguageSpec] = &[
+    rust::SPEC,
+    python::SPEC,
+    javascript::JAVASCRIPT,
+    javascript::TYPESCRIPT,
+    javascript::TSX,
+    go::SPEC,
+    windowed("markdown", &["md", "markdown", "mdx"]),
+    windowed("toml", &["toml"]),
+    windowed("yaml", &["yaml", "yml"]),
+    windowed("json", &["json", "jsonc"]),
+    windowed("c", &["c", "h"]),
+    windowed("cpp", &["cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "h++", "ipp"]),
+    windowed("csharp", &["cs"]),
+    windowed("java", &["java"]),
+    windowed("text", &["txt", "rst", "adoc"]),
+];
+
+/// Every `queries/<folder>/tags.scm` by folder name, for `; inherits:` lines. `ecma` holds
+/// the captures JavaScript, TypeScript and TSX share.
+static QUERY_FILES: &[(&str, &str)] = &[
+    ("ecma", include_str!("../../../queries/ecma/tags.scm")),
+    ("javascript", include_str!("../../../queries/javascript/tags.scm")),
+    ("typescript", include_str!("../../../queries/typescript/tags.scm")),
+];
+
+/// Looks a language up by registry name.
+pub fn by_name(name: &str) -> Option<&'static LanguageSpec> {
+    LANGUAGES.iter().find(|l| l.name == name)
+}
+
+/// Picks the language for a path by its extension (case-insensitive); `None` if unknown.
+pub fn for_path(path: &str) -> Option<&'static LanguageSpec> {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let (_, ext) = file.rsplit_once('.')?;
+    let ext = ext.to_ascii_lowercase();
+    LANGUAGES.iter().find(|l| l.extensions.contains(&ext.as_str()))
+}
+
+/// A compiled extraction query with its capture indices looked up once.
+pub struct CompiledLanguage {
+    /// The language spec.
+    pub spec: &'static LanguageSpec,
+    /// The grammar.
+    pub language: tree_sitter::Language,
+    /// The compiled `tags.scm`.
+    pub query: Query,
+    /// What each capture index means (same order as `query.capture_names()`).
+    pub roles: Vec<Role>,
+}
+
+/// Meaning of a capture name in `tags.scm` (documented in `queries/README.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// `@definition.<kind>`.
+    Definition(Kind),
+    /// `@name`.
+    Name,
+    /// `@container`.
+    Container,
+    /// `@doc`.
+    Doc,
+    /// `@base`.
+    Base,
+    /// `@implements`.
+    Implements,
+    /// `@call`.
+    Call,
+    /// `@call.new`.
+    CallNew,
+    /// `@call.name`.
+    CallName,
+    /// `@call.receiver`.
+    CallReceiver,
+    /// `@import`.
+    Import,
+    /// `@import.module`.
+    ImportModule,
+    /// `@import.name`.
+    ImportName,
+    /// `@import.alias`.
+    ImportAlias,
+    /// `@import.default`.
+    ImportDefault,
+    /// `@import.glob`.
+    ImportGlob,
+    /// `@_helper` captures used only by predicates.
+    Ignore,
+}
+
+impl Role {
+    /// Parses a capture name; `None` for a name outside the vocabulary.
+    pub fn parse(name: &str) -> Option<Role> {
+        if let Some(kind) = name.strip_prefix("definition.") {
+            return Kind::parse(kind).map(Role::Definition);
+        }
+        Some(match name {
+            "name" => Role::Name,
+            "container" => Role::Container,
+            "doc" => Role::Doc,
+            "base" => Role::Base,
+            "implements" => Role::Implements,
+            "call" => Role::Call,
+            "call.new" => Role::CallNew,
+            "call.name" => Role::CallName,
+            "call.receiver" => Role::CallReceiver,
+            "import" => Role::Import,
+            "import.module" => Role::ImportModule,
+            "import.name" => Role::ImportName,
+            "import.alias" => Role::ImportAlias,
+            "import.default" => Role::ImportDefault,
+            "import.glob" => Role::ImportGlob,
+            n if n.starts_with('_') => Role::Ignore,
+            _ => return None,
+        })
+    }
+}
+
+/// The compiled grammar and query for a language, built on first use and then shared.
+///
+/// Errors: a query that does not compile against its grammar is a build defect; it is
+/// returned as a message (tests compile every query, so a release never ships one).
+pub fn compiled(spec: &'static LanguageSpec) -> Result<&'static CompiledLanguage, String> {
+    static CACHE: OnceLock<Vec<OnceLock<Result<CompiledLanguage, String>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| LANGUAGES.iter().map(|_| OnceLock::new()).collect());
+    let idx = LANGUAGES
+        .iter()
+        .position(|l| std::ptr::eq(l, spec))
+        .ok_or_else(|| format!("language {} is not registered", spec.name))?;
+    cache[idx]
+        .get_or_init(|| {
+            let grammar = spec
+                .grammar
+                .ok_or_else(|| format!("{} has no grammar", spec.name))?;
+            let language = grammar();
+            let source = query_source(spec, 0)?;
+            let query = Query::new(&language, &source)
+                .map_err(|e| format!("queries/{}/tags.scm: {e}", spec.name))?;
+            let roles = query
+                .capture_names()
+                .iter()
+                .map(|n| {
+                    Role::parse(n)
+                        .ok_or_else(|| format!("queries/{}/tags.scm: unknown capture @{n}", spec.name))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(CompiledLanguage {
+                spec,
+                language,
+                query,
+                roles,
+            })
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The query text of a language with its `; inherits: <lang>` lines expanded (first line
+/// only, comma-separated names, depth-limited against cycles).
+fn query_source(spec: &LanguageSpec, depth: u32) -> Result<String, String> {
+    if depth > 4 {
+        return Err(format!("queries/{}/tags.scm: inherits cycle", spec.name));
+    }
+    let mut out = String::new();
+    if let Some(rest) = spec.tags.lines().next().and_then(|l| l.strip_prefix("; inherits:")) {
+        for parent in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let text = QUERY_FILES
+                .iter()
+                .find(|(n, _)| *n == parent)
+                .map(|(_, t)| *t)
+                .ok_or_else(|| format!("queries/{}/tags.scm inherits unknown {parent}", spec.name))?;
+            let parent_spec = LanguageSpec { name: parent, tags: text, ..windowed("", &[]) };
+            out.push_str(&query_source(&parent_spec, depth + 1)?);
+            out.push('\n');
+        }
+    }
+    out.push_str(spec.tags);
+    Ok(out)
+}
+
+/// Splits a path into its directory segments and the file stem.
+fn split_path(path: &str) -> (Vec<&str>, &str) {
+    let mut segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let file = segs.pop().unwrap_or("");
+    let stem = file.split('.').next().unwrap_or(file);
+    (segs, stem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_query_compiles() {
+        for spec in LANGUAGES.iter().filter(|l| l.grammar.is_some()) {
+            if let Err(e) = compiled(spec) {
+                panic!("{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn extensions_map_to_languages() {
+        assert_eq!(for_path("a/b.rs").map(|l| l.name), Some("rust"));
+        assert_eq!(for_path("x.PY").map(|l| l.name), Some("python"));
+        assert_eq!(for_path("w/app.min.js").map(|l| l.name), Some("javascript"));
+        assert_eq!(for_path("w/a.d.ts").map(|l| l.name), Some("typescript"));
+        assert_eq!(for_path("w/a.tsx").map(|l| l.name), Some("tsx"));
+        assert_eq!(for_path("README.md").map(|l| l.name), Some("markdown"));
+        assert_eq!(for_path("Makefile").map(|l| l.name), None);
+        assert_eq!(for_path("a.exe").map(|l| l.name), None);
+    }
+}

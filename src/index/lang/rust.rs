@@ -1,0 +1,113 @@
+//! Rust: module path from the file layout (`src/a/b.rs` → `a::b`) and `use` tree expansion.
+
+use tree_sitter::Node;
+
+use super::{split_path, LanguageSpec};
+use crate::index::facts::Import;
+
+pub(super) const SPEC: LanguageSpec = LanguageSpec {
+    name: "rust",
+    extensions: &["rs"],
+    grammar: Some(|| tree_sitter_rust::LANGUAGE.into()),
+    tags: include_str!("../../../queries/rust/tags.scm"),
+    separator: "::",
+    comment_kinds: &["line_comment", "block_comment"],
+    doc_prefixes: &["///", "/**"],
+    constructor_names: &[],
+    module_path,
+    expand_import: Some(expand_use),
+};
+
+/// `src/lib.rs` and `src/main.rs` are the crate root; `src/a/mod.rs` is `a`; `src/a/b.rs`
+/// is `a::b`. Paths are taken after the last `src` directory (the crate's source root).
+fn module_path(path: &str) -> Vec<String> {
+    let (dirs, stem) = split_path(path);
+    let start = dirs.iter().rposition(|d| *d == "src").map_or(0, |i| i + 1);
+    let mut out: Vec<String> = dirs[start..].iter().map(|s| s.to_string()).collect();
+    let at_root = start > 0 && out.is_empty();
+    if !(stem == "mod" || (at_root && (stem == "lib" || stem == "main"))) {
+        out.push(stem.to_string());
+    }
+    out
+}
+
+/// Expands a `use_declaration` into one [`Import`] per leaf: `use a::{b, c::d as e, f::*}`
+/// gives `a::b`, `a::c::d as e` and `a::f::*`. `module` holds the path up to the leaf and
+/// `name` the leaf (`self` leaves bind the module itself).
+fn expand_use(node: Node<'_>, src: &[u8], line: u32, out: &mut Vec<Import>) {
+    if let Some(arg) = node.child_by_field_name("argument") {
+        walk(arg, src, String::new(), line, out, 0);
+    }
+}
+
+fn text<'a>(n: Node<'_>, src: &'a [u8]) -> &'a str {
+    std::str::from_utf8(&src[n.byte_range()]).unwrap_or("")
+}
+
+fn join(prefix: &str, tail: &str) -> String {
+    match (prefix.is_empty(), tail.is_empty()) {
+        (true, _) => tail.to_string(),
+        (_, true) => prefix.to_string(),
+        _ => format!("{prefix}::{tail}"),
+    }
+}
+
+fn push_path(full: &str, alias: Option<String>, line: u32, out: &mut Vec<Import>) {
+    let (module, name) = match full.rsplit_once("::") {
+        Some((m, n)) => (m.to_string(), n.to_string()),
+        None => (String::new(), full.to_string()),
+    };
+    if name == "self" {
+        out.push(Import { module, name: None, alias, line });
+    } else {
+        out.push(Import { module, name: Some(name), alias, line });
+    }
+}
+
+fn walk(n: Node<'_>, src: &[u8], prefix: String, line: u32, out: &mut Vec<Import>, depth: u32) {
+    if depth > 32 {
+        return;
+    }
+    match n.kind() {
+        "scoped_use_list" => {
+            let path = n.child_by_field_name("path").map(|p| text(p, src)).unwrap_or("");
+            let prefix = join(&prefix, path);
+            if let Some(list) = n.child_by_field_name("list") {
+                walk(list, src, prefix, line, out, depth + 1);
+            }
+        }
+        "use_list" => {
+            let mut c = n.walk();
+            for child in n.named_children(&mut c) {
+                walk(child, src, prefix.clone(), line, out, depth + 1);
+            }
+        }
+        "use_as_clause" => {
+            let path = n.child_by_field_name("path").map(|p| text(p, src)).unwrap_or("");
+            let alias = n.child_by_field_name("alias").map(|a| text(a, src).to_string());
+            push_path(&join(&prefix, path), alias, line, out);
+        }
+        "use_wildcard" => {
+            let inner = text(n, src).trim_end_matches('*').trim_end_matches("::");
+            out.push(Import { module: join(&prefix, inner), name: Some("*".into()), alias: None, line });
+        }
+        "identifier" | "scoped_identifier" | "self" | "crate" | "super" => {
+            push_path(&join(&prefix, text(n, src)), None, line, out);
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_paths_follow_the_crate_layout() {
+        assert_eq!(module_path("src/lib.rs"), Vec::<String>::new());
+        assert_eq!(module_path("src/math.rs"), vec!["math"]);
+        assert_eq!(module_path("src/a/mod.rs"), vec!["a"]);
+        assert_eq!(module_path("crates/x/src/a/b.rs"), vec!["a", "b"]);
+        assert_eq!(module_path("build.rs"), vec!["build"]);
+    }
+}

@@ -1,0 +1,393 @@
+//! The engine: sources in, [`FileFacts`] per file, a resolved [`CodeGraph`] out.
+//!
+//! Entry points: [`index_repo`] (walk a directory with [`FsSource`]), [`index_inputs`] (all
+//! [`RawInput`]s up front) and the streaming [`Indexer`] (`push` inputs as they come, then
+//! `finish`). All three parse each file exactly once, on a rayon pool of
+//! [`IndexOptions::threads`] threads, keep only facts (trees are dropped after extraction),
+//! and give byte-identical canonical output whatever the thread count.
+
+pub mod chunk;
+pub mod extract;
+pub mod facts;
+pub mod graph;
+pub mod lang;
+pub mod resolve;
+pub mod source;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+pub use chunk::ChunkOptions;
+pub use facts::{FileFacts, Kind};
+pub use graph::{CodeGraph, Edge, Node, Relation, Subgraph, Tier, Unresolved, UnresolvedReason, Walk};
+pub use source::{Caps, FsSource, RawInput, SkipReason, WalkOptions};
+
+/// Errors of the engine. Per-file problems are never errors: they are counted in
+/// [`IndexStats`] and the file is skipped.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// The repository root cannot be used.
+    #[error("cannot index {path}: {source}")]
+    Root {
+        /// The root as given.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The worker thread pool could not be created.
+    #[error("cannot start {threads} indexing threads: {message}")]
+    Threads {
+        /// Requested threads.
+        threads: usize,
+        /// rayon's message.
+        message: String,
+    },
+}
+
+/// Options of one indexing run.
+#[derive(Debug, Clone, Default)]
+pub struct IndexOptions {
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// Size cap and minified-text rule.
+    pub caps: Caps,
+    /// Chunk sizes.
+    pub chunking: ChunkOptions,
+    /// Walk options (operator ignore globs).
+    pub walk: WalkOptions,
+    /// Counters a front end can poll to draw progress.
+    pub progress: Option<Arc<Progress>>,
+}
+
+/// Progress of a run: files to read and files done. Updated with relaxed atomics; a
+/// reader sees monotone values.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Files found by the walk (0 until the walk ends).
+    pub total: AtomicU64,
+    /// Files processed so far.
+    pub done: AtomicU64,
+}
+
+/// Counts of one run (DESIGN section 5, `index --json`).
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct IndexStats {
+    /// Non-directory entries the walk yielded (0 for inputs given directly).
+    pub files_seen: u64,
+    /// Files parsed with a grammar (definitions, calls and imports extracted).
+    pub files_indexed: u64,
+    /// Files with line-window chunks only (no grammar, or minified).
+    pub files_windowed: u64,
+    /// Paths excluded by ignore rules (an ignored directory counts once).
+    pub paths_ignored: u64,
+    /// NUL in the first 8 KiB, or not UTF-8.
+    pub files_skipped_binary: u64,
+    /// Over the byte cap.
+    pub files_skipped_too_large: u64,
+    /// Unknown extension.
+    pub files_skipped_unsupported: u64,
+    /// I/O error while reading, or the parser gave up.
+    pub files_skipped_unreadable: u64,
+    /// Symbolic links (never followed).
+    pub files_skipped_symlink: u64,
+    /// FIFOs, sockets and devices (never opened).
+    pub files_skipped_special: u64,
+    /// Parsed files whose tree had syntax errors (their facts are still used).
+    pub files_with_parse_errors: u64,
+    /// Lines in indexed and windowed files.
+    pub lines: u64,
+    /// Bytes of indexed and windowed files.
+    pub bytes: u64,
+    /// Definitions (graph nodes other than files).
+    pub definitions: u64,
+    /// Search chunks.
+    pub chunks: u64,
+    /// Call sites found.
+    pub call_sites: u64,
+    /// Import bindings found.
+    pub imports: u64,
+    /// Edges by relation name.
+    pub edges: BTreeMap<String, u64>,
+    /// Unresolved references by reason.
+    pub unresolved: BTreeMap<String, u64>,
+    /// Files indexed or windowed, by language.
+    pub languages: BTreeMap<String, u64>,
+    /// Wall time by phase (`walk`, `parse`, `resolve`, `total`), milliseconds.
+    pub elapsed_ms: BTreeMap<String, u64>,
+}
+
+impl IndexStats {
+    fn count_skip(&mut self, reason: SkipReason) {
+        match reason {
+            SkipReason::Binary => self.files_skipped_binary += 1,
+            SkipReason::TooLarge => self.files_skipped_too_large += 1,
+            SkipReason::Unsupported => self.files_skipped_unsupported += 1,
+            SkipReason::Unreadable => self.files_skipped_unreadable += 1,
+            SkipReason::Symlink => self.files_skipped_symlink += 1,
+            SkipReason::Special => self.files_skipped_special += 1,
+        }
+    }
+}
+
+/// A finished index: per-file facts (sorted by path), the graph and the counts.
+#[derive(Debug, Clone)]
+pub struct Index {
+    /// Canonical root for filesystem runs.
+    pub root: Option<PathBuf>,
+    /// Facts of every indexed or windowed file, sorted by path.
+    pub files: Vec<FileFacts>,
+    /// The resolved graph.
+    pub graph: CodeGraph,
+    /// Counts.
+    pub stats: IndexStats,
+    /// Skipped paths with their reasons, sorted by path.
+    pub skipped: Vec<(String, SkipReason)>,
+}
+
+/// The outcome of processing one input.
+enum Outcome {
+    Facts(Box<FileFacts>),
+    Skipped(String, SkipReason),
+}
+
+/// Sniffs, parses and extracts one input. Never panics on bad input; every failure is a
+/// [`SkipReason`].
+fn process(input: &RawInput, o: &IndexOptions) -> Outcome {
+    let spec = match input.language.as_deref() {
+        Some(name) => lang::by_name(name),
+        None => lang::for_path(&input.path),
+    };
+    let Some(spec) = spec else {
+        tracing::debug!(path = %input.path, "skipped: unsupported");
+        return Outcome::Skipped(input.path.clone(), SkipReason::Unsupported);
+    };
+    let prepared = match source::prepare(&input.path, &input.bytes, &o.caps) {
+        Ok(p) => p,
+        Err(r) => {
+            tracing::debug!(path = %input.path, reason = ?r, "skipped");
+            return Outcome::Skipped(input.path.clone(), r);
+        }
+    };
+    let hash = blake3::hash(&input.bytes).to_hex().to_string();
+    let bytes = input.bytes.len() as u64;
+    if spec.grammar.is_none() || prepared.minified {
+        let f = extract::windowed_facts(&input.path, spec, prepared.text, hash, bytes, &o.chunking);
+        return Outcome::Facts(Box::new(f));
+    }
+    match extract::extract(&input.path, spec, prepared.text, hash, bytes, &o.chunking) {
+        Ok(f) => Outcome::Facts(Box::new(f)),
+        Err(e) => {
+            tracing::warn!(path = %input.path, "extraction failed: {e}");
+            Outcome::Skipped(input.path.clone(), SkipReason::Unreadable)
+        }
+    }
+}
+
+fn pool(threads: usize) -> Result<rayon::ThreadPool, IndexError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("codegraph-index-{i}"))
+        .build()
+        .map_err(|e| IndexError::Threads { threads, message: e.to_string() })
+}
+
+/// Resolves facts into the graph and fills the counts.
+fn finish(root: Option<PathBuf>, outcomes: Vec<Outcome>, mut stats: IndexStats, mut skipped: Vec<(String, SkipReason)>, started: Instant) -> Index {
+    let mut files = Vec::with_capacity(outcomes.len());
+    for o in outcomes {
+        match o {
+            Outcome::Facts(f) => files.push(*f),
+            Outcome::Skipped(p, r) => skipped.push((p, r)),
+        }
+    }
+    for (_, r) in &skipped {
+        stats.count_skip(*r);
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    skipped.sort_by(|a, b| a.0.cmp(&b.0));
+    let t = Instant::now();
+    let res = resolve::resolve(&files);
+    let nodes = graph_nodes(&files);
+    let graph = CodeGraph::build(nodes, res.edges, res.unresolved);
+    stats.elapsed_ms.insert("resolve".into(), t.elapsed().as_millis() as u64);
+    for f in &files {
+        match f.mode {
+            facts::FileMode::Parsed => stats.files_indexed += 1,
+            facts::FileMode::Windowed => stats.files_windowed += 1,
+        }
+        stats.files_with_parse_errors += u64::from(f.parse_errors);
+        stats.lines += u64::from(f.lines);
+        stats.bytes += f.bytes;
+        stats.definitions += f.definitions.len() as u64;
+        stats.chunks += f.chunks.len() as u64;
+        stats.call_sites += f.calls.len() as u64;
+        stats.imports += f.imports.len() as u64;
+        *stats.languages.entry(f.language.clone()).or_insert(0) += 1;
+    }
+    stats.edges = graph.edge_counts();
+    for u in graph.all_unresolved() {
+        *stats.unresolved.entry(u.reason.as_str().to_string()).or_insert(0) += 1;
+    }
+    stats.elapsed_ms.insert("total".into(), started.elapsed().as_millis() as u64);
+    Index { root, files, graph, stats, skipped }
+}
+
+/// Graph nodes of all files: one file node each, one node per definition.
+fn graph_nodes(files: &[FileFacts]) -> Vec<Node> {
+    let mut nodes = Vec::new();
+    for f in files {
+        let file_name = f.path.rsplit('/').next().unwrap_or(&f.path).to_string();
+        nodes.push(Node {
+            id: f.path.clone(),
+            kind: Kind::File,
+            name: file_name,
+            qualified_name: f.path.clone(),
+            file: f.path.clone(),
+            start_line: 1,
+            end_line: f.lines.max(1),
+            language: f.language.clone(),
+        });
+        for d in &f.definitions {
+            nodes.push(Node {
+                id: d.id.clone(),
+                kind: d.kind,
+                name: d.name.clone(),
+                qualified_name: d.qualified_name.clone(),
+                file: f.path.clone(),
+                start_line: d.start_line,
+                end_line: d.end_line,
+                language: f.language.clone(),
+            });
+        }
+    }
+    nodes
+}
+
+/// Indexes inputs given up front, in parallel.
+///
+/// Errors: only [`IndexError::Threads`]; bad inputs are counted, never fatal.
+pub fn index_inputs(inputs: Vec<RawInput>, options: &IndexOptions) -> Result<Index, IndexError> {
+    let started = Instant::now();
+    let pool = pool(options.threads)?;
+    let outcomes: Vec<Outcome> = pool.install(|| inputs.par_iter().map(|i| process(i, options)).collect());
+    let mut stats = IndexStats::default();
+    stats.elapsed_ms.insert("parse".into(), started.elapsed().as_millis() as u64);
+    Ok(finish(None, outcomes, stats, Vec::new(), started))
+}
+
+/// Walks `root` with [`FsSource`] and indexes every supported file, reading and parsing in
+/// parallel.
+///
+/// Errors: [`IndexError::Root`] when `root` is not a readable directory;
+/// [`IndexError::Threads`] when the pool cannot start.
+pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexError> {
+    let started = Instant::now();
+    let src = FsSource::new(root, WalkOptions { threads: options.threads, ..options.walk.clone() })?;
+    let pool = pool(options.threads)?;
+    let walked = src.walk();
+    let mut stats = IndexStats {
+        files_seen: walked.files_seen,
+        paths_ignored: walked.paths_ignored,
+        ..IndexStats::default()
+    };
+    stats.elapsed_ms.insert("walk".into(), started.elapsed().as_millis() as u64);
+    let t = Instant::now();
+    if let Some(p) = &options.progress {
+        p.total.store(walked.files.len() as u64, Ordering::Relaxed);
+    }
+    let outcomes: Vec<Outcome> = pool.install(|| {
+        walked
+            .files
+            .par_iter()
+            .map(|e| {
+                let out = match src.read(e, options.caps.max_file_bytes) {
+                    Ok(input) => process(&input, options),
+                    Err(r) => Outcome::Skipped(e.path.clone(), r),
+                };
+                if let Some(p) = &options.progress {
+                    p.done.fetch_add(1, Ordering::Relaxed);
+                }
+                out
+            })
+            .collect()
+    });
+    stats.elapsed_ms.insert("parse".into(), t.elapsed().as_millis() as u64);
+    Ok(finish(Some(src.root().to_path_buf()), outcomes, stats, walked.skipped, started))
+}
+
+/// Parses every supported file under `root` with the same walk, reads and threads as
+/// [`index_repo`] but no extraction: the baseline of the "index time / bare parse time"
+/// benchmark. Returns (files parsed, bytes parsed).
+///
+/// Errors: as [`index_repo`].
+pub fn parse_only(root: &Path, options: &IndexOptions) -> Result<(u64, u64), IndexError> {
+    let src = FsSource::new(root, WalkOptions { threads: options.threads, ..options.walk.clone() })?;
+    let pool = pool(options.threads)?;
+    let walked = src.walk();
+    let counts: Vec<(u64, u64)> = pool.install(|| {
+        walked
+            .files
+            .par_iter()
+            .map(|e| {
+                let Ok(input) = src.read(e, options.caps.max_file_bytes) else { return (0, 0) };
+                let Some(spec) = lang::for_path(&input.path) else { return (0, 0) };
+                let Ok(p) = source::prepare(&input.path, &input.bytes, &options.caps) else { return (0, 0) };
+                if spec.grammar.is_none() || p.minified {
+                    return (0, 0);
+                }
+                match extract::parse_only(spec, p.text) {
+                    true => (1, input.bytes.len() as u64),
+                    false => (0, 0),
+                }
+            })
+            .collect()
+    });
+    Ok(counts.into_iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)))
+}
+
+/// Streaming indexer: [`push`](Indexer::push) inputs as they arrive (each is processed at
+/// once on the pool), then [`finish`](Indexer::finish) to resolve.
+pub struct Indexer {
+    options: Arc<IndexOptions>,
+    pool: rayon::ThreadPool,
+    tx: mpsc::Sender<Outcome>,
+    rx: mpsc::Receiver<Outcome>,
+    started: Instant,
+}
+
+impl Indexer {
+    /// A new indexer with its own pool.
+    ///
+    /// Errors: [`IndexError::Threads`].
+    pub fn new(options: IndexOptions) -> Result<Indexer, IndexError> {
+        let (tx, rx) = mpsc::channel();
+        Ok(Indexer { pool: pool(options.threads)?, options: Arc::new(options), tx, rx, started: Instant::now() })
+    }
+
+    /// Queues one input; it is sniffed, parsed and extracted on the pool.
+    pub fn push(&self, input: RawInput) {
+        let tx = self.tx.clone();
+        let o = self.options.clone();
+        self.pool.spawn(move || {
+            let _ = tx.send(process(&input, &o));
+        });
+    }
+
+    /// Waits for every pushed input, then resolves and returns the index.
+    pub fn finish(self) -> Index {
+        let Indexer { tx, rx, started, pool, .. } = self;
+        drop(tx);
+        let outcomes: Vec<Outcome> = rx.iter().collect();
+        drop(pool);
+        let mut stats = IndexStats::default();
+        stats.elapsed_ms.insert("parse".into(), started.elapsed().as_millis() as u64);
+        finish(None, outcomes, stats, Vec::new(), started)
+    }
+}

@@ -1,0 +1,686 @@
+//! Cross-file resolution over all files' facts (never over trees): every call site becomes
+//! one edge to exactly one definition, or an [`Unresolved`] reference with its reason.
+//!
+//! Order of rules (DESIGN section 4, most certain first):
+//! 1. `local`: a definition of that name in the caller's own scope chain or file (methods
+//!    excluded for bare calls: rustc, CPython and JS never resolve a bare name to a method);
+//!    in Go, the caller's package.
+//! 2. `import`: a name bound by an import of the caller's file, followed to its module.
+//! 3. `qualified`: a receiver or path qualifier: `self`/`this`/`Self` to the enclosing
+//!    type's members (then its bases), a module path, or a type name (`Foo::new`).
+//! 4. `unique_name`: the only definition of that name in the repo, same language family,
+//!    with the guard of [`unique_name_allowed`].
+//!
+//! A name bound to a module outside the repo is `external` and never falls through to a
+//! guess. Several candidates that nothing narrows give `ambiguous`.
+
+mod modules;
+
+use std::collections::{BTreeMap, HashMap};
+
+use modules::{ModuleTable, Target};
+
+use super::facts::{CallSite, Definition, FileFacts, Import, Kind};
+use super::graph::{Edge, Relation, Site, Tier, Unresolved, UnresolvedReason};
+
+type DefRef = (u32, u32);
+
+/// Names too common to resolve by repo-wide uniqueness: short names and the method names
+/// every standard library has. (Source: the most frequent callee names in the fetch.sh
+/// corpus whose in-repo definition was usually not the target.)
+const COMMON_NAMES: &[&str] = &[
+    "new", "get", "set", "run", "init", "main", "call", "apply", "bind", "push", "pop", "len",
+    "add", "remove", "update", "close", "open", "read", "write", "start", "stop", "send", "next",
+    "clone", "from", "into", "parse", "load", "save", "test", "map", "filter", "reduce", "find",
+    "insert", "delete", "clear", "keys", "values", "items", "append", "extend", "join", "split",
+    "format", "print", "log", "error", "warn", "info", "debug", "emit", "then", "catch", "resolve",
+    "reject", "create", "build", "default", "hash", "eq", "cmp", "fmt", "drop", "poll", "wait",
+    "flush", "lock", "spawn", "handle", "process", "execute", "render", "toString", "valueOf",
+    "equals", "hashCode", "compare", "contains", "is_empty", "isEmpty", "size", "length", "copy",
+    "reset", "dispose", "close", "connect", "listen", "match", "replace", "encode", "decode",
+];
+
+/// The guard of the `unique_name` tier: at least 4 chars and not in [`COMMON_NAMES`].
+pub fn unique_name_allowed(name: &str) -> bool {
+    name.chars().count() >= 4 && !COMMON_NAMES.contains(&name)
+}
+
+/// Languages that see each other's definitions (JS and TS import each other).
+fn family(lang: &str) -> &str {
+    match lang {
+        "javascript" | "typescript" | "tsx" => "js",
+        l => l,
+    }
+}
+
+/// The result of resolution.
+#[derive(Debug, Default)]
+pub struct Resolution {
+    /// Edges of every relation, not yet de-duplicated across relations.
+    pub edges: Vec<Edge>,
+    /// Calls without an edge, sorted.
+    pub unresolved: Vec<Unresolved>,
+}
+
+/// What an import binding leads to.
+enum Bound {
+    Defs(Vec<DefRef>),
+    Module(Vec<u32>),
+    External,
+    NotFound,
+}
+
+struct Ctx<'a> {
+    files: &'a [FileFacts],
+    modules: ModuleTable,
+    /// (family, name) → definitions.
+    by_name: HashMap<(&'a str, &'a str), Vec<DefRef>>,
+    /// (family, container name) → member definitions.
+    members: HashMap<(&'a str, &'a str), Vec<DefRef>>,
+    /// (family, type name) → type-like definitions (class, struct, trait, impl, ...).
+    types: HashMap<(&'a str, &'a str), Vec<DefRef>>,
+    /// file → local name → bindings.
+    bindings: Vec<HashMap<&'a str, Vec<&'a Import>>>,
+}
+
+fn is_typeish(k: Kind) -> bool {
+    k.is_type_container() || matches!(k, Kind::Module | Kind::Namespace)
+}
+
+impl<'a> Ctx<'a> {
+    fn def(&self, r: DefRef) -> &'a Definition {
+        &self.files[r.0 as usize].definitions[r.1 as usize]
+    }
+
+    fn fam(&self, file: u32) -> &'a str {
+        family(&self.files[file as usize].language)
+    }
+
+    /// The container name a definition is a member of (parent's name, or the explicit
+    /// container of a Go method).
+    fn container_name(f: &'a FileFacts, d: &'a Definition) -> Option<&'a str> {
+        if let Some(p) = d.parent {
+            let p = &f.definitions[p as usize];
+            return is_typeish(p.kind).then_some(p.name.as_str());
+        }
+        let sep = if f.language == "rust" { "::" } else { "." };
+        d.in_file_name.strip_suffix(d.name.as_str())?.strip_suffix(sep).filter(|c| !c.is_empty())
+    }
+
+    fn build(files: &'a [FileFacts]) -> Ctx<'a> {
+        let mut c = Ctx {
+            files,
+            modules: ModuleTable::build(files),
+            by_name: HashMap::new(),
+            members: HashMap::new(),
+            types: HashMap::new(),
+            bindings: Vec::with_capacity(files.len()),
+        };
+        for (fi, f) in files.iter().enumerate() {
+            let fam = family(&f.language);
+            for (di, d) in f.definitions.iter().enumerate() {
+                let r = (fi as u32, di as u32);
+                c.by_name.entry((fam, d.name.as_str())).or_default().push(r);
+                if is_typeish(d.kind) {
+                    c.types.entry((fam, d.name.as_str())).or_default().push(r);
+                }
+                if let Some(cn) = Self::container_name(f, d) {
+                    c.members.entry((fam, cn)).or_default().push(r);
+                }
+            }
+            let mut b: HashMap<&str, Vec<&Import>> = HashMap::new();
+            for imp in &f.imports {
+                if let Some(n) = imp.local_name() {
+                    b.entry(n).or_default().push(imp);
+                }
+            }
+            c.bindings.push(b);
+        }
+        c
+    }
+
+    /// Definitions named `name` in file `fi` that a bare name can reach (not methods),
+    /// top-level first.
+    fn free_in_file(&self, fi: u32, name: &str) -> Vec<DefRef> {
+        let f = &self.files[fi as usize];
+        self.by_name
+            .get(&(family(&f.language), name))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|r| r.0 == fi)
+            .filter(|&r| {
+                let d = self.def(r);
+                !matches!(d.kind, Kind::Method | Kind::Constructor | Kind::Impl)
+                    && d.parent.is_none_or(|p| !f.definitions[p as usize].kind.is_type_container())
+            })
+            .collect()
+    }
+
+    fn top_level_in(&self, files: &[u32], name: &str) -> Vec<DefRef> {
+        let mut v = Vec::new();
+        for &fi in files {
+            v.extend(self.free_in_file(fi, name).into_iter().filter(|&r| self.def(r).parent.is_none()));
+        }
+        v
+    }
+
+    /// Follows an import binding to definitions or a module.
+    fn bind(&self, fi: u32, imp: &Import) -> Bound {
+        let f = &self.files[fi as usize];
+        match family(&f.language) {
+            "python" => match self.modules.python(self.files, fi, &imp.module) {
+                Target::External => Bound::External,
+                Target::Files(v) if v.is_empty() => Bound::NotFound,
+                Target::Files(v) => match imp.name.as_deref() {
+                    None => Bound::Module(v),
+                    Some(n) => {
+                        let defs = self.top_level_in(&v, n);
+                        if !defs.is_empty() {
+                            return Bound::Defs(defs);
+                        }
+                        let sub = if imp.module.ends_with('.') { format!("{}{n}", imp.module) } else { format!("{}.{n}", imp.module) };
+                        match self.modules.python(self.files, fi, &sub) {
+                            Target::Files(s) if !s.is_empty() => Bound::Module(s),
+                            _ => Bound::NotFound,
+                        }
+                    }
+                },
+            },
+            "js" => match self.modules.javascript(&f.path, &imp.module) {
+                Target::External => Bound::External,
+                Target::Files(v) if v.is_empty() => Bound::NotFound,
+                Target::Files(v) => match imp.name.as_deref() {
+                    None => Bound::Module(v),
+                    Some("default") => {
+                        let alias = imp.alias.as_deref().unwrap_or("default");
+                        let mut defs = self.top_level_in(&v, alias);
+                        if defs.is_empty() {
+                            let tops: Vec<DefRef> = v
+                                .iter()
+                                .flat_map(|&fi| {
+                                    self.files[fi as usize]
+                                        .definitions
+                                        .iter()
+                                        .enumerate()
+                                        .filter(|(_, d)| d.parent.is_none() && (d.kind.is_callable() || d.kind == Kind::Class))
+                                        .map(move |(di, _)| (fi, di as u32))
+                                })
+                                .collect();
+                            if tops.len() == 1 {
+                                defs = tops;
+                            }
+                        }
+                        if defs.is_empty() {
+                            Bound::Module(v)
+                        } else {
+                            Bound::Defs(defs)
+                        }
+                    }
+                    Some(n) => {
+                        let defs = self.top_level_in(&v, n);
+                        if defs.is_empty() {
+                            Bound::NotFound
+                        } else {
+                            Bound::Defs(defs)
+                        }
+                    }
+                },
+            },
+            "go" => match self.modules.go(&imp.module) {
+                Target::Files(v) if !v.is_empty() => Bound::Module(v),
+                _ => Bound::External,
+            },
+            "rust" => {
+                let mut segs: Vec<&str> = imp.module.split("::").filter(|s| !s.is_empty()).collect();
+                if let Some(n) = imp.name.as_deref() {
+                    segs.push(n);
+                }
+                match self.modules.rust(self.files, fi, &segs) {
+                    None => Bound::External,
+                    Some((Target::Files(v), used)) if used == segs.len() => Bound::Module(v),
+                    Some((Target::Files(v), used)) if used + 1 == segs.len() => {
+                        let n = segs[used];
+                        let defs: Vec<DefRef> = v
+                            .iter()
+                            .flat_map(|&fi| self.free_in_file(fi, n))
+                            .filter(|&r| self.def(r).parent.is_none() || self.def(r).kind == Kind::Module)
+                            .collect();
+                        if defs.is_empty() {
+                            Bound::NotFound
+                        } else {
+                            Bound::Defs(defs)
+                        }
+                    }
+                    Some(_) => Bound::NotFound,
+                }
+            }
+            _ => Bound::NotFound,
+        }
+    }
+
+    /// Members named `name` of types named `ty` in the caller's family, narrowed to the
+    /// caller's file, then its crate/package directory, when that leaves exactly one.
+    fn member(&self, fi: u32, ty: &str, name: &str) -> Vec<DefRef> {
+        let all: Vec<DefRef> = self
+            .members
+            .get(&(self.fam(fi), ty))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&r| self.def(r).name == name)
+            .collect();
+        narrow(self.files, fi, all)
+    }
+
+    /// `self.name` inside type `ty`: its own members, then along its bases (depth ≤ 4).
+    fn member_with_bases(&self, fi: u32, ty: &str, name: &str, depth: u32) -> Vec<DefRef> {
+        let own = self.member(fi, ty, name);
+        if !own.is_empty() || depth > 4 {
+            return own;
+        }
+        let mut out = Vec::new();
+        for &t in self.types.get(&(self.fam(fi), ty)).into_iter().flatten() {
+            if !narrow(self.files, fi, vec![t]).contains(&t) {
+                continue;
+            }
+            for b in &self.def(t).bases {
+                if b.name != ty {
+                    out.extend(self.member_with_bases(t.0, &b.name, name, depth + 1));
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The nearest enclosing type of a caller: (type name).
+    fn enclosing_type(&self, fi: u32, caller: Option<u32>) -> Option<&'a str> {
+        let f = &self.files[fi as usize];
+        let mut cur = caller;
+        while let Some(i) = cur {
+            let d = &f.definitions[i as usize];
+            if d.kind.is_type_container() {
+                return Some(&d.name);
+            }
+            if d.parent.is_none() {
+                if let Some(c) = Self::container_name(f, d) {
+                    return Some(c);
+                }
+            }
+            cur = d.parent;
+        }
+        None
+    }
+
+    fn resolve_call(&self, fi: u32, c: &CallSite) -> Result<(DefRef, Tier), UnresolvedReason> {
+        match c.receiver.as_deref() {
+            None => self.resolve_bare(fi, c),
+            Some(r) => self.resolve_qualified(fi, c, r),
+        }
+    }
+
+    fn resolve_bare(&self, fi: u32, c: &CallSite) -> Result<(DefRef, Tier), UnresolvedReason> {
+        let f = &self.files[fi as usize];
+        let name = c.name.as_str();
+        // 1. local: the caller's own nested scopes first, then the file.
+        let local = self.free_in_file(fi, name);
+        if !local.is_empty() {
+            let mut scope = c.caller;
+            while let Some(s) = scope {
+                let inner: Vec<DefRef> = local.iter().copied().filter(|&r| self.def(r).parent == Some(s)).collect();
+                if inner.len() == 1 {
+                    return Ok((inner[0], Tier::Local));
+                }
+                scope = f.definitions[s as usize].parent;
+            }
+            let top: Vec<DefRef> = local.iter().copied().filter(|&r| self.def(r).parent.is_none()).collect();
+            return match top.len() {
+                1 => Ok((top[0], Tier::Local)),
+                0 if local.len() == 1 => Ok((local[0], Tier::Local)),
+                _ => Err(UnresolvedReason::Ambiguous),
+            };
+        }
+        // 2. import bindings.
+        if let Some(imps) = self.bindings[fi as usize].get(name) {
+            for imp in imps {
+                match self.bind(fi, imp) {
+                    Bound::Defs(d) if d.len() == 1 => return Ok((d[0], Tier::Import)),
+                    Bound::Defs(_) => return Err(UnresolvedReason::Ambiguous),
+                    Bound::External => return Err(UnresolvedReason::External),
+                    Bound::Module(_) | Bound::NotFound => {}
+                }
+            }
+            return Err(UnresolvedReason::NotFound);
+        }
+        // Glob imports.
+        for imp in f.imports.iter().filter(|i| i.name.as_deref() == Some("*")) {
+            let whole = Import { name: None, ..(*imp).clone() };
+            if let Bound::Module(files) = self.bind(fi, &whole) {
+                let d = self.top_level_in(&files, name);
+                if d.len() == 1 {
+                    return Ok((d[0], Tier::Import));
+                }
+            }
+        }
+        // Go: the caller's package (same directory).
+        if f.language == "go" {
+            let dir = f.path.rfind('/').map_or("", |i| &f.path[..i]);
+            let pkg: Vec<DefRef> = self
+                .by_name
+                .get(&("go", name))
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&r| {
+                    let p = &self.files[r.0 as usize].path;
+                    p.rfind('/').map_or("", |i| &p[..i]) == dir && self.def(r).kind != Kind::Method
+                })
+                .collect();
+            match pkg.len() {
+                1 => return Ok((pkg[0], Tier::Local)),
+                0 => {}
+                _ => return Err(UnresolvedReason::Ambiguous),
+            }
+        }
+        // 4. guarded repo-wide unique name.
+        let cands: Vec<DefRef> = self
+            .by_name
+            .get(&(self.fam(fi), name))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&r| {
+                let d = self.def(r);
+                d.kind.is_callable() && d.kind != Kind::Method || d.kind.is_constructible()
+            })
+            .collect();
+        match cands.len() {
+            0 => Err(UnresolvedReason::External),
+            1 if unique_name_allowed(name) => Ok((cands[0], Tier::UniqueName)),
+            _ => Err(UnresolvedReason::Ambiguous),
+        }
+    }
+
+    fn resolve_qualified(&self, fi: u32, c: &CallSite, recv: &str) -> Result<(DefRef, Tier), UnresolvedReason> {
+        let f = &self.files[fi as usize];
+        let name = c.name.as_str();
+        let one = |v: Vec<DefRef>, tier: Tier| match v.len() {
+            1 => Ok((v[0], tier)),
+            0 => Err(UnresolvedReason::NotFound),
+            _ => Err(UnresolvedReason::Ambiguous),
+        };
+        // self / this / Self / cls / super.
+        match recv {
+            "self" | "this" | "Self" | "cls" => {
+                if let Some(ty) = self.enclosing_type(fi, c.caller) {
+                    return one(self.member_with_bases(fi, ty, name, 0), Tier::Qualified);
+                }
+                if recv == "this" {
+                    return self.method_fallback(fi, name);
+                }
+                return Err(UnresolvedReason::NotFound);
+            }
+            "super" | "super()" => {
+                let ty = self.enclosing_type(fi, c.caller).ok_or(UnresolvedReason::NotFound)?;
+                let mut out = Vec::new();
+                for &t in self.types.get(&(self.fam(fi), ty)).into_iter().flatten().filter(|t| t.0 == fi) {
+                    for b in &self.def(t).bases {
+                        out.extend(self.member_with_bases(fi, &b.name, name, 1));
+                    }
+                }
+                out.sort();
+                out.dedup();
+                return match out.len() {
+                    0 => Err(UnresolvedReason::External),
+                    _ => one(out, Tier::Qualified),
+                };
+            }
+            _ => {}
+        }
+        let is_path = recv.chars().all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.' || ch == ':' || ch == '$');
+        if !is_path {
+            return self.method_fallback(fi, name);
+        }
+        let sep = if f.language == "rust" { "::" } else { "." };
+        let segs: Vec<&str> = recv.split(sep).filter(|s| !s.is_empty()).collect();
+        let Some(&first) = segs.first() else {
+            return self.method_fallback(fi, name);
+        };
+        // Rust module paths (`crate::a::f`, `util::f`, `other_crate::m::f`).
+        if f.language == "rust" {
+            if let Some((Target::Files(v), used)) = self.modules.rust(self.files, fi, &segs) {
+                if used == segs.len() {
+                    return one(self.top_level_in(&v, name), Tier::Qualified);
+                }
+                // `module::Type::method`
+                if used + 1 == segs.len() {
+                    let ty = segs[used];
+                    let m: Vec<DefRef> = self.member(v[0], ty, name).into_iter().filter(|r| v.contains(&r.0)).collect();
+                    return one(m, Tier::Qualified);
+                }
+            }
+        }
+        // A name bound by an import.
+        if let Some(imps) = self.bindings[fi as usize].get(first) {
+            for imp in imps {
+                match self.bind(fi, imp) {
+                    Bound::External => return Err(UnresolvedReason::External),
+                    Bound::Module(files) => {
+                        let mut files = files;
+                        let mut k = 1;
+                        // Python `pkg.mod.f()`: walk submodules.
+                        while k < segs.len() && f.language == "python" {
+                            let sub = format!("{}.{}", imp.module, segs[1..=k].join("."));
+                            match self.modules.python(self.files, fi, &sub) {
+                                Target::Files(s) if !s.is_empty() => files = s,
+                                _ => break,
+                            }
+                            k += 1;
+                        }
+                        if k == segs.len() {
+                            let tier = if segs.len() == 1 { Tier::Import } else { Tier::Qualified };
+                            return one(self.top_level_in(&files, name), tier);
+                        }
+                        // `mod.Type.method`
+                        let ty = segs[segs.len() - 1];
+                        let m: Vec<DefRef> = self.member(fi, ty, name).into_iter().filter(|r| files.contains(&r.0)).collect();
+                        return one(m, Tier::Qualified);
+                    }
+                    Bound::Defs(defs) => {
+                        let ty = segs[segs.len() - 1];
+                        let m: Vec<DefRef> = defs
+                            .iter()
+                            .flat_map(|&d| self.member_with_bases(d.0, ty, name, 0))
+                            .collect();
+                        if !m.is_empty() || segs.len() == 1 {
+                            return one(m, Tier::Qualified);
+                        }
+                    }
+                    Bound::NotFound => {}
+                }
+            }
+        }
+        // Python `import a.b` binds `a`: `a.b.f()` with the module written in full.
+        if f.language == "python" && segs.len() > 1 {
+            if let Some(imp) = f.imports.iter().find(|i| i.name.is_none() && i.alias.is_none() && i.module == recv) {
+                return match self.bind(fi, imp) {
+                    Bound::Module(files) => one(self.top_level_in(&files, name), Tier::Qualified),
+                    Bound::External => Err(UnresolvedReason::External),
+                    _ => Err(UnresolvedReason::NotFound),
+                };
+            }
+        }
+        // A type name (`Foo::new()`, `Foo.create()`), the last segment of the qualifier.
+        let ty = *segs.last().unwrap_or(&first);
+        let ty = if ty == "Self" { self.enclosing_type(fi, c.caller).unwrap_or(ty) } else { ty };
+        if self.types.contains_key(&(self.fam(fi), ty)) {
+            let m = self.member_with_bases(fi, ty, name, 0);
+            if !m.is_empty() {
+                return one(m, Tier::Qualified);
+            }
+            // A type whose member is not in the repo (derived or inherited from a library).
+            return Err(UnresolvedReason::NotFound);
+        }
+        // A Rust path that is not a repo module, type or import (`HashMap::new`,
+        // `std::mem::take`) comes from a library.
+        if f.language == "rust" && recv.contains(|ch: char| ch == ':' || ch.is_uppercase()) {
+            return Err(UnresolvedReason::External);
+        }
+        self.method_fallback(fi, name)
+    }
+
+    /// A method call on a receiver of unknown type: the only method of that name in the
+    /// repo (same family, guarded); several is `ambiguous`, none is `external`.
+    fn method_fallback(&self, fi: u32, name: &str) -> Result<(DefRef, Tier), UnresolvedReason> {
+        let fam = self.fam(fi);
+        let cands: Vec<DefRef> = self
+            .by_name
+            .get(&(fam, name))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&r| {
+                let d = self.def(r);
+                matches!(d.kind, Kind::Method | Kind::Constructor) || (fam == "js" && d.kind == Kind::Function)
+            })
+            .collect();
+        match cands.len() {
+            0 => Err(UnresolvedReason::External),
+            1 if unique_name_allowed(name) => Ok((cands[0], Tier::UniqueName)),
+            _ => Err(UnresolvedReason::Ambiguous),
+        }
+    }
+
+    /// A base type named in a definition header: same file, import, then unique type name.
+    fn resolve_base(&self, fi: u32, name: &str) -> Option<(DefRef, Tier)> {
+        let fam = self.fam(fi);
+        let types = self.types.get(&(fam, name))?;
+        let here: Vec<DefRef> = types.iter().copied().filter(|r| r.0 == fi && self.def(*r).kind != Kind::Impl).collect();
+        if here.len() == 1 {
+            return Some((here[0], Tier::Local));
+        }
+        if let Some(imps) = self.bindings[fi as usize].get(name) {
+            for imp in imps {
+                if let Bound::Defs(d) = self.bind(fi, imp) {
+                    if d.len() == 1 {
+                        return Some((d[0], Tier::Import));
+                    }
+                }
+            }
+        }
+        let all: Vec<DefRef> = types.iter().copied().filter(|r| self.def(*r).kind != Kind::Impl).collect();
+        (all.len() == 1 && unique_name_allowed(name)).then(|| (all[0], Tier::UniqueName))
+    }
+}
+
+/// Narrows candidates to the caller's file, then its directory tree (crate or package),
+/// whichever first leaves exactly one; otherwise returns them all.
+fn narrow(files: &[FileFacts], fi: u32, all: Vec<DefRef>) -> Vec<DefRef> {
+    if all.len() <= 1 {
+        return all;
+    }
+    let same: Vec<DefRef> = all.iter().copied().filter(|r| r.0 == fi).collect();
+    if !same.is_empty() {
+        return same;
+    }
+    let path = &files[fi as usize].path;
+    let root = modules::rust_crate_root(path);
+    let dir = if root.is_empty() { path.rfind('/').map_or("", |i| &path[..=i]).to_string() } else { root };
+    let near: Vec<DefRef> = all.iter().copied().filter(|r| files[r.0 as usize].path.starts_with(&dir)).collect();
+    if near.len() == 1 {
+        return near;
+    }
+    all
+}
+
+fn node_id(f: &FileFacts, d: Option<u32>) -> String {
+    match d {
+        Some(i) => f.definitions[i as usize].id.clone(),
+        None => f.path.clone(),
+    }
+}
+
+/// Resolves every file's calls, imports, bases and containment into edges.
+pub fn resolve(files: &[FileFacts]) -> Resolution {
+    let ctx = Ctx::build(files);
+    let mut edges: BTreeMap<(String, String, Relation), (Tier, Vec<Site>)> = BTreeMap::new();
+    let mut add = |s: String, t: String, rel: Relation, tier: Tier, site: Option<Site>| {
+        let e = edges.entry((s, t, rel)).or_insert((tier, Vec::new()));
+        e.0 = e.0.min(tier);
+        if let Some(site) = site {
+            e.1.push(site);
+        }
+    };
+    let mut unresolved = Vec::new();
+    for (fi, f) in files.iter().enumerate() {
+        let fi = fi as u32;
+        // Containment.
+        for (di, d) in f.definitions.iter().enumerate() {
+            let parent = match d.parent {
+                Some(p) => f.definitions[p as usize].id.clone(),
+                None => match Ctx::container_name(f, d).and_then(|c| {
+                    f.definitions.iter().find(|t| t.parent.is_none() && t.name == c && t.kind.is_type_container())
+                }) {
+                    Some(t) => t.id.clone(),
+                    None => f.path.clone(),
+                },
+            };
+            add(parent, d.id.clone(), Relation::Contains, Tier::Syntax, None);
+            for b in &d.bases {
+                if let Some((t, tier)) = ctx.resolve_base(fi, &b.name) {
+                    if t != (fi, di as u32) {
+                        let rel = if b.implements { Relation::Implements } else { Relation::Inherits };
+                        let site = Site { file: f.path.clone(), line: b.line, column: b.column };
+                        add(d.id.clone(), ctx.def(t).id.clone(), rel, tier, Some(site));
+                    }
+                }
+            }
+        }
+        // Imports (file → file).
+        for imp in &f.imports {
+            let whole = Import { name: None, ..imp.clone() };
+            let targets: Vec<u32> = match ctx.bind(fi, imp) {
+                Bound::Defs(d) => d.iter().map(|r| r.0).collect(),
+                Bound::Module(m) => m,
+                _ => match ctx.bind(fi, &whole) {
+                    Bound::Module(m) => m,
+                    _ => Vec::new(),
+                },
+            };
+            let mut targets = targets;
+            targets.sort();
+            targets.dedup();
+            for t in targets.into_iter().filter(|&t| t != fi) {
+                let site = Site { file: f.path.clone(), line: imp.line, column: 1 };
+                add(f.path.clone(), files[t as usize].path.clone(), Relation::Imports, Tier::Import, Some(site));
+            }
+        }
+        // Calls.
+        for c in &f.calls {
+            let site = Site { file: f.path.clone(), line: c.line, column: c.column };
+            let caller = node_id(f, c.caller);
+            match ctx.resolve_call(fi, c) {
+                Ok((t, tier)) => add(caller, ctx.def(t).id.clone(), Relation::Calls, tier, Some(site)),
+                Err(reason) => unresolved.push(Unresolved {
+                    caller,
+                    name: c.name.clone(),
+                    receiver: c.receiver.clone(),
+                    site,
+                    reason,
+                }),
+            }
+        }
+    }
+    let edges = edges
+        .into_iter()
+        .map(|((source, target, relation), (tier, mut sites))| {
+            sites.sort();
+            sites.dedup();
+            Edge { source, target, relation, resolution: tier, confidence: tier.confidence(), sites }
+        })
+        .collect();
+    unresolved.sort();
+    Resolution { edges, unresolved }
+}

@@ -1,0 +1,261 @@
+//! Where an import specifier points: a repo file (or Go package directory), or outside
+//! the repository. One function per language family; all work on repo-relative paths.
+
+use std::collections::HashMap;
+
+use crate::index::facts::FileFacts;
+
+/// Module tables built once over all files.
+#[derive(Debug, Default)]
+pub(crate) struct ModuleTable {
+    /// `path` → file index.
+    pub by_path: HashMap<String, u32>,
+    /// Python: dotted module path and each of its dotted suffixes → file indices.
+    py: HashMap<String, Vec<u32>>,
+    /// Rust: (crate source root, `a::b`) → file index; crate root `""` is the repo's own.
+    rs: HashMap<(String, String), u32>,
+    /// Rust: crate name (from the folder holding `src/`) → crate source root.
+    rs_crates: HashMap<String, String>,
+    /// Go: package directory → file indices.
+    go_dirs: HashMap<String, Vec<u32>>,
+}
+
+/// Where a specifier led.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// These repo files (one for most languages; a Go package has several).
+    Files(Vec<u32>),
+    /// Outside the repository.
+    External,
+}
+
+/// `src/` root of a Rust file: the path up to and including the last `src/` component.
+pub(crate) fn rust_crate_root(path: &str) -> String {
+    match path.rfind("src/") {
+        Some(i) if i == 0 || path.as_bytes()[i - 1] == b'/' => path[..i + 4].to_string(),
+        _ => String::new(),
+    }
+}
+
+/// `tokio-1.40.0/src/` → `tokio`; `crates/my-lib/src/` → `my_lib`.
+fn crate_name(root: &str) -> Option<String> {
+    let dir = root.trim_end_matches("src/").trim_end_matches('/');
+    let name = dir.rsplit('/').next()?;
+    if name.is_empty() {
+        return None;
+    }
+    let base = match name.rfind('-') {
+        Some(i) if name[i + 1..].starts_with(|c: char| c.is_ascii_digit()) => &name[..i],
+        _ => name,
+    };
+    Some(base.replace('-', "_"))
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rfind('/').map_or("", |i| &path[..i])
+}
+
+/// Joins a relative specifier onto a directory, resolving `.` and `..`; `None` when it
+/// climbs above the root.
+pub(crate) fn join_relative(dir: &str, spec: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    for seg in spec.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+impl ModuleTable {
+    pub(crate) fn build(files: &[FileFacts]) -> ModuleTable {
+        let mut t = ModuleTable::default();
+        for (i, f) in files.iter().enumerate() {
+            let i = i as u32;
+            t.by_path.insert(f.path.clone(), i);
+            match f.language.as_str() {
+                "python" => {
+                    let segs = &f.module_path;
+                    for k in 0..segs.len() {
+                        t.py.entry(segs[k..].join(".")).or_default().push(i);
+                    }
+                }
+                "rust" => {
+                    let root = rust_crate_root(&f.path);
+                    if let Some(name) = crate_name(&root) {
+                        t.rs_crates.entry(name).or_insert_with(|| root.clone());
+                    }
+                    t.rs.insert((root, f.module_path.join("::")), i);
+                }
+                "go" => t.go_dirs.entry(dir_of(&f.path).to_string()).or_default().push(i),
+                _ => {}
+            }
+        }
+        t
+    }
+
+    /// Python module `spec` (`a.b`, `.x`, `..a.b`, `.`) imported from `from_file`.
+    pub(crate) fn python(&self, files: &[FileFacts], from_file: u32, spec: &str) -> Target {
+        let dots = spec.len() - spec.trim_start_matches('.').len();
+        let rest = &spec[dots..];
+        if dots == 0 {
+            let full = self.py.get(rest).map(Vec::as_slice).unwrap_or(&[]);
+            // Prefer the module whose whole path matches; then a unique suffix match.
+            let exact: Vec<u32> = full.iter().copied().filter(|&f| files[f as usize].module_path.join(".") == rest).collect();
+            return match (exact.len(), full.len()) {
+                (1, _) => Target::Files(exact),
+                (_, 1) => Target::Files(full.to_vec()),
+                (0, 0) => Target::External,
+                _ => Target::Files(exact.into_iter().take(1).collect()),
+            };
+        }
+        let f = &files[from_file as usize];
+        let mut pkg: Vec<String> = f.module_path.clone();
+        if !f.path.ends_with("__init__.py") {
+            pkg.pop();
+        }
+        for _ in 1..dots {
+            if pkg.pop().is_none() {
+                return Target::External;
+            }
+        }
+        if !rest.is_empty() {
+            pkg.extend(rest.split('.').map(str::to_string));
+        }
+        let key = pkg.join(".");
+        match self.py.get(&key) {
+            Some(v) => {
+                let exact: Vec<u32> = v.iter().copied().filter(|&x| files[x as usize].module_path == pkg).collect();
+                Target::Files(if exact.is_empty() { v.clone() } else { exact })
+            }
+            None => Target::Files(Vec::new()),
+        }
+    }
+
+    /// JS/TS specifier imported from `from_path`: relative ones are resolved on disk layout
+    /// with extension and `index` inference (Node and TypeScript rules); bare ones are
+    /// packages, outside the repo.
+    pub(crate) fn javascript(&self, from_path: &str, spec: &str) -> Target {
+        if !(spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == "..") {
+            return Target::External;
+        }
+        let Some(base) = join_relative(dir_of(from_path), spec) else {
+            return Target::External;
+        };
+        match self.js_file(&base) {
+            Some(i) => Target::Files(vec![i]),
+            None => Target::Files(Vec::new()),
+        }
+    }
+
+    /// The file a JS/TS module path names, trying extensions and `index` files; a `.js`
+    /// specifier may name a `.ts` source (TypeScript's ESM convention).
+    pub(crate) fn js_file(&self, base: &str) -> Option<u32> {
+        const EXT: &[&str] = &["ts", "tsx", "d.ts", "js", "jsx", "mjs", "cjs", "mts", "cts"];
+        if let Some(&i) = self.by_path.get(base) {
+            return Some(i);
+        }
+        let stem = base
+            .strip_suffix(".js")
+            .or_else(|| base.strip_suffix(".mjs"))
+            .or_else(|| base.strip_suffix(".cjs"))
+            .or_else(|| base.strip_suffix(".jsx"))
+            .unwrap_or(base);
+        for e in EXT {
+            if let Some(&i) = self.by_path.get(&format!("{stem}.{e}")) {
+                return Some(i);
+            }
+        }
+        for e in EXT {
+            if let Some(&i) = self.by_path.get(&format!("{base}/index.{e}")) {
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// Go import path: the package directory whose path is the longest suffix of it.
+    pub(crate) fn go(&self, spec: &str) -> Target {
+        let mut best: Option<(&String, &Vec<u32>)> = None;
+        for (dir, files) in &self.go_dirs {
+            let matches = !dir.is_empty() && (spec == dir || spec.ends_with(&format!("/{dir}")));
+            if matches && best.is_none_or(|(b, _)| dir.len() > b.len()) {
+                best = Some((dir, files));
+            }
+        }
+        match best {
+            Some((_, files)) => Target::Files(files.clone()),
+            None => Target::External,
+        }
+    }
+
+    /// Rust module path (segments, possibly starting with `crate`, `self`, `super` or a
+    /// crate name) from a file; returns the file of the longest prefix that is a module
+    /// and how many segments that consumed.
+    pub(crate) fn rust(&self, files: &[FileFacts], from_file: u32, segs: &[&str]) -> Option<(Target, usize)> {
+        let f = &files[from_file as usize];
+        let root = rust_crate_root(&f.path);
+        let (crate_root, mut base, skip): (String, Vec<String>, usize) = match segs.first().copied() {
+            Some("crate") => (root, Vec::new(), 1),
+            Some("self") => (root, f.module_path.clone(), 1),
+            Some("super") => {
+                let mut m = f.module_path.clone();
+                let mut k = 0;
+                while segs.get(k) == Some(&"super") {
+                    m.pop();
+                    k += 1;
+                }
+                (root, m, k)
+            }
+            Some(first) => {
+                if let Some(r) = self.rs_crates.get(first) {
+                    (r.clone(), Vec::new(), 1)
+                } else {
+                    // A child module of the current one (`mod util;` then `util::f()`).
+                    let mut child = f.module_path.clone();
+                    child.push(first.to_string());
+                    if self.rs.contains_key(&(root.clone(), child.join("::"))) {
+                        (root, f.module_path.clone(), 0)
+                    } else {
+                        return None;
+                    }
+                }
+            }
+            None => return None,
+        };
+        let mut found = self.rs.get(&(crate_root.clone(), base.join("::"))).map(|&i| (i, skip));
+        for (k, s) in segs.iter().enumerate().skip(skip) {
+            base.push(s.to_string());
+            match self.rs.get(&(crate_root.clone(), base.join("::"))) {
+                Some(&i) => found = Some((i, k + 1)),
+                None => break,
+            }
+        }
+        found.map(|(i, used)| (Target::Files(vec![i]), used))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crate_names_drop_versions() {
+        assert_eq!(crate_name("tokio-1.40.0/src/").as_deref(), Some("tokio"));
+        assert_eq!(crate_name("crates/my-lib/src/").as_deref(), Some("my_lib"));
+        assert_eq!(crate_name("src/"), None);
+        assert_eq!(rust_crate_root("a/src/b.rs"), "a/src/");
+        assert_eq!(rust_crate_root("src/lib.rs"), "src/");
+        assert_eq!(rust_crate_root("build.rs"), "");
+    }
+
+    #[test]
+    fn relative_joins() {
+        assert_eq!(join_relative("src/app", "../lib/x").as_deref(), Some("src/lib/x"));
+        assert_eq!(join_relative("", "../x"), None);
+    }
+}

@@ -1,0 +1,346 @@
+//! Reading sources: [`RawInput`] (the unit the indexer takes), [`FsSource`] (a parallel,
+//! ignore-aware directory walk) and the checks every input passes before parsing (size
+//! cap, binary sniff, UTF-8, BOM, minified-text detection).
+//!
+//! Ignore model, in order of precedence (the `ignore` crate's, as in ripgrep): the repo's
+//! `.gitignore` files (nested and parent ones, with or without a `.git` directory),
+//! `.ignore` files, hidden paths, then this project's default globs ([`DEFAULT_IGNORES`])
+//! and the operator's globs (config file, `CODEGRAPH_IGNORE_GLOBS`), both in gitignore
+//! syntax. Symbolic links are never followed (so nothing outside the root is read and a
+//! link loop cannot hang the walk); they are counted. FIFOs, sockets and devices are
+//! counted and never opened.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use ignore::{WalkBuilder, WalkState};
+
+use super::IndexError;
+
+/// Globs (gitignore syntax) skipped in every repository: build output, dependency and
+/// virtual-environment folders, caches. Source: the folders ripgrep users most often add
+/// to `.ignore`, and the defaults of codanna and CodeGraph.
+pub const DEFAULT_IGNORES: &[&str] = &[
+    "target/",
+    "node_modules/",
+    ".git/",
+    "dist/",
+    "build/",
+    "vendor/",
+    ".venv/",
+    "venv/",
+    ".tox/",
+    ".mypy_cache/",
+    ".pytest_cache/",
+    ".next/",
+    ".nuxt/",
+    ".turbo/",
+    ".cache/",
+    "__pycache__/",
+    "bower_components/",
+    "coverage/",
+    "*.pyc",
+];
+
+/// One input to the indexer: a repo-relative path and its raw bytes.
+#[derive(Debug, Clone)]
+pub struct RawInput {
+    /// Repo-relative path with `/` separators; it becomes the file node's id.
+    pub path: String,
+    /// The file's bytes as read (BOM and line endings untouched).
+    pub bytes: Vec<u8>,
+    /// A language registry name that overrides detection by extension.
+    pub language: Option<String>,
+}
+
+/// Why an input was not indexed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SkipReason {
+    /// NUL byte in the first 8 KiB, or not valid UTF-8.
+    Binary,
+    /// Larger than the byte cap.
+    TooLarge,
+    /// No language for the extension.
+    Unsupported,
+    /// An I/O error while reading.
+    Unreadable,
+    /// A symbolic link (never followed).
+    Symlink,
+    /// A FIFO, socket or device: never opened.
+    Special,
+}
+
+/// Limits applied to every input.
+#[derive(Debug, Clone)]
+pub struct Caps {
+    /// Files larger than this many bytes are skipped (`too_large`). Default 1 MiB.
+    pub max_file_bytes: u64,
+    /// A file whose longest line has at least this many bytes, and looks like code packed
+    /// onto few lines (see [`looks_minified`]), is windowed instead of parsed. Default 1000.
+    pub long_line_bytes: usize,
+}
+
+impl Default for Caps {
+    fn default() -> Self {
+        Caps {
+            max_file_bytes: 1 << 20,
+            long_line_bytes: 1000,
+        }
+    }
+}
+
+/// Text that passed the checks: BOM stripped, valid UTF-8.
+#[derive(Debug)]
+pub struct Prepared<'a> {
+    /// The text without a leading UTF-8 BOM.
+    pub text: &'a str,
+    /// `true` when the text looks minified or generated: it gets window chunks only.
+    pub minified: bool,
+}
+
+/// Applies the caps and sniffing rules to raw bytes.
+///
+/// Errors: [`SkipReason::TooLarge`] over `caps.max_file_bytes`; [`SkipReason::Binary`] when
+/// a NUL byte occurs in the first 8 KiB (git's and ripgrep's rule) or the bytes are not
+/// UTF-8 after an optional BOM.
+pub fn prepare<'a>(path: &str, bytes: &'a [u8], caps: &Caps) -> Result<Prepared<'a>, SkipReason> {
+    if bytes.len() as u64 > caps.max_file_bytes {
+        return Err(SkipReason::TooLarge);
+    }
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return Err(SkipReason::Binary);
+    }
+    let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let text = std::str::from_utf8(body).map_err(|_| SkipReason::Binary)?;
+    let minified = looks_minified(path, text, caps.long_line_bytes);
+    Ok(Prepared { text, minified })
+}
+
+/// Minified or generated code: a `.min.` file name, or a longest line of at least
+/// `long_line` bytes on which separators (`;`, `{`, `}`, `,`) occur at least once per 40
+/// bytes (packed statements, not one long string or identifier).
+pub fn looks_minified(path: &str, text: &str, long_line: usize) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    if file.contains(".min.") {
+        return true;
+    }
+    let Some(longest) = text.split('\n').max_by_key(|l| l.len()) else {
+        return false;
+    };
+    if longest.len() < long_line {
+        return false;
+    }
+    let seps = longest
+        .bytes()
+        .filter(|b| matches!(b, b';' | b'{' | b'}' | b','))
+        .count();
+    seps * 40 >= longest.len()
+}
+
+/// Options of a filesystem walk.
+#[derive(Debug, Clone, Default)]
+pub struct WalkOptions {
+    /// Extra gitignore-syntax globs from the operator (config file, environment).
+    pub ignore_globs: Vec<String>,
+    /// Walker threads; 0 lets the `ignore` crate choose.
+    pub threads: usize,
+}
+
+/// A regular file found by the walk, not yet read.
+#[derive(Debug, Clone)]
+pub struct FsEntry {
+    /// Repo-relative path with `/` separators.
+    pub path: String,
+    /// Absolute path for reading.
+    pub abs: PathBuf,
+}
+
+/// What a walk found.
+#[derive(Debug, Default)]
+pub struct WalkResult {
+    /// Regular files with a known language, sorted by path.
+    pub files: Vec<FsEntry>,
+    /// Every non-directory entry the walk yielded (files, links, special files).
+    pub files_seen: u64,
+    /// Paths excluded by ignore rules (an ignored directory counts once).
+    pub paths_ignored: u64,
+    /// Entries skipped without reading, by reason.
+    pub skipped: Vec<(String, SkipReason)>,
+}
+
+/// A repository on disk, read through an ignore-aware parallel walk.
+#[derive(Debug, Clone)]
+pub struct FsSource {
+    root: PathBuf,
+    options: WalkOptions,
+}
+
+impl FsSource {
+    /// A source rooted at `root` (made absolute and canonical).
+    ///
+    /// Errors: [`IndexError::Root`] when the root does not exist or is not a directory.
+    pub fn new(root: &Path, options: WalkOptions) -> Result<FsSource, IndexError> {
+        let root = root.canonicalize().map_err(|e| IndexError::Root {
+            path: root.to_path_buf(),
+            source: e,
+        })?;
+        if !root.is_dir() {
+            return Err(IndexError::Root {
+                path: root,
+                source: std::io::Error::other("not a directory"),
+            });
+        }
+        Ok(FsSource { root, options })
+    }
+
+    /// The canonical root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn matcher(&self) -> Gitignore {
+        let mut b = GitignoreBuilder::new(&self.root);
+        for g in DEFAULT_IGNORES
+            .iter()
+            .copied()
+            .chain(self.options.ignore_globs.iter().map(String::as_str))
+        {
+            if let Err(e) = b.add_line(None, g) {
+                tracing::warn!("ignoring bad ignore glob {g:?}: {e}");
+            }
+        }
+        b.build().unwrap_or_else(|_| Gitignore::empty())
+    }
+
+    /// Walks the tree in parallel. Never fails as a whole: unreadable directories are
+    /// logged and counted as ignored paths.
+    pub fn walk(&self) -> WalkResult {
+        let matcher = Arc::new(self.matcher());
+        let filter_matcher = matcher.clone();
+        let mut builder = WalkBuilder::new(&self.root);
+        builder
+            .follow_links(false)
+            .require_git(false)
+            .threads(self.options.threads)
+            .filter_entry(move |e| {
+                let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+                !filter_matcher.matched(e.path(), is_dir).is_ignore()
+            });
+        let children = AtomicU64::new(0);
+        let yielded = AtomicU64::new(0);
+        let out = Mutex::new(WalkResult::default());
+        let root = self.root.clone();
+        builder.build_parallel().run(|| {
+            Box::new(|res| {
+                let entry = match res {
+                    Ok(e) => e,
+                    Err(err) => {
+                        tracing::debug!("walk error: {err}");
+                        return WalkState::Continue;
+                    }
+                };
+                let Some(ft) = entry.file_type() else {
+                    return WalkState::Continue;
+                };
+                if entry.depth() > 0 {
+                    yielded.fetch_add(1, Ordering::Relaxed);
+                }
+                if ft.is_dir() {
+                    if let Ok(rd) = std::fs::read_dir(entry.path()) {
+                        children.fetch_add(rd.count() as u64, Ordering::Relaxed);
+                    }
+                    return WalkState::Continue;
+                }
+                let Some(rel) = relative(&root, entry.path()) else {
+                    return WalkState::Continue;
+                };
+                let mut o = out.lock().unwrap_or_else(|p| p.into_inner());
+                o.files_seen += 1;
+                if ft.is_symlink() {
+                    tracing::debug!(path = %rel, "skipped: symlink (not followed)");
+                    o.skipped.push((rel, SkipReason::Symlink));
+                } else if !ft.is_file() {
+                    tracing::debug!(path = %rel, "skipped: not a regular file");
+                    o.skipped.push((rel, SkipReason::Special));
+                } else if super::lang::for_path(&rel).is_none() {
+                    tracing::debug!(path = %rel, "skipped: unsupported extension");
+                    o.skipped.push((rel, SkipReason::Unsupported));
+                } else {
+                    o.files.push(FsEntry {
+                        path: rel,
+                        abs: entry.into_path(),
+                    });
+                }
+                WalkState::Continue
+            })
+        });
+        let mut out = out.into_inner().unwrap_or_else(|p| p.into_inner());
+        out.paths_ignored = children
+            .load(Ordering::Relaxed)
+            .saturating_sub(yielded.load(Ordering::Relaxed));
+        out.files.sort_by(|a, b| a.path.cmp(&b.path));
+        out.skipped.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    /// Reads one walked file into a [`RawInput`]. Files over `max_bytes` are not read.
+    ///
+    /// Errors: [`SkipReason::TooLarge`] from the file's metadata; [`SkipReason::Unreadable`]
+    /// on any I/O error (logged at debug with the error).
+    pub fn read(&self, entry: &FsEntry, max_bytes: u64) -> Result<RawInput, SkipReason> {
+        let meta = std::fs::symlink_metadata(&entry.abs).map_err(|e| {
+            tracing::debug!(path = %entry.path, "unreadable: {e}");
+            SkipReason::Unreadable
+        })?;
+        if !meta.is_file() {
+            return Err(SkipReason::Special);
+        }
+        if meta.len() > max_bytes {
+            return Err(SkipReason::TooLarge);
+        }
+        let bytes = std::fs::read(&entry.abs).map_err(|e| {
+            tracing::debug!(path = %entry.path, "unreadable: {e}");
+            SkipReason::Unreadable
+        })?;
+        Ok(RawInput {
+            path: entry.path.clone(),
+            bytes,
+            language: None,
+        })
+    }
+}
+
+/// Repo-relative path with `/` separators; `None` for a path outside the root or one that
+/// is not valid Unicode (such names are counted as unreadable by the caller).
+fn relative(root: &Path, p: &Path) -> Option<String> {
+    let rel = p.strip_prefix(root).ok()?;
+    let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
+    Some(parts?.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffing_rules() {
+        let caps = Caps::default();
+        assert_eq!(prepare("a.rs", b"fn a(){}\0", &caps).unwrap_err(), SkipReason::Binary);
+        assert_eq!(prepare("a.py", b"x = '\xe9'", &caps).unwrap_err(), SkipReason::Binary);
+        let p = prepare("a.py", b"\xef\xbb\xbfdef f(): pass", &caps).unwrap();
+        assert_eq!(p.text, "def f(): pass");
+        let small = Caps { max_file_bytes: 4, ..Caps::default() };
+        assert_eq!(prepare("a.py", b"12345", &small).unwrap_err(), SkipReason::TooLarge);
+    }
+
+    #[test]
+    fn minified_needs_packed_separators() {
+        let packed = "function a(){return 1};".repeat(100);
+        assert!(looks_minified("a.js", &packed, 1000));
+        let ident = format!("pub fn {}() {{}}", "a".repeat(5000));
+        assert!(!looks_minified("a.rs", &ident, 1000));
+        assert!(looks_minified("x/app.min.js", "var a;", 1000));
+    }
+}

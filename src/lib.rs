@@ -1,0 +1,13 @@
+//! codegraph-tui: a code-structure browser for any repository.
+//!
+//! Module map (see `DESIGN.md` in the shared folder for the contracts):
+//! * [`index`]: the engine. Reads sources, parses each file once with tree-sitter,
+//!   extracts definitions, call sites, imports and chunks ([`index::facts::FileFacts`]),
+//!   resolves calls across files and builds the [`index::graph::CodeGraph`]. No terminal code.
+//! * [`cli`]: the command-line front end (clap), one file per subcommand.
+//! * [`config`]: `config.toml` in the user config dir plus environment overrides.
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod config;
+pub mod index;

@@ -1,0 +1,35 @@
+//! Entry point: parse the command line, set up file logging, dispatch. No logic here.
+
+use clap::Parser;
+
+use codegraph_tui::cli::{self, Cli};
+
+fn main() {
+    let cli = Cli::parse();
+    let _guard = init_logging(cli.verbose);
+    match cli::run(cli) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("error: {}", cli::sanitize(&format!("{e:#}")));
+            std::process::exit(2);
+        }
+    }
+}
+
+/// Logs go to `<state dir>/logs/codegraph-tui.log` (daily files), never to the terminal.
+/// `-v` is debug, `-vv` trace; `RUST_LOG` overrides. No log when the dir cannot be made.
+fn init_logging(verbose: u8) -> Option<tracing_appender::non_blocking::WorkerGuard> {
+    let dir = codegraph_tui::config::log_dir()?;
+    std::fs::create_dir_all(&dir).ok()?;
+    let appender = tracing_appender::rolling::daily(dir, "codegraph-tui.log");
+    let (writer, guard) = tracing_appender::non_blocking(appender);
+    let level = match verbose {
+        0 => "info",
+        1 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("codegraph_tui={level}")));
+    tracing_subscriber::fmt().with_writer(writer).with_ansi(false).with_env_filter(filter).try_init().ok()?;
+    Some(guard)
+}
