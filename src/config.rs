@@ -57,7 +57,16 @@ pub fn log_dir() -> Option<PathBuf> {
 pub fn cache_dir(root: &Path) -> Option<PathBuf> {
     let d = dirs()?;
     let name = root.file_name().and_then(|n| n.to_str()).unwrap_or("root");
-    let safe: String = name.chars().map(|c| if c.is_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' }).collect();
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     let hash = blake3::hash(root.to_string_lossy().as_bytes()).to_hex();
     Some(d.cache_dir().join(format!("{safe}-{}", &hash[..16])))
 }
@@ -70,19 +79,33 @@ impl Config {
     pub fn load() -> Result<Config> {
         let mut c = match config_path() {
             Some(p) if p.exists() => {
-                let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+                let text = std::fs::read_to_string(&p)
+                    .with_context(|| format!("reading {}", p.display()))?;
                 toml::from_str(&text).with_context(|| format!("parsing {}", p.display()))?
             }
             _ => Config::default(),
         };
         if let Ok(v) = std::env::var("CODEGRAPH_IGNORE_GLOBS") {
-            c.ignore_globs.extend(v.split([',', '\n']).map(str::trim).filter(|s| !s.is_empty()).map(String::from));
+            c.ignore_globs.extend(
+                v.split([',', '\n'])
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(String::from),
+            );
         }
         if let Ok(v) = std::env::var("CODEGRAPH_MAX_FILE_BYTES") {
-            c.max_file_bytes = Some(v.trim().parse().context("CODEGRAPH_MAX_FILE_BYTES must be a number of bytes")?);
+            c.max_file_bytes = Some(
+                v.trim()
+                    .parse()
+                    .context("CODEGRAPH_MAX_FILE_BYTES must be a number of bytes")?,
+            );
         }
         if let Ok(v) = std::env::var("CODEGRAPH_THREADS") {
-            c.threads = Some(v.trim().parse().context("CODEGRAPH_THREADS must be a number")?);
+            c.threads = Some(
+                v.trim()
+                    .parse()
+                    .context("CODEGRAPH_THREADS must be a number")?,
+            );
         }
         Ok(c)
     }

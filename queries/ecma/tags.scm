@@ -41,3 +41,10 @@
 (new_expression constructor: (identifier) @call.name) @call.new
 (new_expression
   constructor: (member_expression object: (_) @call.receiver property: (property_identifier) @call.name)) @call.new
+
+(export_statement
+  "default"
+  declaration: [(function_declaration name: (_) @export.default)
+                (generator_function_declaration name: (_) @export.default)
+                (class_declaration name: (_) @export.default)])
+(export_statement "default" value: (identifier) @export.default)

@@ -9,6 +9,9 @@
              (generic_type type: (type_identifier) @container)
              (pointer_type (generic_type type: (type_identifier) @container))]))
   name: (field_identifier) @name) @definition.method
+(method_declaration
+  receiver: (parameter_list (parameter_declaration name: (identifier) @self))
+  name: (field_identifier) @name) @definition.method
 (type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct
 (type_spec name: (type_identifier) @name
   type: (struct_type (field_declaration_list

@@ -32,11 +32,17 @@ pub(super) fn run(cli: &Cli, a: &IndexArgs, root: &Path, config: &Config) -> Res
         let t = std::time::Instant::now();
         let (files, bytes) = index::parse_only(&root, &config.index_options())?;
         let ms = t.elapsed().as_millis();
-        output::print_json(&serde_json::json!({"files_parsed": files, "bytes": bytes, "elapsed_ms": ms}))?;
+        output::print_json(
+            &serde_json::json!({"files_parsed": files, "bytes": bytes, "elapsed_ms": ms}),
+        )?;
         return Ok(0);
     }
     let idx = super::build(&root, config, false)?;
-    let cache_dir = if cli.no_cache { None } else { config::cache_dir(&root) };
+    let cache_dir = if cli.no_cache {
+        None
+    } else {
+        config::cache_dir(&root)
+    };
     if a.json {
         output::print_json(&serde_json::json!({
             "root": root,
@@ -51,7 +57,10 @@ pub(super) fn run(cli: &Cli, a: &IndexArgs, root: &Path, config: &Config) -> Res
 
 fn summary(root: &Path, s: &IndexStats) -> Vec<String> {
     let join = |m: &std::collections::BTreeMap<String, u64>| {
-        m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+        m.iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let skipped = s.files_skipped_binary
         + s.files_skipped_too_large

@@ -89,8 +89,12 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Some(Command::Symbols(a)) => symbols::run(a, &build(&root, &config, false)?),
-        Some(Command::Callers(a)) => walk::run(a, &build(&root, &config, false)?, index::Walk::Callers),
-        Some(Command::Callees(a)) => walk::run(a, &build(&root, &config, false)?, index::Walk::Callees),
+        Some(Command::Callers(a)) => {
+            walk::run(a, &build(&root, &config, false)?, index::Walk::Callers)
+        }
+        Some(Command::Callees(a)) => {
+            walk::run(a, &build(&root, &config, false)?, index::Walk::Callees)
+        }
     }
 }
 
@@ -103,7 +107,9 @@ pub fn repo_root(given: Option<&Path>) -> Result<PathBuf> {
         Some(p) => p.to_path_buf(),
         None => std::env::current_dir().context("reading the current directory")?,
     };
-    let start = start.canonicalize().with_context(|| format!("{} does not exist", start.display()))?;
+    let start = start
+        .canonicalize()
+        .with_context(|| format!("{} does not exist", start.display()))?;
     if !start.is_dir() {
         bail!("{} is not a directory", start.display());
     }

@@ -37,7 +37,11 @@ impl Bar {
                     } else {
                         let width = 30u64;
                         let filled = (done * width / total.max(1)).min(width) as usize;
-                        format!("indexing [{}{}] {done}/{total} files", "#".repeat(filled), "-".repeat(width as usize - filled))
+                        format!(
+                            "indexing [{}{}] {done}/{total} files",
+                            "#".repeat(filled),
+                            "-".repeat(width as usize - filled)
+                        )
                     };
                     let mut e = std::io::stderr().lock();
                     let _ = write!(e, "\r\x1b[2K{line}");
@@ -48,7 +52,11 @@ impl Bar {
                 let _ = write!(std::io::stderr(), "\r\x1b[2K");
             })
             .ok()?;
-        Some(Bar { counters, stop, thread: Some(thread) })
+        Some(Bar {
+            counters,
+            stop,
+            thread: Some(thread),
+        })
     }
 
     /// The counters to hand to the engine.

@@ -48,7 +48,11 @@ pub fn search<'a>(idx: &'a Index, query: &str, limit: usize) -> Vec<Hit<'a>> {
             a.max(b).map(|score| Hit { node: n, score })
         })
         .collect();
-    hits.sort_by(|x, y| y.score.cmp(&x.score).then_with(|| x.node.id.cmp(&y.node.id)));
+    hits.sort_by(|x, y| {
+        y.score
+            .cmp(&x.score)
+            .then_with(|| x.node.id.cmp(&y.node.id))
+    });
     hits.truncate(limit);
     hits
 }

@@ -39,15 +39,28 @@ pub fn pick<'a>(idx: &'a Index, symbol: &str) -> Result<&'a Node> {
             if !near.is_empty() {
                 msg.push_str("; similar names (not used):");
                 for h in near {
-                    msg.push_str(&format!("\n  {}  ({})", output::sanitize(&h.node.id), h.node.kind.as_str()));
+                    msg.push_str(&format!(
+                        "\n  {}  ({})",
+                        output::sanitize(&h.node.id),
+                        h.node.kind.as_str()
+                    ));
                 }
             }
             bail!(msg)
         }
         n => {
-            let mut msg = format!("{:?} matches {n} symbols; use one of these ids:", output::sanitize(symbol).as_ref());
+            let mut msg = format!(
+                "{:?} matches {n} symbols; use one of these ids:",
+                output::sanitize(symbol).as_ref()
+            );
             for c in found {
-                msg.push_str(&format!("\n  {}  ({}, {}:{})", output::sanitize(&c.id), c.kind.as_str(), output::sanitize(&c.file), c.start_line));
+                msg.push_str(&format!(
+                    "\n  {}  ({}, {}:{})",
+                    output::sanitize(&c.id),
+                    c.kind.as_str(),
+                    output::sanitize(&c.file),
+                    c.start_line
+                ));
             }
             bail!(msg)
         }
@@ -68,7 +81,10 @@ pub(super) fn run(a: &WalkArgs, idx: &Index, walk: Walk) -> Result<i32> {
         lines.push(format!("(truncated at depth {}: more {walk:?} exist)", a.depth).to_lowercase());
     }
     if sub.unresolved > 0 {
-        lines.push(format!("({} unresolved call sites could add to this: it is a lower bound)", sub.unresolved));
+        lines.push(format!(
+            "({} unresolved call sites could add to this: it is a lower bound)",
+            sub.unresolved
+        ));
     }
     output::print_lines(&lines)?;
     Ok(0)
@@ -79,7 +95,11 @@ fn tree_lines(root: &str, nodes: &[Node], edges: &[Edge], walk: Walk) -> Vec<Str
     let by_id: HashMap<&str, &Node> = nodes.iter().map(|n| (n.id.as_str(), n)).collect();
     let mut next: HashMap<&str, Vec<&Edge>> = HashMap::new();
     for e in edges {
-        let from = if walk == Walk::Callers { e.target.as_str() } else { e.source.as_str() };
+        let from = if walk == Walk::Callers {
+            e.target.as_str()
+        } else {
+            e.source.as_str()
+        };
         next.entry(from).or_default().push(e);
     }
     let mut out = Vec::new();
@@ -87,20 +107,35 @@ fn tree_lines(root: &str, nodes: &[Node], edges: &[Edge], walk: Walk) -> Vec<Str
     let mut stack: Vec<(&str, usize, Option<&Edge>)> = vec![(root, 0, None)];
     while let Some((id, depth, via)) = stack.pop() {
         let n = by_id.get(id);
-        let label = n.map_or(id.to_string(), |n| format!("{} ({}:{})", n.qualified_name, n.file, n.start_line));
+        let label = n.map_or(id.to_string(), |n| {
+            format!("{} ({}:{})", n.qualified_name, n.file, n.start_line)
+        });
         let how = via.map_or(String::new(), |e| {
-            let site = e.sites.first().map_or(String::new(), |s| format!(" at {}:{}", s.file, s.line));
+            let site = e
+                .sites
+                .first()
+                .map_or(String::new(), |s| format!(" at {}:{}", s.file, s.line));
             format!("  [{}{site}]", e.resolution_label())
         });
         let again = !seen.insert(id);
         let marker = if again { "  (see above)" } else { "" };
-        out.push(format!("{}{}{}{}", "  ".repeat(depth), output::sanitize(&label), output::sanitize(&how), marker));
+        out.push(format!(
+            "{}{}{}{}",
+            "  ".repeat(depth),
+            output::sanitize(&label),
+            output::sanitize(&how),
+            marker
+        ));
         if again {
             continue;
         }
         if let Some(es) = next.get(id) {
             for e in es.iter().rev() {
-                let other = if walk == Walk::Callers { e.source.as_str() } else { e.target.as_str() };
+                let other = if walk == Walk::Callers {
+                    e.source.as_str()
+                } else {
+                    e.target.as_str()
+                };
                 stack.push((other, depth + 1, Some(e)));
             }
         }
@@ -114,6 +149,13 @@ trait Label {
 
 impl Label for Edge {
     fn resolution_label(&self) -> String {
-        format!("{} {}", self.relation.as_str(), serde_json::to_value(self.resolution).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())
+        format!(
+            "{} {}",
+            self.relation.as_str(),
+            serde_json::to_value(self.resolution)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default()
+        )
     }
 }

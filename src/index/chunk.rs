@@ -29,11 +29,18 @@ impl Default for ChunkOptions {
 }
 
 /// Builds the chunks of a file from its definitions (empty for windowed files).
-pub(crate) fn build(defs: &[Definition], text: &str, lines: &LineIndex, n_lines: u32, o: &ChunkOptions) -> Vec<Chunk> {
+pub(crate) fn build(
+    defs: &[Definition],
+    text: &str,
+    lines: &LineIndex,
+    n_lines: u32,
+    o: &ChunkOptions,
+) -> Vec<Chunk> {
     let mut out = Vec::new();
     for (i, d) in defs.iter().enumerate() {
         let len = d.end_line - d.start_line + 1;
-        let is_container = !d.kind.is_callable() && d.kind != Kind::Constant && d.kind != Kind::TypeAlias;
+        let is_container =
+            !d.kind.is_callable() && d.kind != Kind::Constant && d.kind != Kind::TypeAlias;
         let end = if is_container && len > o.max_container_lines {
             let first_member = defs.iter().skip(i + 1).find(|m| m.parent == Some(i as u32));
             match first_member {
@@ -43,7 +50,12 @@ pub(crate) fn build(defs: &[Definition], text: &str, lines: &LineIndex, n_lines:
         } else {
             d.end_line
         };
-        out.push(Chunk { kind: ChunkKind::Symbol, definition: Some(i as u32), start_line: d.start_line, end_line: end });
+        out.push(Chunk {
+            kind: ChunkKind::Symbol,
+            definition: Some(i as u32),
+            start_line: d.start_line,
+            end_line: end,
+        });
     }
     // Gaps between top-level definitions get windows.
     let mut covered: Vec<(u32, u32)> = defs
@@ -72,7 +84,12 @@ pub(crate) fn build(defs: &[Definition], text: &str, lines: &LineIndex, n_lines:
         let mut s = a;
         loop {
             let e = (s + size - 1).min(b);
-            out.push(Chunk { kind: ChunkKind::Window, definition: None, start_line: s, end_line: e });
+            out.push(Chunk {
+                kind: ChunkKind::Window,
+                definition: None,
+                start_line: s,
+                end_line: e,
+            });
             if e >= b {
                 break;
             }

@@ -48,7 +48,9 @@ impl LineIndex {
 /// 1-based char column of byte `byte` given the tree-sitter point's byte column.
 fn char_column(text: &str, byte: usize, byte_col: usize) -> u32 {
     let start = byte.saturating_sub(byte_col);
-    text.get(start..byte).map_or(byte_col, |s| s.chars().count()) as u32 + 1
+    text.get(start..byte)
+        .map_or(byte_col, |s| s.chars().count()) as u32
+        + 1
 }
 
 fn node_text<'a>(n: Node<'_>, text: &'a str) -> &'a str {
@@ -100,6 +102,7 @@ struct RawDef {
     end_line: u32,
     name: Option<(String, u32)>,
     container: Option<String>,
+    self_name: Option<String>,
     doc: Option<String>,
     bases: Vec<BaseRef>,
     node_id: usize,
@@ -143,6 +146,7 @@ pub fn windowed_facts(
         definitions: Vec::new(),
         calls: Vec::new(),
         imports: Vec::new(),
+        default_export: None,
         chunks,
     }
 }
@@ -164,11 +168,12 @@ pub fn extract(
         let mut p = p.borrow_mut();
         p.set_language(&compiled.language)
             .map_err(|e| format!("grammar: {e}"))?;
-        p.parse(text, None).ok_or_else(|| "parser returned no tree".to_string())
+        p.parse(text, None)
+            .ok_or_else(|| "parser returned no tree".to_string())
     })?;
     let lines = LineIndex::new(text);
     let root = tree.root_node();
-    let (raw_defs, mut raw_calls, imports) =
+    let (raw_defs, mut raw_calls, imports, default_export) =
         CURSOR.with(|c| run_query(compiled, root, text, &mut c.borrow_mut()));
     let parse_errors = root.has_error();
     let module_path = (spec.module_path)(path);
@@ -195,27 +200,43 @@ pub fn extract(
         definitions,
         calls,
         imports,
+        default_export,
         chunks,
     })
 }
 
-type QueryOutput = (Vec<RawDef>, Vec<RawCall>, Vec<Import>);
+type QueryOutput = (Vec<RawDef>, Vec<RawCall>, Vec<Import>, Option<String>);
 
-fn run_query(c: &CompiledLanguage, root: Node<'_>, text: &str, cursor: &mut QueryCursor) -> QueryOutput {
+fn run_query(
+    c: &CompiledLanguage,
+    root: Node<'_>,
+    text: &str,
+    cursor: &mut QueryCursor,
+) -> QueryOutput {
     let mut defs: Vec<RawDef> = Vec::new();
     let mut def_index: HashMap<usize, usize> = HashMap::new();
     let mut calls: HashMap<usize, RawCall> = HashMap::new();
     let mut imports: Vec<(usize, usize, Import)> = Vec::new();
+    let mut default_export: Option<String> = None;
     let src = text.as_bytes();
     let mut matches = cursor.matches(&c.query, root, src);
     while let Some(m) = matches.next() {
         let role_of = |i: u32| c.roles[i as usize];
-        let find = |r: Role| m.captures().iter().find(|cap| role_of(cap.index) == r).map(|cap| cap.node);
+        let find = |r: Role| {
+            m.captures()
+                .iter()
+                .find(|cap| role_of(cap.index) == r)
+                .map(|cap| cap.node)
+        };
         // Definitions.
-        if let Some((kind, node)) = m.captures().iter().find_map(|cap| match role_of(cap.index) {
-            Role::Definition(k) => Some((k, cap.node)),
-            _ => None,
-        }) {
+        if let Some((kind, node)) = m
+            .captures()
+            .iter()
+            .find_map(|cap| match role_of(cap.index) {
+                Role::Definition(k) => Some((k, cap.node)),
+                _ => None,
+            })
+        {
             let idx = *def_index.entry(node.id()).or_insert_with(|| {
                 defs.push(RawDef {
                     kind: Some(kind),
@@ -237,6 +258,9 @@ fn run_query(c: &CompiledLanguage, root: Node<'_>, text: &str, cursor: &mut Quer
             }
             if d.container.is_none() {
                 d.container = find(Role::Container).map(|n| split_type_name(node_text(n, text)).0);
+            }
+            if d.self_name.is_none() {
+                d.self_name = find(Role::SelfName).map(|n| node_text(n, text).to_string());
             }
             if d.doc.is_none() {
                 d.doc = find(Role::Doc).map(|n| clean_docstring(node_text(n, text)));
@@ -264,11 +288,15 @@ fn run_query(c: &CompiledLanguage, root: Node<'_>, text: &str, cursor: &mut Quer
             continue;
         }
         // Call sites, keyed by the callee name token; a match with a receiver wins.
-        let call = find(Role::Call).map(|n| (n, false)).or_else(|| find(Role::CallNew).map(|n| (n, true)));
+        let call = find(Role::Call)
+            .map(|n| (n, false))
+            .or_else(|| find(Role::CallNew).map(|n| (n, true)));
         if let (Some((_, is_new)), Some(name)) = (call, find(Role::CallName)) {
             let receiver = find(Role::CallReceiver).map(|r| squash(node_text(r, text)));
             let key = name.start_byte();
-            let better = calls.get(&key).is_none_or(|old| old.receiver.is_none() && receiver.is_some());
+            let better = calls
+                .get(&key)
+                .is_none_or(|old| old.receiver.is_none() && receiver.is_some());
             if better {
                 let p = name.start_position();
                 calls.insert(
@@ -285,16 +313,26 @@ fn run_query(c: &CompiledLanguage, root: Node<'_>, text: &str, cursor: &mut Quer
             }
             continue;
         }
+        if let Some(n) = find(Role::ExportDefault) {
+            default_export.get_or_insert_with(|| node_text(n, text).to_string());
+            continue;
+        }
         // Imports.
         if let Some(stmt) = find(Role::Import) {
             let line = stmt.start_position().row as u32 + 1;
             let module = find(Role::ImportModule);
             if let Some(module) = module {
-                let clean = |n: Node<'_>| node_text(n, text).trim_matches(['"', '\'', '`']).to_string();
+                let clean = |n: Node<'_>| {
+                    node_text(n, text)
+                        .trim_matches(['"', '\'', '`'])
+                        .to_string()
+                };
                 let name = find(Role::ImportName).map(|n| node_text(n, text).to_string());
                 let default = find(Role::ImportDefault);
                 let glob = find(Role::ImportGlob);
-                let alias = find(Role::ImportAlias).or(default).map(|n| node_text(n, text).to_string());
+                let alias = find(Role::ImportAlias)
+                    .or(default)
+                    .map(|n| node_text(n, text).to_string());
                 let name = if glob.is_some() {
                     Some("*".to_string())
                 } else if default.is_some() {
@@ -302,8 +340,16 @@ fn run_query(c: &CompiledLanguage, root: Node<'_>, text: &str, cursor: &mut Quer
                 } else {
                     name
                 };
-                let key_node = find(Role::ImportName).or(default).or(find(Role::ImportAlias)).unwrap_or(module);
-                let imp = Import { module: clean(module), name, alias, line };
+                let key_node = find(Role::ImportName)
+                    .or(default)
+                    .or(find(Role::ImportAlias))
+                    .unwrap_or(module);
+                let imp = Import {
+                    module: clean(module),
+                    name,
+                    alias,
+                    line,
+                };
                 let key = (stmt.start_byte(), key_node.start_byte());
                 match imports.iter_mut().find(|(s, k, _)| (*s, *k) == key) {
                     Some((_, _, old)) if old.alias.is_none() => *old = imp,
@@ -330,7 +376,12 @@ fn run_query(c: &CompiledLanguage, root: Node<'_>, text: &str, cursor: &mut Quer
     }
     imports.sort_by_key(|(s, k, _)| (*s, *k));
     let calls: Vec<RawCall> = calls.into_values().collect();
-    (defs, calls, imports.into_iter().map(|(_, _, i)| i).collect())
+    (
+        defs,
+        calls,
+        imports.into_iter().map(|(_, _, i)| i).collect(),
+        default_export,
+    )
 }
 
 /// Re-finds a definition's node by its byte range (nodes cannot outlive the match).
@@ -431,7 +482,13 @@ fn clean_docstring(raw: &str) -> String {
     let body: Vec<&str> = lines
         .iter()
         .enumerate()
-        .map(|(i, l)| if i == 0 { l.trim() } else { l.get(indent..).unwrap_or(l.trim()) })
+        .map(|(i, l)| {
+            if i == 0 {
+                l.trim()
+            } else {
+                l.get(indent..).unwrap_or(l.trim())
+            }
+        })
         .collect();
     cap_chars(body.join("\n").trim(), 2000)
 }
@@ -450,14 +507,23 @@ fn build_definitions(
     let mut stack: Vec<usize> = Vec::new();
     let mut seen: HashMap<String, u32> = HashMap::new();
     for d in raw {
-        while stack.last().is_some_and(|&i| out[i].end_byte as usize <= d.start) {
+        while stack
+            .last()
+            .is_some_and(|&i| out[i].end_byte as usize <= d.start)
+        {
             stack.pop();
         }
-        let parent = if d.container.is_some() { None } else { stack.last().copied() };
+        let parent = if d.container.is_some() {
+            None
+        } else {
+            stack.last().copied()
+        };
         let (name, name_line) = d.name.unwrap_or_default();
         let mut kind = d.kind.unwrap_or(Kind::Function);
         let parent_kind = parent.map(|p| out[p].kind);
-        if kind == Kind::Function && (parent_kind.is_some_and(Kind::is_type_container) || d.container.is_some()) {
+        if kind == Kind::Function
+            && (parent_kind.is_some_and(Kind::is_type_container) || d.container.is_some())
+        {
             kind = Kind::Method;
         }
         if kind == Kind::Method && spec.constructor_names.contains(&name.as_str()) {
@@ -496,6 +562,7 @@ fn build_definitions(
             signature: String::new(),
             doc: d.doc,
             bases: d.bases,
+            self_name: d.self_name,
         });
         stack.push(out.len() - 1);
     }
@@ -505,7 +572,12 @@ fn build_definitions(
 /// Gives each call its innermost enclosing definition (by byte range).
 fn attach_calls(defs: &[Definition], calls: Vec<RawCall>) -> Vec<CallSite> {
     let mut order: Vec<usize> = (0..defs.len()).collect();
-    order.sort_by(|&a, &b| defs[a].start_byte.cmp(&defs[b].start_byte).then(defs[b].end_byte.cmp(&defs[a].end_byte)));
+    order.sort_by(|&a, &b| {
+        defs[a]
+            .start_byte
+            .cmp(&defs[b].start_byte)
+            .then(defs[b].end_byte.cmp(&defs[a].end_byte))
+    });
     let mut stack: Vec<usize> = Vec::new();
     let mut next = 0;
     let mut out = Vec::with_capacity(calls.len());
@@ -513,7 +585,10 @@ fn attach_calls(defs: &[Definition], calls: Vec<RawCall>) -> Vec<CallSite> {
         let at = c.at as u32;
         while next < order.len() && defs[order[next]].start_byte <= at {
             let d = order[next];
-            while stack.last().is_some_and(|&s| defs[s].end_byte <= defs[d].start_byte) {
+            while stack
+                .last()
+                .is_some_and(|&s| defs[s].end_byte <= defs[d].start_byte)
+            {
                 stack.pop();
             }
             stack.push(d);

@@ -161,6 +161,9 @@ pub struct Definition {
     pub doc: Option<String>,
     /// Bases and implemented interfaces written in the definition's header.
     pub bases: Vec<BaseRef>,
+    /// The name a method gives its own instance where the language lets it choose (a Go
+    /// receiver such as `m` in `func (m *Memory) Len()`); `self`/`this` are implied elsewhere.
+    pub self_name: Option<String>,
 }
 
 /// One call site (or `new` expression) found in a file.
@@ -265,6 +268,8 @@ pub struct FileFacts {
     pub calls: Vec<CallSite>,
     /// Import bindings in source order.
     pub imports: Vec<Import>,
+    /// Name of the file's default export (`export default function render`), if any.
+    pub default_export: Option<String>,
     /// Search chunks in source order.
     pub chunks: Vec<Chunk>,
 }

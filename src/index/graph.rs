@@ -245,7 +245,15 @@ impl CodeGraph {
             let (Some(&s), Some(&t)) = (g.by_id.get(&e.source), g.by_id.get(&e.target)) else {
                 continue;
             };
-            g.graph.add_edge(s, t, EdgeData { relation: e.relation, resolution: e.resolution, sites: e.sites });
+            g.graph.add_edge(
+                s,
+                t,
+                EdgeData {
+                    relation: e.relation,
+                    resolution: e.resolution,
+                    sites: e.sites,
+                },
+            );
         }
         for u in unresolved {
             g.unresolved.entry(u.caller.clone()).or_default().push(u);
@@ -293,7 +301,11 @@ impl CodeGraph {
         }
         for map in [&self.by_qualified, &self.by_name] {
             if let Some(ixs) = map.get(symbol) {
-                let mut v: Vec<&Node> = ixs.iter().map(|&ix| &self.graph[ix]).filter(|n| n.kind != Kind::File).collect();
+                let mut v: Vec<&Node> = ixs
+                    .iter()
+                    .map(|&ix| &self.graph[ix])
+                    .filter(|n| n.kind != Kind::File)
+                    .collect();
                 if v.iter().any(|n| n.kind != Kind::Impl) {
                     v.retain(|n| n.kind != Kind::Impl);
                 }
@@ -338,7 +350,11 @@ impl CodeGraph {
                     if !matches!(e.weight().relation, Relation::Calls | Relation::References) {
                         continue;
                     }
-                    let other = if dir == Direction::Incoming { e.source() } else { e.target() };
+                    let other = if dir == Direction::Incoming {
+                        e.source()
+                    } else {
+                        e.target()
+                    };
                     if d >= depth {
                         if !seen.contains(&other) {
                             truncated = true;
@@ -361,7 +377,9 @@ impl CodeGraph {
         let mut nodes: Vec<Node> = seen.iter().map(|&ix| self.graph[ix].clone()).collect();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
         let mut edges: Vec<Edge> = edges.into_iter().map(|e| self.edge_out(e)).collect();
-        edges.sort_by(|a, b| (&a.source, &a.target, a.relation).cmp(&(&b.source, &b.target, b.relation)));
+        edges.sort_by(|a, b| {
+            (&a.source, &a.target, a.relation).cmp(&(&b.source, &b.target, b.relation))
+        });
         let unresolved = self.count_unresolved(&nodes, walk);
         Some(Subgraph {
             schema: "codegraph-tui/subgraph@1",
@@ -382,13 +400,22 @@ impl CodeGraph {
     fn count_unresolved(&self, nodes: &[Node], walk: Walk) -> usize {
         let mut n = 0;
         if matches!(walk, Walk::Callees | Walk::Both) {
-            n += nodes.iter().map(|x| self.unresolved_of(&x.id).len()).sum::<usize>();
+            n += nodes
+                .iter()
+                .map(|x| self.unresolved_of(&x.id).len())
+                .sum::<usize>();
         }
         if matches!(walk, Walk::Callers | Walk::Both) {
-            let names: HashSet<&str> = nodes.iter().filter(|x| x.kind != Kind::File).map(|x| x.name.as_str()).collect();
+            let names: HashSet<&str> = nodes
+                .iter()
+                .filter(|x| x.kind != Kind::File)
+                .map(|x| x.name.as_str())
+                .collect();
             n += self
                 .all_unresolved()
-                .filter(|u| u.reason != UnresolvedReason::External && names.contains(u.name.as_str()))
+                .filter(|u| {
+                    u.reason != UnresolvedReason::External && names.contains(u.name.as_str())
+                })
                 .count();
         }
         n
@@ -396,8 +423,14 @@ impl CodeGraph {
 
     /// Every edge, canonical order.
     pub fn edges(&self) -> Vec<Edge> {
-        let mut v: Vec<Edge> = self.graph.edge_indices().map(|e| self.edge_out(e)).collect();
-        v.sort_by(|a, b| (&a.source, &a.target, a.relation).cmp(&(&b.source, &b.target, b.relation)));
+        let mut v: Vec<Edge> = self
+            .graph
+            .edge_indices()
+            .map(|e| self.edge_out(e))
+            .collect();
+        v.sort_by(|a, b| {
+            (&a.source, &a.target, a.relation).cmp(&(&b.source, &b.target, b.relation))
+        });
         v
     }
 

@@ -16,8 +16,8 @@ pub mod source;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -26,7 +26,9 @@ use serde::Serialize;
 
 pub use chunk::ChunkOptions;
 pub use facts::{FileFacts, Kind};
-pub use graph::{CodeGraph, Edge, Node, Relation, Subgraph, Tier, Unresolved, UnresolvedReason, Walk};
+pub use graph::{
+    CodeGraph, Edge, Node, Relation, Subgraph, Tier, Unresolved, UnresolvedReason, Walk,
+};
 pub use source::{Caps, FsSource, RawInput, SkipReason, WalkOptions};
 
 /// Errors of the engine. Per-file problems are never errors: they are counted in
@@ -195,11 +197,20 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool, IndexError> {
         .num_threads(threads)
         .thread_name(|i| format!("codegraph-index-{i}"))
         .build()
-        .map_err(|e| IndexError::Threads { threads, message: e.to_string() })
+        .map_err(|e| IndexError::Threads {
+            threads,
+            message: e.to_string(),
+        })
 }
 
 /// Resolves facts into the graph and fills the counts.
-fn finish(root: Option<PathBuf>, outcomes: Vec<Outcome>, mut stats: IndexStats, mut skipped: Vec<(String, SkipReason)>, started: Instant) -> Index {
+fn finish(
+    root: Option<PathBuf>,
+    outcomes: Vec<Outcome>,
+    mut stats: IndexStats,
+    mut skipped: Vec<(String, SkipReason)>,
+    started: Instant,
+) -> Index {
     let mut files = Vec::with_capacity(outcomes.len());
     for o in outcomes {
         match o {
@@ -216,7 +227,9 @@ fn finish(root: Option<PathBuf>, outcomes: Vec<Outcome>, mut stats: IndexStats, 
     let res = resolve::resolve(&files);
     let nodes = graph_nodes(&files);
     let graph = CodeGraph::build(nodes, res.edges, res.unresolved);
-    stats.elapsed_ms.insert("resolve".into(), t.elapsed().as_millis() as u64);
+    stats
+        .elapsed_ms
+        .insert("resolve".into(), t.elapsed().as_millis() as u64);
     for f in &files {
         match f.mode {
             facts::FileMode::Parsed => stats.files_indexed += 1,
@@ -233,10 +246,21 @@ fn finish(root: Option<PathBuf>, outcomes: Vec<Outcome>, mut stats: IndexStats, 
     }
     stats.edges = graph.edge_counts();
     for u in graph.all_unresolved() {
-        *stats.unresolved.entry(u.reason.as_str().to_string()).or_insert(0) += 1;
+        *stats
+            .unresolved
+            .entry(u.reason.as_str().to_string())
+            .or_insert(0) += 1;
     }
-    stats.elapsed_ms.insert("total".into(), started.elapsed().as_millis() as u64);
-    Index { root, files, graph, stats, skipped }
+    stats
+        .elapsed_ms
+        .insert("total".into(), started.elapsed().as_millis() as u64);
+    Index {
+        root,
+        files,
+        graph,
+        stats,
+        skipped,
+    }
 }
 
 /// Graph nodes of all files: one file node each, one node per definition.
@@ -276,9 +300,12 @@ fn graph_nodes(files: &[FileFacts]) -> Vec<Node> {
 pub fn index_inputs(inputs: Vec<RawInput>, options: &IndexOptions) -> Result<Index, IndexError> {
     let started = Instant::now();
     let pool = pool(options.threads)?;
-    let outcomes: Vec<Outcome> = pool.install(|| inputs.par_iter().map(|i| process(i, options)).collect());
+    let outcomes: Vec<Outcome> =
+        pool.install(|| inputs.par_iter().map(|i| process(i, options)).collect());
     let mut stats = IndexStats::default();
-    stats.elapsed_ms.insert("parse".into(), started.elapsed().as_millis() as u64);
+    stats
+        .elapsed_ms
+        .insert("parse".into(), started.elapsed().as_millis() as u64);
     Ok(finish(None, outcomes, stats, Vec::new(), started))
 }
 
@@ -289,7 +316,13 @@ pub fn index_inputs(inputs: Vec<RawInput>, options: &IndexOptions) -> Result<Ind
 /// [`IndexError::Threads`] when the pool cannot start.
 pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexError> {
     let started = Instant::now();
-    let src = FsSource::new(root, WalkOptions { threads: options.threads, ..options.walk.clone() })?;
+    let src = FsSource::new(
+        root,
+        WalkOptions {
+            threads: options.threads,
+            ..options.walk.clone()
+        },
+    )?;
     let pool = pool(options.threads)?;
     let walked = src.walk();
     let mut stats = IndexStats {
@@ -297,7 +330,9 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexErr
         paths_ignored: walked.paths_ignored,
         ..IndexStats::default()
     };
-    stats.elapsed_ms.insert("walk".into(), started.elapsed().as_millis() as u64);
+    stats
+        .elapsed_ms
+        .insert("walk".into(), started.elapsed().as_millis() as u64);
     let t = Instant::now();
     if let Some(p) = &options.progress {
         p.total.store(walked.files.len() as u64, Ordering::Relaxed);
@@ -318,8 +353,16 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexErr
             })
             .collect()
     });
-    stats.elapsed_ms.insert("parse".into(), t.elapsed().as_millis() as u64);
-    Ok(finish(Some(src.root().to_path_buf()), outcomes, stats, walked.skipped, started))
+    stats
+        .elapsed_ms
+        .insert("parse".into(), t.elapsed().as_millis() as u64);
+    Ok(finish(
+        Some(src.root().to_path_buf()),
+        outcomes,
+        stats,
+        walked.skipped,
+        started,
+    ))
 }
 
 /// Parses every supported file under `root` with the same walk, reads and threads as
@@ -328,7 +371,13 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexErr
 ///
 /// Errors: as [`index_repo`].
 pub fn parse_only(root: &Path, options: &IndexOptions) -> Result<(u64, u64), IndexError> {
-    let src = FsSource::new(root, WalkOptions { threads: options.threads, ..options.walk.clone() })?;
+    let src = FsSource::new(
+        root,
+        WalkOptions {
+            threads: options.threads,
+            ..options.walk.clone()
+        },
+    )?;
     let pool = pool(options.threads)?;
     let walked = src.walk();
     let counts: Vec<(u64, u64)> = pool.install(|| {
@@ -336,9 +385,15 @@ pub fn parse_only(root: &Path, options: &IndexOptions) -> Result<(u64, u64), Ind
             .files
             .par_iter()
             .map(|e| {
-                let Ok(input) = src.read(e, options.caps.max_file_bytes) else { return (0, 0) };
-                let Some(spec) = lang::for_path(&input.path) else { return (0, 0) };
-                let Ok(p) = source::prepare(&input.path, &input.bytes, &options.caps) else { return (0, 0) };
+                let Ok(input) = src.read(e, options.caps.max_file_bytes) else {
+                    return (0, 0);
+                };
+                let Some(spec) = lang::for_path(&input.path) else {
+                    return (0, 0);
+                };
+                let Ok(p) = source::prepare(&input.path, &input.bytes, &options.caps) else {
+                    return (0, 0);
+                };
                 if spec.grammar.is_none() || p.minified {
                     return (0, 0);
                 }
@@ -349,7 +404,9 @@ pub fn parse_only(root: &Path, options: &IndexOptions) -> Result<(u64, u64), Ind
             })
             .collect()
     });
-    Ok(counts.into_iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)))
+    Ok(counts
+        .into_iter()
+        .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)))
 }
 
 /// Streaming indexer: [`push`](Indexer::push) inputs as they arrive (each is processed at
@@ -368,7 +425,13 @@ impl Indexer {
     /// Errors: [`IndexError::Threads`].
     pub fn new(options: IndexOptions) -> Result<Indexer, IndexError> {
         let (tx, rx) = mpsc::channel();
-        Ok(Indexer { pool: pool(options.threads)?, options: Arc::new(options), tx, rx, started: Instant::now() })
+        Ok(Indexer {
+            pool: pool(options.threads)?,
+            options: Arc::new(options),
+            tx,
+            rx,
+            started: Instant::now(),
+        })
     }
 
     /// Queues one input; it is sniffed, parsed and extracted on the pool.
@@ -382,12 +445,20 @@ impl Indexer {
 
     /// Waits for every pushed input, then resolves and returns the index.
     pub fn finish(self) -> Index {
-        let Indexer { tx, rx, started, pool, .. } = self;
+        let Indexer {
+            tx,
+            rx,
+            started,
+            pool,
+            ..
+        } = self;
         drop(tx);
         let outcomes: Vec<Outcome> = rx.iter().collect();
         drop(pool);
         let mut stats = IndexStats::default();
-        stats.elapsed_ms.insert("parse".into(), started.elapsed().as_millis() as u64);
+        stats
+            .elapsed_ms
+            .insert("parse".into(), started.elapsed().as_millis() as u64);
         finish(None, outcomes, stats, Vec::new(), started)
     }
 }

@@ -327,12 +327,24 @@ mod tests {
     #[test]
     fn sniffing_rules() {
         let caps = Caps::default();
-        assert_eq!(prepare("a.rs", b"fn a(){}\0", &caps).unwrap_err(), SkipReason::Binary);
-        assert_eq!(prepare("a.py", b"x = '\xe9'", &caps).unwrap_err(), SkipReason::Binary);
+        assert_eq!(
+            prepare("a.rs", b"fn a(){}\0", &caps).unwrap_err(),
+            SkipReason::Binary
+        );
+        assert_eq!(
+            prepare("a.py", b"x = '\xe9'", &caps).unwrap_err(),
+            SkipReason::Binary
+        );
         let p = prepare("a.py", b"\xef\xbb\xbfdef f(): pass", &caps).unwrap();
         assert_eq!(p.text, "def f(): pass");
-        let small = Caps { max_file_bytes: 4, ..Caps::default() };
-        assert_eq!(prepare("a.py", b"12345", &small).unwrap_err(), SkipReason::TooLarge);
+        let small = Caps {
+            max_file_bytes: 4,
+            ..Caps::default()
+        };
+        assert_eq!(
+            prepare("a.py", b"12345", &small).unwrap_err(),
+            SkipReason::TooLarge
+        );
     }
 
     #[test]

@@ -44,7 +44,9 @@ pub struct LanguageSpec {
 
 impl std::fmt::Debug for LanguageSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LanguageSpec").field("name", &self.name).finish()
+        f.debug_struct("LanguageSpec")
+            .field("name", &self.name)
+            .finish()
     }
 }
 
@@ -81,7 +83,10 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     windowed("yaml", &["yaml", "yml"]),
     windowed("json", &["json", "jsonc"]),
     windowed("c", &["c", "h"]),
-    windowed("cpp", &["cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "h++", "ipp"]),
+    windowed(
+        "cpp",
+        &["cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "h++", "ipp"],
+    ),
     windowed("csharp", &["cs"]),
     windowed("java", &["java"]),
     windowed("text", &["txt", "rst", "adoc"]),
@@ -91,8 +96,14 @@ pub static LANGUAGES: &[LanguageSpec] = &[
 /// the captures JavaScript, TypeScript and TSX share.
 static QUERY_FILES: &[(&str, &str)] = &[
     ("ecma", include_str!("../../../queries/ecma/tags.scm")),
-    ("javascript", include_str!("../../../queries/javascript/tags.scm")),
-    ("typescript", include_str!("../../../queries/typescript/tags.scm")),
+    (
+        "javascript",
+        include_str!("../../../queries/javascript/tags.scm"),
+    ),
+    (
+        "typescript",
+        include_str!("../../../queries/typescript/tags.scm"),
+    ),
 ];
 
 /// Looks a language up by registry name.
@@ -105,7 +116,9 @@ pub fn for_path(path: &str) -> Option<&'static LanguageSpec> {
     let file = path.rsplit('/').next().unwrap_or(path);
     let (_, ext) = file.rsplit_once('.')?;
     let ext = ext.to_ascii_lowercase();
-    LANGUAGES.iter().find(|l| l.extensions.contains(&ext.as_str()))
+    LANGUAGES
+        .iter()
+        .find(|l| l.extensions.contains(&ext.as_str()))
 }
 
 /// A compiled extraction query with its capture indices looked up once.
@@ -155,6 +168,10 @@ pub enum Role {
     ImportDefault,
     /// `@import.glob`.
     ImportGlob,
+    /// `@export.default`.
+    ExportDefault,
+    /// `@self`.
+    SelfName,
     /// `@_helper` captures used only by predicates.
     Ignore,
 }
@@ -181,6 +198,8 @@ impl Role {
             "import.alias" => Role::ImportAlias,
             "import.default" => Role::ImportDefault,
             "import.glob" => Role::ImportGlob,
+            "export.default" => Role::ExportDefault,
+            "self" => Role::SelfName,
             n if n.starts_with('_') => Role::Ignore,
             _ => return None,
         })
@@ -211,8 +230,9 @@ pub fn compiled(spec: &'static LanguageSpec) -> Result<&'static CompiledLanguage
                 .capture_names()
                 .iter()
                 .map(|n| {
-                    Role::parse(n)
-                        .ok_or_else(|| format!("queries/{}/tags.scm: unknown capture @{n}", spec.name))
+                    Role::parse(n).ok_or_else(|| {
+                        format!("queries/{}/tags.scm: unknown capture @{n}", spec.name)
+                    })
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(CompiledLanguage {
@@ -233,14 +253,25 @@ fn query_source(spec: &LanguageSpec, depth: u32) -> Result<String, String> {
         return Err(format!("queries/{}/tags.scm: inherits cycle", spec.name));
     }
     let mut out = String::new();
-    if let Some(rest) = spec.tags.lines().next().and_then(|l| l.strip_prefix("; inherits:")) {
+    if let Some(rest) = spec
+        .tags
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("; inherits:"))
+    {
         for parent in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let text = QUERY_FILES
                 .iter()
                 .find(|(n, _)| *n == parent)
                 .map(|(_, t)| *t)
-                .ok_or_else(|| format!("queries/{}/tags.scm inherits unknown {parent}", spec.name))?;
-            let parent_spec = LanguageSpec { name: parent, tags: text, ..windowed("", &[]) };
+                .ok_or_else(|| {
+                    format!("queries/{}/tags.scm inherits unknown {parent}", spec.name)
+                })?;
+            let parent_spec = LanguageSpec {
+                name: parent,
+                tags: text,
+                ..windowed("", &[])
+            };
             out.push_str(&query_source(&parent_spec, depth + 1)?);
             out.push('\n');
         }

@@ -58,9 +58,19 @@ fn push_path(full: &str, alias: Option<String>, line: u32, out: &mut Vec<Import>
         None => (String::new(), full.to_string()),
     };
     if name == "self" {
-        out.push(Import { module, name: None, alias, line });
+        out.push(Import {
+            module,
+            name: None,
+            alias,
+            line,
+        });
     } else {
-        out.push(Import { module, name: Some(name), alias, line });
+        out.push(Import {
+            module,
+            name: Some(name),
+            alias,
+            line,
+        });
     }
 }
 
@@ -70,7 +80,10 @@ fn walk(n: Node<'_>, src: &[u8], prefix: String, line: u32, out: &mut Vec<Import
     }
     match n.kind() {
         "scoped_use_list" => {
-            let path = n.child_by_field_name("path").map(|p| text(p, src)).unwrap_or("");
+            let path = n
+                .child_by_field_name("path")
+                .map(|p| text(p, src))
+                .unwrap_or("");
             let prefix = join(&prefix, path);
             if let Some(list) = n.child_by_field_name("list") {
                 walk(list, src, prefix, line, out, depth + 1);
@@ -83,13 +96,23 @@ fn walk(n: Node<'_>, src: &[u8], prefix: String, line: u32, out: &mut Vec<Import
             }
         }
         "use_as_clause" => {
-            let path = n.child_by_field_name("path").map(|p| text(p, src)).unwrap_or("");
-            let alias = n.child_by_field_name("alias").map(|a| text(a, src).to_string());
+            let path = n
+                .child_by_field_name("path")
+                .map(|p| text(p, src))
+                .unwrap_or("");
+            let alias = n
+                .child_by_field_name("alias")
+                .map(|a| text(a, src).to_string());
             push_path(&join(&prefix, path), alias, line, out);
         }
         "use_wildcard" => {
             let inner = text(n, src).trim_end_matches('*').trim_end_matches("::");
-            out.push(Import { module: join(&prefix, inner), name: Some("*".into()), alias: None, line });
+            out.push(Import {
+                module: join(&prefix, inner),
+                name: Some("*".into()),
+                alias: None,
+                line,
+            });
         }
         "identifier" | "scoped_identifier" | "self" | "crate" | "super" => {
             push_path(&join(&prefix, text(n, src)), None, line, out);

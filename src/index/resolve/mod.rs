@@ -40,6 +40,53 @@ const COMMON_NAMES: &[&str] = &[
     "reset", "dispose", "close", "connect", "listen", "match", "replace", "encode", "decode",
 ];
 
+/// Global objects of ECMAScript, Node.js and browsers: a call on one of them (when the name
+/// is not bound in the file) leaves the repository.
+const JS_GLOBALS: &[&str] = &[
+    "JSON",
+    "Math",
+    "Object",
+    "Array",
+    "Promise",
+    "console",
+    "process",
+    "window",
+    "document",
+    "Number",
+    "String",
+    "Boolean",
+    "Date",
+    "Reflect",
+    "Symbol",
+    "Intl",
+    "Buffer",
+    "globalThis",
+    "navigator",
+    "Error",
+    "Map",
+    "Set",
+    "WeakMap",
+    "WeakSet",
+    "RegExp",
+    "BigInt",
+    "Atomics",
+    "Proxy",
+    "URL",
+    "crypto",
+    "performance",
+    "location",
+    "history",
+    "localStorage",
+    "sessionStorage",
+    "require",
+    "module",
+    "exports",
+];
+
+fn fam_is_js(f: &FileFacts) -> bool {
+    family(&f.language) == "js"
+}
+
 /// The guard of the `unique_name` tier: at least 4 chars and not in [`COMMON_NAMES`].
 pub fn unique_name_allowed(name: &str) -> bool {
     name.chars().count() >= 4 && !COMMON_NAMES.contains(&name)
@@ -104,7 +151,10 @@ impl<'a> Ctx<'a> {
             return is_typeish(p.kind).then_some(p.name.as_str());
         }
         let sep = if f.language == "rust" { "::" } else { "." };
-        d.in_file_name.strip_suffix(d.name.as_str())?.strip_suffix(sep).filter(|c| !c.is_empty())
+        d.in_file_name
+            .strip_suffix(d.name.as_str())?
+            .strip_suffix(sep)
+            .filter(|c| !c.is_empty())
     }
 
     fn build(files: &'a [FileFacts]) -> Ctx<'a> {
@@ -152,7 +202,8 @@ impl<'a> Ctx<'a> {
             .filter(|&r| {
                 let d = self.def(r);
                 !matches!(d.kind, Kind::Method | Kind::Constructor | Kind::Impl)
-                    && d.parent.is_none_or(|p| !f.definitions[p as usize].kind.is_type_container())
+                    && d.parent
+                        .is_none_or(|p| !f.definitions[p as usize].kind.is_type_container())
             })
             .collect()
     }
@@ -160,7 +211,11 @@ impl<'a> Ctx<'a> {
     fn top_level_in(&self, files: &[u32], name: &str) -> Vec<DefRef> {
         let mut v = Vec::new();
         for &fi in files {
-            v.extend(self.free_in_file(fi, name).into_iter().filter(|&r| self.def(r).parent.is_none()));
+            v.extend(
+                self.free_in_file(fi, name)
+                    .into_iter()
+                    .filter(|&r| self.def(r).parent.is_none()),
+            );
         }
         v
     }
@@ -179,7 +234,11 @@ impl<'a> Ctx<'a> {
                         if !defs.is_empty() {
                             return Bound::Defs(defs);
                         }
-                        let sub = if imp.module.ends_with('.') { format!("{}{n}", imp.module) } else { format!("{}.{n}", imp.module) };
+                        let sub = if imp.module.ends_with('.') {
+                            format!("{}{n}", imp.module)
+                        } else {
+                            format!("{}.{n}", imp.module)
+                        };
                         match self.modules.python(self.files, fi, &sub) {
                             Target::Files(s) if !s.is_empty() => Bound::Module(s),
                             _ => Bound::NotFound,
@@ -194,7 +253,10 @@ impl<'a> Ctx<'a> {
                     None => Bound::Module(v),
                     Some("default") => {
                         let alias = imp.alias.as_deref().unwrap_or("default");
-                        let mut defs = self.top_level_in(&v, alias);
+                        let exported: Option<&str> = v
+                            .iter()
+                            .find_map(|&t| self.files[t as usize].default_export.as_deref());
+                        let mut defs = self.top_level_in(&v, exported.unwrap_or(alias));
                         if defs.is_empty() {
                             let tops: Vec<DefRef> = v
                                 .iter()
@@ -203,7 +265,10 @@ impl<'a> Ctx<'a> {
                                         .definitions
                                         .iter()
                                         .enumerate()
-                                        .filter(|(_, d)| d.parent.is_none() && (d.kind.is_callable() || d.kind == Kind::Class))
+                                        .filter(|(_, d)| {
+                                            d.parent.is_none()
+                                                && (d.kind.is_callable() || d.kind == Kind::Class)
+                                        })
                                         .map(move |(di, _)| (fi, di as u32))
                                 })
                                 .collect();
@@ -232,7 +297,8 @@ impl<'a> Ctx<'a> {
                 _ => Bound::External,
             },
             "rust" => {
-                let mut segs: Vec<&str> = imp.module.split("::").filter(|s| !s.is_empty()).collect();
+                let mut segs: Vec<&str> =
+                    imp.module.split("::").filter(|s| !s.is_empty()).collect();
                 if let Some(n) = imp.name.as_deref() {
                     segs.push(n);
                 }
@@ -244,7 +310,9 @@ impl<'a> Ctx<'a> {
                         let defs: Vec<DefRef> = v
                             .iter()
                             .flat_map(|&fi| self.free_in_file(fi, n))
-                            .filter(|&r| self.def(r).parent.is_none() || self.def(r).kind == Kind::Module)
+                            .filter(|&r| {
+                                self.def(r).parent.is_none() || self.def(r).kind == Kind::Module
+                            })
                             .collect();
                         if defs.is_empty() {
                             Bound::NotFound
@@ -329,13 +397,21 @@ impl<'a> Ctx<'a> {
         if !local.is_empty() {
             let mut scope = c.caller;
             while let Some(s) = scope {
-                let inner: Vec<DefRef> = local.iter().copied().filter(|&r| self.def(r).parent == Some(s)).collect();
+                let inner: Vec<DefRef> = local
+                    .iter()
+                    .copied()
+                    .filter(|&r| self.def(r).parent == Some(s))
+                    .collect();
                 if inner.len() == 1 {
                     return Ok((inner[0], Tier::Local));
                 }
                 scope = f.definitions[s as usize].parent;
             }
-            let top: Vec<DefRef> = local.iter().copied().filter(|&r| self.def(r).parent.is_none()).collect();
+            let top: Vec<DefRef> = local
+                .iter()
+                .copied()
+                .filter(|&r| self.def(r).parent.is_none())
+                .collect();
             return match top.len() {
                 1 => Ok((top[0], Tier::Local)),
                 0 if local.len() == 1 => Ok((local[0], Tier::Local)),
@@ -356,7 +432,10 @@ impl<'a> Ctx<'a> {
         }
         // Glob imports.
         for imp in f.imports.iter().filter(|i| i.name.as_deref() == Some("*")) {
-            let whole = Import { name: None, ..(*imp).clone() };
+            let whole = Import {
+                name: None,
+                ..(*imp).clone()
+            };
             if let Bound::Module(files) = self.bind(fi, &whole) {
                 let d = self.top_level_in(&files, name);
                 if d.len() == 1 {
@@ -403,7 +482,12 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn resolve_qualified(&self, fi: u32, c: &CallSite, recv: &str) -> Result<(DefRef, Tier), UnresolvedReason> {
+    fn resolve_qualified(
+        &self,
+        fi: u32,
+        c: &CallSite,
+        recv: &str,
+    ) -> Result<(DefRef, Tier), UnresolvedReason> {
         let f = &self.files[fi as usize];
         let name = c.name.as_str();
         let one = |v: Vec<DefRef>, tier: Tier| match v.len() {
@@ -411,6 +495,11 @@ impl<'a> Ctx<'a> {
             0 => Err(UnresolvedReason::NotFound),
             _ => Err(UnresolvedReason::Ambiguous),
         };
+        // A method's own instance under a chosen name (Go receivers) acts as `self`.
+        let own = c
+            .caller
+            .and_then(|i| f.definitions[i as usize].self_name.as_deref());
+        let recv = if own == Some(recv) { "self" } else { recv };
         // self / this / Self / cls / super.
         match recv {
             "self" | "this" | "Self" | "cls" => {
@@ -423,9 +512,17 @@ impl<'a> Ctx<'a> {
                 return Err(UnresolvedReason::NotFound);
             }
             "super" | "super()" => {
-                let ty = self.enclosing_type(fi, c.caller).ok_or(UnresolvedReason::NotFound)?;
+                let ty = self
+                    .enclosing_type(fi, c.caller)
+                    .ok_or(UnresolvedReason::NotFound)?;
                 let mut out = Vec::new();
-                for &t in self.types.get(&(self.fam(fi), ty)).into_iter().flatten().filter(|t| t.0 == fi) {
+                for &t in self
+                    .types
+                    .get(&(self.fam(fi), ty))
+                    .into_iter()
+                    .flatten()
+                    .filter(|t| t.0 == fi)
+                {
                     for b in &self.def(t).bases {
                         out.extend(self.member_with_bases(fi, &b.name, name, 1));
                     }
@@ -439,7 +536,9 @@ impl<'a> Ctx<'a> {
             }
             _ => {}
         }
-        let is_path = recv.chars().all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.' || ch == ':' || ch == '$');
+        let is_path = recv
+            .chars()
+            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.' || ch == ':' || ch == '$');
         if !is_path {
             return self.method_fallback(fi, name);
         }
@@ -457,7 +556,11 @@ impl<'a> Ctx<'a> {
                 // `module::Type::method`
                 if used + 1 == segs.len() {
                     let ty = segs[used];
-                    let m: Vec<DefRef> = self.member(v[0], ty, name).into_iter().filter(|r| v.contains(&r.0)).collect();
+                    let m: Vec<DefRef> = self
+                        .member(v[0], ty, name)
+                        .into_iter()
+                        .filter(|r| v.contains(&r.0))
+                        .collect();
                     return one(m, Tier::Qualified);
                 }
             }
@@ -480,12 +583,20 @@ impl<'a> Ctx<'a> {
                             k += 1;
                         }
                         if k == segs.len() {
-                            let tier = if segs.len() == 1 { Tier::Import } else { Tier::Qualified };
+                            let tier = if segs.len() == 1 {
+                                Tier::Import
+                            } else {
+                                Tier::Qualified
+                            };
                             return one(self.top_level_in(&files, name), tier);
                         }
                         // `mod.Type.method`
                         let ty = segs[segs.len() - 1];
-                        let m: Vec<DefRef> = self.member(fi, ty, name).into_iter().filter(|r| files.contains(&r.0)).collect();
+                        let m: Vec<DefRef> = self
+                            .member(fi, ty, name)
+                            .into_iter()
+                            .filter(|r| files.contains(&r.0))
+                            .collect();
                         return one(m, Tier::Qualified);
                     }
                     Bound::Defs(defs) => {
@@ -504,7 +615,11 @@ impl<'a> Ctx<'a> {
         }
         // Python `import a.b` binds `a`: `a.b.f()` with the module written in full.
         if f.language == "python" && segs.len() > 1 {
-            if let Some(imp) = f.imports.iter().find(|i| i.name.is_none() && i.alias.is_none() && i.module == recv) {
+            if let Some(imp) = f
+                .imports
+                .iter()
+                .find(|i| i.name.is_none() && i.alias.is_none() && i.module == recv)
+            {
                 return match self.bind(fi, imp) {
                     Bound::Module(files) => one(self.top_level_in(&files, name), Tier::Qualified),
                     Bound::External => Err(UnresolvedReason::External),
@@ -514,7 +629,11 @@ impl<'a> Ctx<'a> {
         }
         // A type name (`Foo::new()`, `Foo.create()`), the last segment of the qualifier.
         let ty = *segs.last().unwrap_or(&first);
-        let ty = if ty == "Self" { self.enclosing_type(fi, c.caller).unwrap_or(ty) } else { ty };
+        let ty = if ty == "Self" {
+            self.enclosing_type(fi, c.caller).unwrap_or(ty)
+        } else {
+            ty
+        };
         if self.types.contains_key(&(self.fam(fi), ty)) {
             let m = self.member_with_bases(fi, ty, name, 0);
             if !m.is_empty() {
@@ -522,6 +641,10 @@ impl<'a> Ctx<'a> {
             }
             // A type whose member is not in the repo (derived or inherited from a library).
             return Err(UnresolvedReason::NotFound);
+        }
+        // ECMAScript, Node and browser globals (`JSON.stringify`, `console.log`).
+        if fam_is_js(f) && segs.len() == 1 && JS_GLOBALS.contains(&first) {
+            return Err(UnresolvedReason::External);
         }
         // A Rust path that is not a repo module, type or import (`HashMap::new`,
         // `std::mem::take`) comes from a library.
@@ -543,7 +666,7 @@ impl<'a> Ctx<'a> {
             .copied()
             .filter(|&r| {
                 let d = self.def(r);
-                matches!(d.kind, Kind::Method | Kind::Constructor) || (fam == "js" && d.kind == Kind::Function)
+                matches!(d.kind, Kind::Method | Kind::Constructor)
             })
             .collect();
         match cands.len() {
@@ -557,7 +680,11 @@ impl<'a> Ctx<'a> {
     fn resolve_base(&self, fi: u32, name: &str) -> Option<(DefRef, Tier)> {
         let fam = self.fam(fi);
         let types = self.types.get(&(fam, name))?;
-        let here: Vec<DefRef> = types.iter().copied().filter(|r| r.0 == fi && self.def(*r).kind != Kind::Impl).collect();
+        let here: Vec<DefRef> = types
+            .iter()
+            .copied()
+            .filter(|r| r.0 == fi && self.def(*r).kind != Kind::Impl)
+            .collect();
         if here.len() == 1 {
             return Some((here[0], Tier::Local));
         }
@@ -570,7 +697,11 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        let all: Vec<DefRef> = types.iter().copied().filter(|r| self.def(*r).kind != Kind::Impl).collect();
+        let all: Vec<DefRef> = types
+            .iter()
+            .copied()
+            .filter(|r| self.def(*r).kind != Kind::Impl)
+            .collect();
         (all.len() == 1 && unique_name_allowed(name)).then(|| (all[0], Tier::UniqueName))
     }
 }
@@ -587,8 +718,16 @@ fn narrow(files: &[FileFacts], fi: u32, all: Vec<DefRef>) -> Vec<DefRef> {
     }
     let path = &files[fi as usize].path;
     let root = modules::rust_crate_root(path);
-    let dir = if root.is_empty() { path.rfind('/').map_or("", |i| &path[..=i]).to_string() } else { root };
-    let near: Vec<DefRef> = all.iter().copied().filter(|r| files[r.0 as usize].path.starts_with(&dir)).collect();
+    let dir = if root.is_empty() {
+        path.rfind('/').map_or("", |i| &path[..=i]).to_string()
+    } else {
+        root
+    };
+    let near: Vec<DefRef> = all
+        .iter()
+        .copied()
+        .filter(|r| files[r.0 as usize].path.starts_with(&dir))
+        .collect();
     if near.len() == 1 {
         return near;
     }
@@ -621,7 +760,9 @@ pub fn resolve(files: &[FileFacts]) -> Resolution {
             let parent = match d.parent {
                 Some(p) => f.definitions[p as usize].id.clone(),
                 None => match Ctx::container_name(f, d).and_then(|c| {
-                    f.definitions.iter().find(|t| t.parent.is_none() && t.name == c && t.kind.is_type_container())
+                    f.definitions
+                        .iter()
+                        .find(|t| t.parent.is_none() && t.name == c && t.kind.is_type_container())
                 }) {
                     Some(t) => t.id.clone(),
                     None => f.path.clone(),
@@ -631,8 +772,16 @@ pub fn resolve(files: &[FileFacts]) -> Resolution {
             for b in &d.bases {
                 if let Some((t, tier)) = ctx.resolve_base(fi, &b.name) {
                     if t != (fi, di as u32) {
-                        let rel = if b.implements { Relation::Implements } else { Relation::Inherits };
-                        let site = Site { file: f.path.clone(), line: b.line, column: b.column };
+                        let rel = if b.implements {
+                            Relation::Implements
+                        } else {
+                            Relation::Inherits
+                        };
+                        let site = Site {
+                            file: f.path.clone(),
+                            line: b.line,
+                            column: b.column,
+                        };
                         add(d.id.clone(), ctx.def(t).id.clone(), rel, tier, Some(site));
                     }
                 }
@@ -640,7 +789,10 @@ pub fn resolve(files: &[FileFacts]) -> Resolution {
         }
         // Imports (file → file).
         for imp in &f.imports {
-            let whole = Import { name: None, ..imp.clone() };
+            let whole = Import {
+                name: None,
+                ..imp.clone()
+            };
             let targets: Vec<u32> = match ctx.bind(fi, imp) {
                 Bound::Defs(d) => d.iter().map(|r| r.0).collect(),
                 Bound::Module(m) => m,
@@ -653,16 +805,36 @@ pub fn resolve(files: &[FileFacts]) -> Resolution {
             targets.sort();
             targets.dedup();
             for t in targets.into_iter().filter(|&t| t != fi) {
-                let site = Site { file: f.path.clone(), line: imp.line, column: 1 };
-                add(f.path.clone(), files[t as usize].path.clone(), Relation::Imports, Tier::Import, Some(site));
+                let site = Site {
+                    file: f.path.clone(),
+                    line: imp.line,
+                    column: 1,
+                };
+                add(
+                    f.path.clone(),
+                    files[t as usize].path.clone(),
+                    Relation::Imports,
+                    Tier::Import,
+                    Some(site),
+                );
             }
         }
         // Calls.
         for c in &f.calls {
-            let site = Site { file: f.path.clone(), line: c.line, column: c.column };
+            let site = Site {
+                file: f.path.clone(),
+                line: c.line,
+                column: c.column,
+            };
             let caller = node_id(f, c.caller);
             match ctx.resolve_call(fi, c) {
-                Ok((t, tier)) => add(caller, ctx.def(t).id.clone(), Relation::Calls, tier, Some(site)),
+                Ok((t, tier)) => add(
+                    caller,
+                    ctx.def(t).id.clone(),
+                    Relation::Calls,
+                    tier,
+                    Some(site),
+                ),
                 Err(reason) => unresolved.push(Unresolved {
                     caller,
                     name: c.name.clone(),
@@ -678,7 +850,14 @@ pub fn resolve(files: &[FileFacts]) -> Resolution {
         .map(|((source, target, relation), (tier, mut sites))| {
             sites.sort();
             sites.dedup();
-            Edge { source, target, relation, resolution: tier, confidence: tier.confidence(), sites }
+            Edge {
+                source,
+                target,
+                relation,
+                resolution: tier,
+                confidence: tier.confidence(),
+                sites,
+            }
         })
         .collect();
     unresolved.sort();

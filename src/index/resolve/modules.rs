@@ -91,7 +91,11 @@ impl ModuleTable {
                     }
                     t.rs.insert((root, f.module_path.join("::")), i);
                 }
-                "go" => t.go_dirs.entry(dir_of(&f.path).to_string()).or_default().push(i),
+                "go" => t
+                    .go_dirs
+                    .entry(dir_of(&f.path).to_string())
+                    .or_default()
+                    .push(i),
                 _ => {}
             }
         }
@@ -105,7 +109,11 @@ impl ModuleTable {
         if dots == 0 {
             let full = self.py.get(rest).map(Vec::as_slice).unwrap_or(&[]);
             // Prefer the module whose whole path matches; then a unique suffix match.
-            let exact: Vec<u32> = full.iter().copied().filter(|&f| files[f as usize].module_path.join(".") == rest).collect();
+            let exact: Vec<u32> = full
+                .iter()
+                .copied()
+                .filter(|&f| files[f as usize].module_path.join(".") == rest)
+                .collect();
             return match (exact.len(), full.len()) {
                 (1, _) => Target::Files(exact),
                 (_, 1) => Target::Files(full.to_vec()),
@@ -129,7 +137,11 @@ impl ModuleTable {
         let key = pkg.join(".");
         match self.py.get(&key) {
             Some(v) => {
-                let exact: Vec<u32> = v.iter().copied().filter(|&x| files[x as usize].module_path == pkg).collect();
+                let exact: Vec<u32> = v
+                    .iter()
+                    .copied()
+                    .filter(|&x| files[x as usize].module_path == pkg)
+                    .collect();
                 Target::Files(if exact.is_empty() { v.clone() } else { exact })
             }
             None => Target::Files(Vec::new()),
@@ -196,10 +208,16 @@ impl ModuleTable {
     /// Rust module path (segments, possibly starting with `crate`, `self`, `super` or a
     /// crate name) from a file; returns the file of the longest prefix that is a module
     /// and how many segments that consumed.
-    pub(crate) fn rust(&self, files: &[FileFacts], from_file: u32, segs: &[&str]) -> Option<(Target, usize)> {
+    pub(crate) fn rust(
+        &self,
+        files: &[FileFacts],
+        from_file: u32,
+        segs: &[&str],
+    ) -> Option<(Target, usize)> {
         let f = &files[from_file as usize];
         let root = rust_crate_root(&f.path);
-        let (crate_root, mut base, skip): (String, Vec<String>, usize) = match segs.first().copied() {
+        let (crate_root, mut base, skip): (String, Vec<String>, usize) = match segs.first().copied()
+        {
             Some("crate") => (root, Vec::new(), 1),
             Some("self") => (root, f.module_path.clone(), 1),
             Some("super") => {
@@ -227,7 +245,10 @@ impl ModuleTable {
             }
             None => return None,
         };
-        let mut found = self.rs.get(&(crate_root.clone(), base.join("::"))).map(|&i| (i, skip));
+        let mut found = self
+            .rs
+            .get(&(crate_root.clone(), base.join("::")))
+            .map(|&i| (i, skip));
         for (k, s) in segs.iter().enumerate().skip(skip) {
             base.push(s.to_string());
             match self.rs.get(&(crate_root.clone(), base.join("::"))) {
@@ -255,7 +276,10 @@ mod tests {
 
     #[test]
     fn relative_joins() {
-        assert_eq!(join_relative("src/app", "../lib/x").as_deref(), Some("src/lib/x"));
+        assert_eq!(
+            join_relative("src/app", "../lib/x").as_deref(),
+            Some("src/lib/x")
+        );
         assert_eq!(join_relative("", "../x"), None);
     }
 }
