@@ -17,6 +17,9 @@ use tree_sitter::{Node, Query};
 
 use super::facts::{Import, Kind};
 
+/// Expands an import node into bindings: (statement node, source bytes, 1-based line, out).
+pub type ImportHook = fn(Node<'_>, &[u8], u32, &mut Vec<Import>);
+
 /// Static description of one language.
 pub struct LanguageSpec {
     /// Registry name, used in JSON (`rust`, `python`, `javascript`, `typescript`, `tsx`, `go`).
@@ -39,7 +42,7 @@ pub struct LanguageSpec {
     /// The language's module path for a repo-relative file path (`a/b.py` → `["a", "b"]`).
     pub module_path: fn(&str) -> Vec<String>,
     /// Expands an `@import` node that has no `@import.*` sub-captures (Rust `use` trees).
-    pub expand_import: Option<fn(Node<'_>, &[u8], u32, &mut Vec<Import>)>,
+    pub expand_import: Option<ImportHook>,
 }
 
 impl std::fmt::Debug for LanguageSpec {

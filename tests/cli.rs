@@ -1,0 +1,151 @@
+//! End-to-end runs of the real binary: the command-line contract of DESIGN section 5.
+
+mod common;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn cg() -> Command {
+    let mut c = Command::cargo_bin("codegraph-tui").unwrap();
+    c.env(
+        "CODEGRAPH_CONFIG",
+        "/nonexistent/codegraph-test-config.toml",
+    );
+    c
+}
+
+#[test]
+fn index_json_has_the_contract_fields() {
+    let out = cg()
+        .args(["-C"])
+        .arg(common::fixture("multi"))
+        .args(["index", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["root"].as_str().unwrap().ends_with("multi"));
+    assert!(v["cache_dir"].is_string());
+    let s = &v["stats"];
+    for k in [
+        "files_seen",
+        "files_indexed",
+        "files_windowed",
+        "paths_ignored",
+        "files_skipped_binary",
+        "files_skipped_too_large",
+        "files_skipped_unsupported",
+        "files_skipped_unreadable",
+        "files_with_parse_errors",
+        "definitions",
+        "chunks",
+        "call_sites",
+    ] {
+        assert!(s[k].is_u64(), "stats.{k} missing");
+    }
+    for k in ["edges", "unresolved", "elapsed_ms"] {
+        assert!(s[k].is_object(), "stats.{k} missing");
+    }
+    assert_eq!(s["files_indexed"], 8);
+    assert_eq!(
+        s["files_windowed"], 4,
+        "README.md, config.toml, data.json, expected.json"
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "no progress bar when stderr is not a terminal"
+    );
+}
+
+#[test]
+fn graph_json_is_byte_identical_across_runs() {
+    let run = || {
+        cg().arg("-C")
+            .arg(common::fixture("rust"))
+            .args(["graph", "--json"])
+            .output()
+            .unwrap()
+            .stdout
+    };
+    let a = run();
+    assert!(a.len() > 1000);
+    assert_eq!(a, run());
+}
+
+#[test]
+fn callers_json_is_a_subgraph() {
+    let out = cg()
+        .arg("-C")
+        .arg(common::fixture("python"))
+        .args([
+            "callers",
+            "app/store.py::MemoryStore.allocate_id",
+            "--depth",
+            "2",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "codegraph-tui/subgraph@1");
+    assert_eq!(v["root"], "app/store.py::MemoryStore.allocate_id");
+    assert_eq!(v["direction"], "callers");
+    assert_eq!(v["depth"], 2);
+    let edges = v["edges"].as_array().unwrap();
+    assert!(!edges.is_empty());
+    for e in edges {
+        assert_eq!(e["relation"], "calls");
+        assert!(e["sites"][0]["line"].as_u64().unwrap() >= 1);
+    }
+    assert!(v["truncated"].is_boolean());
+    assert!(v["unresolved"].is_u64());
+}
+
+#[test]
+fn unknown_symbol_is_an_error_with_suggestions_never_a_substitute() {
+    cg().arg("-C")
+        .arg(common::fixture("python"))
+        .args(["callers", "MemStore.allocate"])
+        .assert()
+        .failure()
+        .stdout(predicate::str::is_empty())
+        .stderr(
+            predicate::str::contains("no symbol matches").and(predicate::str::contains("not used")),
+        );
+}
+
+#[test]
+fn ambiguous_symbol_lists_every_candidate_id() {
+    // `parse` is defined in two JS modules of the fixture.
+    let out = cg()
+        .arg("-C")
+        .arg(common::fixture("javascript"))
+        .args(["callees", "parse"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("src/parser.js::parse") && err.contains("src/util.js::parse"),
+        "{err}"
+    );
+}
+
+#[test]
+fn symbols_fuzzy_search_ranks_the_exact_name_first() {
+    let out = cg()
+        .arg("-C")
+        .arg(common::fixture("rust"))
+        .args(["symbols", "total_value", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first = &v["hits"][0];
+    assert_eq!(first["name"], "total_value", "{v}");
+}

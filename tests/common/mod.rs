@@ -1,0 +1,64 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use codegraph_tui::index::{index_repo, Index, IndexOptions};
+
+/// `tests/fixtures/<name>`.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// `../shared/<rel>` next to the project (present on developer machines and in CI).
+pub fn shared(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(rel)
+}
+
+pub fn index(root: &Path, threads: usize) -> Index {
+    let opts = IndexOptions {
+        threads,
+        ..IndexOptions::default()
+    };
+    index_repo(root, &opts).expect("index")
+}
+
+/// Checks an `expected.json` (`{"must": [...], "must_not": [...]}` of
+/// `{source, target, relation}`) against the graph; returns every failure.
+pub fn check_expected(root: &Path) -> Vec<String> {
+    let idx = index(root, 2);
+    let exp: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("expected.json")).expect("expected.json"),
+    )
+    .expect("json");
+    let edges: BTreeSet<(String, String, String)> = idx
+        .graph
+        .edges()
+        .into_iter()
+        .map(|e| (e.source, e.target, e.relation.as_str().to_string()))
+        .collect();
+    let key = |m: &serde_json::Value| {
+        (
+            m["source"].as_str().unwrap().to_string(),
+            m["target"].as_str().unwrap().to_string(),
+            m["relation"].as_str().unwrap().to_string(),
+        )
+    };
+    let mut failures = Vec::new();
+    for m in exp["must"].as_array().unwrap() {
+        if !edges.contains(&key(m)) {
+            failures.push(format!("missing {:?}", key(m)));
+        }
+    }
+    for m in exp["must_not"].as_array().unwrap() {
+        if edges.contains(&key(m)) {
+            failures.push(format!("wrong edge {:?}", key(m)));
+        }
+    }
+    failures
+}
