@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# tests/bench.sh [BIN]: indexing benchmark on the real-code corpus of ../shared/corpus/fetch.sh.
+# For each tree (Rust crates, Python sdists, npm packages) prints one JSON line with the
+# index counts, wall time, files/s, MB/s, peak RSS, and the ratio of `index` time to a bare
+# tree-sitter parse of the same files (same walk, reads and threads: `index --parse-only`).
+# Threads: CODEGRAPH_THREADS (default 2, the CI machine's cores). Each command runs 3 times;
+# the fastest run counts (the others are warm-up for the page cache).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${1:-$here/target/release/codegraph-tui}
+CORPUS=${CG_CORPUS:-$HOME/.cache/codegraph-corpus}
+export CODEGRAPH_THREADS=${CODEGRAPH_THREADS:-2}
+[ -d "$CORPUS/rust" ] || bash "$here/../shared/corpus/fetch.sh" "$CORPUS" >&2
+best() { # best-of-3 wall seconds and max RSS (KB) of a command; stdout of the last run to $out
+  local b=999999 rss=0 t m
+  for _ in 1 2 3; do
+    /usr/bin/time -f "%e %M" -o /tmp/cg-bench-time "$@" > /tmp/cg-bench-out
+    read -r t m < /tmp/cg-bench-time
+    b=$(python3 -c "print(min($b, $t))"); [ "$m" -gt "$rss" ] && rss=$m
+  done
+  echo "$b $rss"
+}
+for tree in rust python npm; do
+  dir="$CORPUS/$tree"
+  read -r t_index rss < <(best "$BIN" -C "$dir" --no-cache index --json)
+  cp /tmp/cg-bench-out /tmp/cg-bench-index.json
+  read -r t_parse _ < <(best "$BIN" -C "$dir" --no-cache index --parse-only)
+  python3 - "$tree" "$t_index" "$rss" "$t_parse" <<'PY'
+import json, sys
+tree, t_index, rss, t_parse = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+s = json.load(open("/tmp/cg-bench-index.json"))["stats"]
+files = s["files_indexed"] + s["files_windowed"]
+print(json.dumps({
+    "tree": tree, "files_parsed": s["files_indexed"], "files_windowed": s["files_windowed"],
+    "lines": s["lines"], "mb": round(s["bytes"] / 1e6, 1), "definitions": s["definitions"],
+    "call_edges": s["edges"].get("calls", 0), "unresolved": s["unresolved"],
+    "index_s": t_index, "files_per_s": round(files / t_index), "mb_per_s": round(s["bytes"] / 1e6 / t_index, 1),
+    "peak_rss_mb": round(rss / 1024), "bare_parse_s": t_parse, "index_over_parse": round(t_index / t_parse, 2),
+}))
+PY
+done
