@@ -48,3 +48,6 @@
                 (generator_function_declaration name: (_) @export.default)
                 (class_declaration name: (_) @export.default)])
 (export_statement "default" value: (identifier) @export.default)
+
+(comment) @comment
+(decorator) @annotation

@@ -30,3 +30,5 @@
 (call_expression function: (identifier) @call.name) @call
 (call_expression
   function: (selector_expression operand: (_) @call.receiver field: (field_identifier) @call.name)) @call
+
+(comment) @comment

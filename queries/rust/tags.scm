@@ -39,3 +39,6 @@
   (#match? @_args "^\\("))
 ((token_tree (identifier) @call.receiver . "." . (identifier) @call.name . (token_tree) @_args) @call
   (#match? @_args "^\\("))
+
+[(line_comment) (block_comment)] @comment
+(attribute_item) @annotation

@@ -105,7 +105,6 @@ struct RawDef {
     self_name: Option<String>,
     doc: Option<String>,
     bases: Vec<BaseRef>,
-    node_id: usize,
 }
 
 struct RawCall {
@@ -218,6 +217,8 @@ fn run_query(
     let mut calls: HashMap<usize, RawCall> = HashMap::new();
     let mut imports: Vec<(usize, usize, Import)> = Vec::new();
     let mut default_export: Option<String> = None;
+    let mut comments: Vec<(tree_sitter::Point, usize, std::ops::Range<usize>)> = Vec::new();
+    let mut annotations: Vec<(usize, usize)> = Vec::new();
     let src = text.as_bytes();
     let mut matches = cursor.matches(&c.query, root, src);
     while let Some(m) = matches.next() {
@@ -244,7 +245,6 @@ fn run_query(
                     end: node.end_byte(),
                     start_line: node.start_position().row as u32 + 1,
                     end_line: node.end_position().row as u32 + 1,
-                    node_id: node.id(),
                     ..RawDef::default()
                 });
                 defs.len() - 1
@@ -284,7 +284,6 @@ fn run_query(
                     d.bases.push(b);
                 }
             }
-            let _ = d.node_id;
             continue;
         }
         // Call sites, keyed by the callee name token; a match with a receiver wins.
@@ -311,6 +310,21 @@ fn run_query(
                     },
                 );
             }
+            continue;
+        }
+        if let Some(n) = find(Role::Comment) {
+            // A Rust line comment includes its newline: its last row is the one before.
+            let end = n.end_position();
+            let end_row = if end.column == 0 && end.row > n.start_position().row {
+                end.row - 1
+            } else {
+                end.row
+            };
+            comments.push((n.start_position(), end_row, n.byte_range()));
+            continue;
+        }
+        if let Some(n) = find(Role::Annotation) {
+            annotations.push((n.start_position().row, n.end_position().row));
             continue;
         }
         if let Some(n) = find(Role::ExportDefault) {
@@ -369,9 +383,10 @@ fn run_query(
         }
     }
     // Leading doc comments for definitions that have no docstring.
-    for d in defs.iter_mut().filter(|d| d.doc.is_none()) {
-        if let Some(node) = find_node(root, d) {
-            d.doc = leading_doc(c.spec, node, text);
+    if !comments.is_empty() {
+        let docs = LeadingDocs::new(c.spec, text, comments, &annotations);
+        for d in defs.iter_mut().filter(|d| d.doc.is_none()) {
+            d.doc = docs.above(d.start_line as usize - 1);
         }
     }
     imports.sort_by_key(|(s, k, _)| (*s, *k));
@@ -384,84 +399,86 @@ fn run_query(
     )
 }
 
-/// Re-finds a definition's node by its byte range (nodes cannot outlive the match).
-fn find_node<'t>(root: Node<'t>, d: &RawDef) -> Option<Node<'t>> {
-    let mut n = root.descendant_for_byte_range(d.start, d.end)?;
-    // descendant_for_byte_range returns the smallest node spanning the range; walk up to
-    // the node whose id we recorded (a wrapper may share the range).
-    for _ in 0..8 {
-        if n.id() == d.node_id {
-            return Some(n);
-        }
-        match n.parent() {
-            Some(p) if p.start_byte() == d.start && p.end_byte() == d.end => n = p,
-            _ => break,
-        }
-    }
-    (n.start_byte() == d.start && n.end_byte() == d.end).then_some(n)
+/// Comments and annotation rows of one file, for finding the documentation right above a
+/// definition by rows alone (no tree walk: `prev_sibling` is linear in the sibling count).
+struct LeadingDocs<'a> {
+    spec: &'a LanguageSpec,
+    text: &'a str,
+    /// Comment ending on a row → (start row, byte range). A comment that does not start its
+    /// line (a trailing comment after code) is left out.
+    by_end_row: HashMap<usize, (usize, std::ops::Range<usize>)>,
+    /// Rows covered by attributes or decorators (`#[derive]`, `@Injectable()`), skipped.
+    annotated: std::collections::HashSet<usize>,
 }
 
-/// Adjacent comment lines right above a definition (or above its `export`/decorator
-/// wrapper), keeping only documentation comments where the language marks them.
-fn leading_doc(spec: &LanguageSpec, node: Node<'_>, text: &str) -> Option<String> {
-    if spec.comment_kinds.is_empty() {
-        return None;
-    }
-    let mut anchor = node;
-    while let Some(p) = anchor.parent() {
-        let wraps = matches!(
-            p.kind(),
-            "export_statement" | "decorated_definition" | "type_declaration" | "const_declaration"
-        ) || (p.kind() == "lexical_declaration" || p.kind() == "variable_declaration");
-        if wraps && p.start_byte() <= anchor.start_byte() {
-            anchor = p;
-        } else {
-            break;
-        }
-    }
-    let mut parts: Vec<&str> = Vec::new();
-    let mut next_row = anchor.start_position().row;
-    let mut cur = anchor.prev_sibling();
-    while let Some(s) = cur {
-        if s.kind() == "attribute_item" {
-            next_row = s.start_position().row;
-            cur = s.prev_sibling();
-            continue;
-        }
-        if !spec.comment_kinds.contains(&s.kind()) || s.end_position().row + 1 < next_row {
-            break;
-        }
-        let t = node_text(s, text);
-        if !spec.doc_prefixes.is_empty() && !spec.doc_prefixes.iter().any(|p| t.starts_with(p)) {
-            break;
-        }
-        parts.push(t);
-        next_row = s.start_position().row;
-        cur = s.prev_sibling();
-        if parts.len() > 200 {
-            break;
-        }
-    }
-    if parts.is_empty() {
-        return None;
-    }
-    parts.reverse();
-    let mut out = String::new();
-    for p in parts {
-        for line in p.lines() {
-            let l = line.trim().trim_end_matches("*/");
-            let l = ["///", "//!", "//", "/**", "/*", "*"]
-                .iter()
-                .find_map(|m| l.strip_prefix(m))
-                .unwrap_or(l);
-            if !out.is_empty() {
-                out.push('\n');
+impl<'a> LeadingDocs<'a> {
+    fn new(
+        spec: &'a LanguageSpec,
+        text: &'a str,
+        comments: Vec<(tree_sitter::Point, usize, std::ops::Range<usize>)>,
+        annotations: &[(usize, usize)],
+    ) -> Self {
+        let mut by_end_row = HashMap::new();
+        for (start, end_row, range) in comments {
+            let line_start = range.start - start.column;
+            let starts_line = text
+                .get(line_start..range.start)
+                .is_some_and(|p| p.trim().is_empty());
+            if starts_line {
+                by_end_row.insert(end_row, (start.row, range));
             }
-            out.push_str(l.strip_prefix(' ').unwrap_or(l).trim_end());
+        }
+        let annotated = annotations.iter().flat_map(|&(a, b)| a..=b).collect();
+        LeadingDocs {
+            spec,
+            text,
+            by_end_row,
+            annotated,
         }
     }
-    let out = out.trim().to_string();
-    (!out.is_empty()).then(|| cap_chars(&out, 2000))
+
+    /// The documentation ending on the row just above 0-based row `row`.
+    fn above(&self, row: usize) -> Option<String> {
+        let mut parts: Vec<&str> = Vec::new();
+        let mut r = row;
+        while r > 0 && parts.len() < 200 {
+            r -= 1;
+            if self.annotated.contains(&r) {
+                continue;
+            }
+            let Some((start_row, range)) = self.by_end_row.get(&r) else {
+                break;
+            };
+            let t = self.text[range.clone()].trim_end();
+            let is_doc = self.spec.doc_prefixes.is_empty()
+                || self.spec.doc_prefixes.iter().any(|p| t.starts_with(p));
+            if !is_doc {
+                break;
+            }
+            parts.push(t);
+            r = *start_row;
+        }
+        if parts.is_empty() {
+            return None;
+        }
+        parts.reverse();
+        let mut out = String::new();
+        for p in parts {
+            for line in p.lines() {
+                let l = line.trim().trim_end_matches("*/");
+                let l = ["///", "//!", "//", "/**", "/*", "*"]
+                    .iter()
+                    .find_map(|m| l.strip_prefix(m))
+                    .unwrap_or(l);
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(l.strip_prefix(' ').unwrap_or(l).trim_end());
+            }
+        }
+        let out = out.trim().to_string();
+        (!out.is_empty()).then(|| cap_chars(&out, 2000))
+    }
 }
 
 /// A Python docstring without its prefix, quotes and common indentation.
@@ -619,4 +636,140 @@ pub fn parse_only(spec: &'static LanguageSpec, text: &str) -> bool {
         let mut p = p.borrow_mut();
         p.set_language(&compiled.language).is_ok() && p.parse(text, None).is_some()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(path: &str, text: &str) -> FileFacts {
+        let spec = lang::for_path(path).unwrap();
+        extract(
+            path,
+            spec,
+            text,
+            String::new(),
+            text.len() as u64,
+            &ChunkOptions::default(),
+        )
+        .unwrap()
+    }
+
+    fn def<'a>(f: &'a FileFacts, id: &str) -> &'a Definition {
+        f.definitions
+            .iter()
+            .find(|d| d.id == id)
+            .unwrap_or_else(|| panic!("no {id} in {:#?}", f.definitions))
+    }
+
+    #[test]
+    fn rust_definitions_docs_and_kinds() {
+        let src = "/// Adds.\n/// Twice.\n#[inline]\npub fn add(a: u32) -> u32 { a }\n\n// plain comment\nfn plain() {}\n\nstruct Calc;\nimpl Calc {\n    /** Block doc. */\n    fn add(&self) { add(1); self.add(); }\n}\nimpl std::fmt::Display for Calc {\n    fn fmt(&self) {}\n}\n";
+        let f = facts("src/math.rs", src);
+        let add = def(&f, "src/math.rs::add");
+        assert_eq!(
+            (add.kind, add.start_line, add.end_line),
+            (Kind::Function, 4, 4)
+        );
+        assert_eq!(add.doc.as_deref(), Some("Adds.\nTwice."));
+        assert_eq!(add.qualified_name, "math::add");
+        assert_eq!(add.signature, "pub fn add(a: u32) -> u32 { a }");
+        assert_eq!(
+            def(&f, "src/math.rs::plain").doc,
+            None,
+            "a plain // comment is not documentation"
+        );
+        assert_eq!(def(&f, "src/math.rs::Calc#2").kind, Kind::Impl);
+        let m = def(&f, "src/math.rs::Calc::add");
+        assert_eq!(
+            (m.kind, m.doc.as_deref()),
+            (Kind::Method, Some("Block doc."))
+        );
+        let display = def(&f, "src/math.rs::Calc#3");
+        assert_eq!(display.bases[0].name, "Display");
+        assert!(display.bases[0].implements);
+        assert_eq!(def(&f, "src/math.rs::Calc::fmt").kind, Kind::Method);
+        let calls: Vec<(&str, Option<&str>, u32, u32)> = f
+            .calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.receiver.as_deref(), c.line, c.column))
+            .collect();
+        assert_eq!(
+            calls,
+            vec![("add", None, 12, 21), ("add", Some("self"), 12, 34)]
+        );
+        let caller = f.calls[0]
+            .caller
+            .map(|i| f.definitions[i as usize].id.as_str());
+        assert_eq!(caller, Some("src/math.rs::Calc::add"));
+    }
+
+    #[test]
+    fn python_docstrings_constructors_and_lambdas() {
+        let src = "class Ledger(Base):\n    \"\"\"Books.\n\n    More.\n    \"\"\"\n    def __init__(self, db):\n        self.db = db\n\n    def settle(self):\n        return list(map(lambda x: helper(x), []))\n";
+        let f = facts("app/service.py", src);
+        let c = def(&f, "app/service.py::Ledger");
+        assert_eq!(
+            (c.kind, c.doc.as_deref()),
+            (Kind::Class, Some("Books.\n\nMore."))
+        );
+        assert_eq!(c.bases[0].name, "Base");
+        assert_eq!(c.qualified_name, "app.service.Ledger");
+        assert_eq!(
+            def(&f, "app/service.py::Ledger.__init__").kind,
+            Kind::Constructor
+        );
+        let helper = f.calls.iter().find(|c| c.name == "helper").unwrap();
+        assert_eq!(
+            f.definitions[helper.caller.unwrap() as usize].id,
+            "app/service.py::Ledger.settle"
+        );
+    }
+
+    #[test]
+    fn javascript_jsdoc_on_exports_and_imports() {
+        let src = "import a, { b as c } from './x';\nconst d = require('./y');\n/** Renders. */\nexport default function render() { return c(); }\nexport const f = () => new Thing();\n";
+        let f = facts("src/r.js", src);
+        assert_eq!(def(&f, "src/r.js::render").doc.as_deref(), Some("Renders."));
+        assert_eq!(f.default_export.as_deref(), Some("render"));
+        let imports: Vec<(&str, Option<&str>, Option<&str>)> = f
+            .imports
+            .iter()
+            .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_deref()))
+            .collect();
+        assert_eq!(
+            imports,
+            vec![
+                ("./x", Some("default"), Some("a")),
+                ("./x", Some("b"), Some("c")),
+                ("./y", None, Some("d"))
+            ]
+        );
+        let new = f.calls.iter().find(|c| c.name == "Thing").unwrap();
+        assert!(new.is_new);
+        assert_eq!(
+            f.definitions[new.caller.unwrap() as usize].id,
+            "src/r.js::f"
+        );
+    }
+
+    #[test]
+    fn go_methods_and_receivers() {
+        let src = "package store\n\n// Memory keeps items.\ntype Memory struct{ Base }\n\n// Len counts.\nfunc (m *Memory) Len() int { return m.size() }\n";
+        let f = facts("store/memory.go", src);
+        let len = def(&f, "store/memory.go::Memory.Len");
+        assert_eq!(
+            (len.kind, len.doc.as_deref(), len.self_name.as_deref()),
+            (Kind::Method, Some("Len counts."), Some("m"))
+        );
+        assert_eq!(len.qualified_name, "store.Memory.Len");
+        assert_eq!(def(&f, "store/memory.go::Memory").bases[0].name, "Base");
+    }
+
+    #[test]
+    fn duplicate_ids_get_suffixes_in_source_order() {
+        let f = facts("a.py", "def f():\n    pass\n\ndef f():\n    pass\n");
+        let ids: Vec<&str> = f.definitions.iter().map(|d| d.id.as_str()).collect();
+        assert_eq!(ids, vec!["a.py::f", "a.py::f#2"]);
+    }
 }

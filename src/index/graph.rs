@@ -167,7 +167,24 @@ pub struct Unresolved {
 struct EdgeData {
     relation: Relation,
     resolution: Tier,
-    sites: Vec<Site>,
+    /// (line, column) of each site; the file is the source node's file.
+    sites: Box<[(u32, u32)]>,
+}
+
+/// An edge between node indices as the resolver makes it (node index = position in the
+/// node list given to [`CodeGraph::from_parts`]).
+#[derive(Debug, Clone)]
+pub struct RawEdge {
+    /// Source node position.
+    pub source: u32,
+    /// Target node position.
+    pub target: u32,
+    /// Relation.
+    pub relation: Relation,
+    /// Tier.
+    pub resolution: Tier,
+    /// (line, column) of each site, 1-based, in the source node's file; sorted, unique.
+    pub sites: Vec<(u32, u32)>,
 }
 
 /// The whole-repo graph.
@@ -175,8 +192,6 @@ struct EdgeData {
 pub struct CodeGraph {
     graph: StableDiGraph<Node, EdgeData>,
     by_id: HashMap<String, NodeIndex>,
-    by_name: HashMap<String, Vec<NodeIndex>>,
-    by_qualified: HashMap<String, Vec<NodeIndex>>,
     unresolved: BTreeMap<String, Vec<Unresolved>>,
 }
 
@@ -229,20 +244,47 @@ pub const MAX_SUBGRAPH_NODES: usize = 5000;
 
 impl CodeGraph {
     /// Builds the graph from nodes, edges and unresolved references (ids must be unique;
-    /// edges with an unknown endpoint are dropped).
+    /// edges with an unknown endpoint are dropped; a site's file must be the source's).
     pub fn build(nodes: Vec<Node>, edges: Vec<Edge>, unresolved: Vec<Unresolved>) -> CodeGraph {
+        let pos: HashMap<&str, u32> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.id.as_str(), i as u32))
+            .collect();
+        let raw: Vec<RawEdge> = edges
+            .iter()
+            .filter_map(|e| {
+                Some(RawEdge {
+                    source: *pos.get(e.source.as_str())?,
+                    target: *pos.get(e.target.as_str())?,
+                    relation: e.relation,
+                    resolution: e.resolution,
+                    sites: e.sites.iter().map(|s| (s.line, s.column)).collect(),
+                })
+            })
+            .collect();
+        drop(pos);
+        CodeGraph::from_parts(nodes, raw, unresolved)
+    }
+
+    /// Builds the graph from nodes and index-based edges (the resolver's form).
+    pub fn from_parts(
+        nodes: Vec<Node>,
+        edges: Vec<RawEdge>,
+        unresolved: Vec<Unresolved>,
+    ) -> CodeGraph {
         let mut g = CodeGraph::default();
+        g.by_id.reserve(nodes.len());
+        let mut ixs = Vec::with_capacity(nodes.len());
         for n in nodes {
             let id = n.id.clone();
-            let name = n.name.clone();
-            let qn = n.qualified_name.clone();
             let ix = g.graph.add_node(n);
             g.by_id.insert(id, ix);
-            g.by_name.entry(name).or_default().push(ix);
-            g.by_qualified.entry(qn).or_default().push(ix);
+            ixs.push(ix);
         }
         for e in edges {
-            let (Some(&s), Some(&t)) = (g.by_id.get(&e.source), g.by_id.get(&e.target)) else {
+            let (Some(&s), Some(&t)) = (ixs.get(e.source as usize), ixs.get(e.target as usize))
+            else {
                 continue;
             };
             g.graph.add_edge(
@@ -251,7 +293,7 @@ impl CodeGraph {
                 EdgeData {
                     relation: e.relation,
                     resolution: e.resolution,
-                    sites: e.sites,
+                    sites: e.sites.into_boxed_slice(),
                 },
             );
         }
@@ -299,23 +341,23 @@ impl CodeGraph {
         if let Some(n) = self.node(symbol) {
             return vec![n];
         }
-        for map in [&self.by_qualified, &self.by_name] {
-            if let Some(ixs) = map.get(symbol) {
-                let mut v: Vec<&Node> = ixs
-                    .iter()
-                    .map(|&ix| &self.graph[ix])
-                    .filter(|n| n.kind != Kind::File)
-                    .collect();
-                if v.iter().any(|n| n.kind != Kind::Impl) {
-                    v.retain(|n| n.kind != Kind::Impl);
-                }
-                if !v.is_empty() {
-                    v.sort_by(|a, b| a.id.cmp(&b.id));
-                    return v;
-                }
+        let pick = |f: &dyn Fn(&Node) -> bool| {
+            let mut v: Vec<&Node> = self
+                .graph
+                .node_weights()
+                .filter(|n| n.kind != Kind::File && f(n))
+                .collect();
+            if v.iter().any(|n| n.kind != Kind::Impl) {
+                v.retain(|n| n.kind != Kind::Impl);
             }
+            v.sort_by(|a, b| a.id.cmp(&b.id));
+            v
+        };
+        let by_qualified = pick(&|n| n.qualified_name == symbol);
+        if !by_qualified.is_empty() {
+            return by_qualified;
         }
-        Vec::new()
+        pick(&|n| n.name == symbol)
     }
 
     fn edge_out(&self, ix: petgraph::stable_graph::EdgeIndex) -> Edge {
@@ -327,7 +369,15 @@ impl CodeGraph {
             relation: d.relation,
             resolution: d.resolution,
             confidence: d.resolution.confidence(),
-            sites: d.sites.clone(),
+            sites: d
+                .sites
+                .iter()
+                .map(|&(line, column)| Site {
+                    file: self.graph[s].file.clone(),
+                    line,
+                    column,
+                })
+                .collect(),
         }
     }
 

@@ -205,6 +205,7 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool, IndexError> {
 
 /// Resolves facts into the graph and fills the counts.
 fn finish(
+    pool: &rayon::ThreadPool,
     root: Option<PathBuf>,
     outcomes: Vec<Outcome>,
     mut stats: IndexStats,
@@ -224,9 +225,9 @@ fn finish(
     files.sort_by(|a, b| a.path.cmp(&b.path));
     skipped.sort_by(|a, b| a.0.cmp(&b.0));
     let t = Instant::now();
-    let res = resolve::resolve(&files);
+    let res = pool.install(|| resolve::resolve(&files));
     let nodes = graph_nodes(&files);
-    let graph = CodeGraph::build(nodes, res.edges, res.unresolved);
+    let graph = CodeGraph::from_parts(nodes, res.edges, res.unresolved);
     stats
         .elapsed_ms
         .insert("resolve".into(), t.elapsed().as_millis() as u64);
@@ -306,7 +307,7 @@ pub fn index_inputs(inputs: Vec<RawInput>, options: &IndexOptions) -> Result<Ind
     stats
         .elapsed_ms
         .insert("parse".into(), started.elapsed().as_millis() as u64);
-    Ok(finish(None, outcomes, stats, Vec::new(), started))
+    Ok(finish(&pool, None, outcomes, stats, Vec::new(), started))
 }
 
 /// Walks `root` with [`FsSource`] and indexes every supported file, reading and parsing in
@@ -357,6 +358,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexErr
         .elapsed_ms
         .insert("parse".into(), t.elapsed().as_millis() as u64);
     Ok(finish(
+        &pool,
         Some(src.root().to_path_buf()),
         outcomes,
         stats,
@@ -454,11 +456,10 @@ impl Indexer {
         } = self;
         drop(tx);
         let outcomes: Vec<Outcome> = rx.iter().collect();
-        drop(pool);
         let mut stats = IndexStats::default();
         stats
             .elapsed_ms
             .insert("parse".into(), started.elapsed().as_millis() as u64);
-        finish(None, outcomes, stats, Vec::new(), started)
+        finish(&pool, None, outcomes, stats, Vec::new(), started)
     }
 }

@@ -175,6 +175,10 @@ pub enum Role {
     ExportDefault,
     /// `@self`.
     SelfName,
+    /// `@comment`.
+    Comment,
+    /// `@annotation`.
+    Annotation,
     /// `@_helper` captures used only by predicates.
     Ignore,
 }
@@ -203,6 +207,8 @@ impl Role {
             "import.glob" => Role::ImportGlob,
             "export.default" => Role::ExportDefault,
             "self" => Role::SelfName,
+            "comment" => Role::Comment,
+            "annotation" => Role::Annotation,
             n if n.starts_with('_') => Role::Ignore,
             _ => return None,
         })

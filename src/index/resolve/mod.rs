@@ -21,7 +21,9 @@ use std::collections::{BTreeMap, HashMap};
 use modules::{ModuleTable, Target};
 
 use super::facts::{CallSite, Definition, FileFacts, Import, Kind};
-use super::graph::{Edge, Relation, Site, Tier, Unresolved, UnresolvedReason};
+use rayon::prelude::*;
+
+use super::graph::{RawEdge, Relation, Site, Tier, Unresolved, UnresolvedReason};
 
 type DefRef = (u32, u32);
 
@@ -103,8 +105,8 @@ fn family(lang: &str) -> &str {
 /// The result of resolution.
 #[derive(Debug, Default)]
 pub struct Resolution {
-    /// Edges of every relation, not yet de-duplicated across relations.
-    pub edges: Vec<Edge>,
+    /// Edges of every relation between node positions (see [`node_offsets`]).
+    pub edges: Vec<RawEdge>,
     /// Calls without an edge, sorted.
     pub unresolved: Vec<Unresolved>,
 }
@@ -734,132 +736,147 @@ fn narrow(files: &[FileFacts], fi: u32, all: Vec<DefRef>) -> Vec<DefRef> {
     all
 }
 
-fn node_id(f: &FileFacts, d: Option<u32>) -> String {
-    match d {
-        Some(i) => f.definitions[i as usize].id.clone(),
-        None => f.path.clone(),
+/// Position of each file's node in the graph's node list: files in order, each file node
+/// followed by its definitions (the order of `graph_nodes` in the engine).
+pub fn node_offsets(files: &[FileFacts]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(files.len());
+    let mut at = 0u32;
+    for f in files {
+        out.push(at);
+        at += 1 + f.definitions.len() as u32;
     }
+    out
 }
 
-/// Resolves every file's calls, imports, bases and containment into edges.
+type EdgeKey = (u32, u32, Relation);
+
+/// Resolves every file's calls, imports, bases and containment into edges, one file per
+/// task on the current rayon pool. Every edge's source lies in the file that produced it,
+/// so files are de-duplicated independently and the output order is canonical.
 pub fn resolve(files: &[FileFacts]) -> Resolution {
     let ctx = Ctx::build(files);
-    let mut edges: BTreeMap<(String, String, Relation), (Tier, Vec<Site>)> = BTreeMap::new();
-    let mut add = |s: String, t: String, rel: Relation, tier: Tier, site: Option<Site>| {
+    let offsets = node_offsets(files);
+    let per_file: Vec<(Vec<RawEdge>, Vec<Unresolved>)> = (0..files.len())
+        .into_par_iter()
+        .map(|fi| resolve_file(&ctx, &offsets, fi as u32))
+        .collect();
+    let mut edges = Vec::new();
+    let mut unresolved = Vec::new();
+    for (e, u) in per_file {
+        edges.extend(e);
+        unresolved.extend(u);
+    }
+    unresolved.sort();
+    Resolution { edges, unresolved }
+}
+
+fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<Unresolved>) {
+    let files = ctx.files;
+    let f = &files[fi as usize];
+    let node = |r: DefRef| offsets[r.0 as usize] + 1 + r.1;
+    let file_node = offsets[fi as usize];
+    let mut edges: BTreeMap<EdgeKey, (Tier, Vec<(u32, u32)>)> = BTreeMap::new();
+    let mut add = |s: u32, t: u32, rel: Relation, tier: Tier, site: Option<(u32, u32)>| {
         let e = edges.entry((s, t, rel)).or_insert((tier, Vec::new()));
         e.0 = e.0.min(tier);
-        if let Some(site) = site {
-            e.1.push(site);
-        }
+        e.1.extend(site);
     };
     let mut unresolved = Vec::new();
-    for (fi, f) in files.iter().enumerate() {
-        let fi = fi as u32;
-        // Containment.
-        for (di, d) in f.definitions.iter().enumerate() {
-            let parent = match d.parent {
-                Some(p) => f.definitions[p as usize].id.clone(),
-                None => match Ctx::container_name(f, d).and_then(|c| {
-                    f.definitions
-                        .iter()
-                        .find(|t| t.parent.is_none() && t.name == c && t.kind.is_type_container())
-                }) {
-                    Some(t) => t.id.clone(),
-                    None => f.path.clone(),
-                },
-            };
-            add(parent, d.id.clone(), Relation::Contains, Tier::Syntax, None);
-            for b in &d.bases {
-                if let Some((t, tier)) = ctx.resolve_base(fi, &b.name) {
-                    if t != (fi, di as u32) {
-                        let rel = if b.implements {
-                            Relation::Implements
-                        } else {
-                            Relation::Inherits
-                        };
-                        let site = Site {
-                            file: f.path.clone(),
-                            line: b.line,
-                            column: b.column,
-                        };
-                        add(d.id.clone(), ctx.def(t).id.clone(), rel, tier, Some(site));
-                    }
+    // Containment and bases.
+    for (di, d) in f.definitions.iter().enumerate() {
+        let me = node((fi, di as u32));
+        let parent = match d.parent {
+            Some(p) => node((fi, p)),
+            None => match Ctx::container_name(f, d).and_then(|c| {
+                f.definitions
+                    .iter()
+                    .position(|t| t.parent.is_none() && t.name == c && t.kind.is_type_container())
+            }) {
+                Some(t) => node((fi, t as u32)),
+                None => file_node,
+            },
+        };
+        add(parent, me, Relation::Contains, Tier::Syntax, None);
+        for b in &d.bases {
+            if let Some((t, tier)) = ctx.resolve_base(fi, &b.name) {
+                if t != (fi, di as u32) {
+                    let rel = if b.implements {
+                        Relation::Implements
+                    } else {
+                        Relation::Inherits
+                    };
+                    add(me, node(t), rel, tier, Some((b.line, b.column)));
                 }
             }
         }
-        // Imports (file → file).
-        for imp in &f.imports {
-            let whole = Import {
-                name: None,
-                ..imp.clone()
-            };
-            let targets: Vec<u32> = match ctx.bind(fi, imp) {
-                Bound::Defs(d) => d.iter().map(|r| r.0).collect(),
-                Bound::Module(m) => m,
-                _ => match ctx.bind(fi, &whole) {
-                    Bound::Module(m) => m,
-                    _ => Vec::new(),
+    }
+    // Imports (file → file).
+    for imp in &f.imports {
+        let mut targets: Vec<u32> = match ctx.bind(fi, imp) {
+            Bound::Defs(d) => d.iter().map(|r| r.0).collect(),
+            Bound::Module(m) => m,
+            _ => match ctx.bind(
+                fi,
+                &Import {
+                    name: None,
+                    ..imp.clone()
                 },
-            };
-            let mut targets = targets;
-            targets.sort();
-            targets.dedup();
-            for t in targets.into_iter().filter(|&t| t != fi) {
-                let site = Site {
-                    file: f.path.clone(),
-                    line: imp.line,
-                    column: 1,
-                };
-                add(
-                    f.path.clone(),
-                    files[t as usize].path.clone(),
-                    Relation::Imports,
-                    Tier::Import,
-                    Some(site),
-                );
-            }
+            ) {
+                Bound::Module(m) => m,
+                _ => Vec::new(),
+            },
+        };
+        targets.sort();
+        targets.dedup();
+        for t in targets.into_iter().filter(|&t| t != fi) {
+            add(
+                file_node,
+                offsets[t as usize],
+                Relation::Imports,
+                Tier::Import,
+                Some((imp.line, 1)),
+            );
         }
-        // Calls.
-        for c in &f.calls {
-            let site = Site {
-                file: f.path.clone(),
-                line: c.line,
-                column: c.column,
-            };
-            let caller = node_id(f, c.caller);
-            match ctx.resolve_call(fi, c) {
-                Ok((t, tier)) => add(
-                    caller,
-                    ctx.def(t).id.clone(),
-                    Relation::Calls,
-                    tier,
-                    Some(site),
-                ),
-                Err(reason) => unresolved.push(Unresolved {
-                    caller,
-                    name: c.name.clone(),
-                    receiver: c.receiver.clone(),
-                    site,
-                    reason,
-                }),
-            }
+    }
+    // Calls.
+    for c in &f.calls {
+        let caller = c.caller.map_or(file_node, |d| node((fi, d)));
+        match ctx.resolve_call(fi, c) {
+            Ok((t, tier)) => add(
+                caller,
+                node(t),
+                Relation::Calls,
+                tier,
+                Some((c.line, c.column)),
+            ),
+            Err(reason) => unresolved.push(Unresolved {
+                caller: c
+                    .caller
+                    .map_or_else(|| f.path.clone(), |d| f.definitions[d as usize].id.clone()),
+                name: c.name.clone(),
+                receiver: c.receiver.clone(),
+                site: Site {
+                    file: f.path.clone(),
+                    line: c.line,
+                    column: c.column,
+                },
+                reason,
+            }),
         }
     }
     let edges = edges
         .into_iter()
-        .map(|((source, target, relation), (tier, mut sites))| {
-            sites.sort();
+        .map(|((source, target, relation), (resolution, mut sites))| {
+            sites.sort_unstable();
             sites.dedup();
-            Edge {
+            RawEdge {
                 source,
                 target,
                 relation,
-                resolution: tier,
-                confidence: tier.confidence(),
+                resolution,
                 sites,
             }
         })
         .collect();
-    unresolved.sort();
-    Resolution { edges, unresolved }
+    (edges, unresolved)
 }
