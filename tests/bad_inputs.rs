@@ -59,7 +59,7 @@ fn bad_inputs_end_as_expected() {
         }
         for name in c["definitions"].as_array().into_iter().flatten() {
             let name = name.as_str().unwrap();
-            if !facts.is_some_and(|f| f.definitions.iter().any(|d| d.name == name)) {
+            if !facts.is_some_and(|f| f.definitions.iter().any(|d| &*d.name == name)) {
                 failures.push(format!("{path:?}: definition {name} not found"));
             }
         }

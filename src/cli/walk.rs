@@ -92,7 +92,7 @@ pub(super) fn run(a: &WalkArgs, idx: &Index, walk: Walk) -> Result<i32> {
 
 /// An indented tree: each node under the node it was reached from, repeated nodes marked.
 fn tree_lines(root: &str, nodes: &[Node], edges: &[Edge], walk: Walk) -> Vec<String> {
-    let by_id: HashMap<&str, &Node> = nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+    let by_id: HashMap<&str, &Node> = nodes.iter().map(|n| (&*n.id, n)).collect();
     let mut next: HashMap<&str, Vec<&Edge>> = HashMap::new();
     for e in edges {
         let from = if walk == Walk::Callers {

@@ -521,6 +521,7 @@ fn build_definitions(
     raw.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
     let sep = spec.separator;
     let mut out: Vec<Definition> = Vec::with_capacity(raw.len());
+    let mut chains: Vec<String> = Vec::with_capacity(raw.len());
     let mut stack: Vec<usize> = Vec::new();
     let mut seen: HashMap<String, u32> = HashMap::new();
     for d in raw {
@@ -548,7 +549,7 @@ fn build_definitions(
         }
         let in_file_name = match (&d.container, parent) {
             (Some(c), _) => format!("{c}{sep}{name}"),
-            (None, Some(p)) => format!("{}{sep}{name}", out[p].in_file_name),
+            (None, Some(p)) => format!("{}{sep}{name}", chains[p]),
             (None, None) => name.clone(),
         };
         let qualified_name = if module_path.is_empty() {
@@ -565,11 +566,11 @@ fn build_definitions(
         };
         let _ = text;
         out.push(Definition {
-            id,
+            id: id.into(),
             kind,
-            name,
-            in_file_name,
-            qualified_name,
+            name: name.into(),
+            qualified_name: qualified_name.into(),
+            container: d.container,
             parent: parent.map(|p| p as u32),
             start_line: d.start_line,
             end_line: d.end_line,
@@ -581,6 +582,7 @@ fn build_definitions(
             bases: d.bases,
             self_name: d.self_name,
         });
+        chains.push(in_file_name);
         stack.push(out.len() - 1);
     }
     out
@@ -658,7 +660,7 @@ mod tests {
     fn def<'a>(f: &'a FileFacts, id: &str) -> &'a Definition {
         f.definitions
             .iter()
-            .find(|d| d.id == id)
+            .find(|d| &*d.id == id)
             .unwrap_or_else(|| panic!("no {id} in {:#?}", f.definitions))
     }
 
@@ -672,7 +674,7 @@ mod tests {
             (Kind::Function, 4, 4)
         );
         assert_eq!(add.doc.as_deref(), Some("Adds.\nTwice."));
-        assert_eq!(add.qualified_name, "math::add");
+        assert_eq!(&*add.qualified_name, "math::add");
         assert_eq!(add.signature, "pub fn add(a: u32) -> u32 { a }");
         assert_eq!(
             def(&f, "src/math.rs::plain").doc,
@@ -700,7 +702,7 @@ mod tests {
         );
         let caller = f.calls[0]
             .caller
-            .map(|i| f.definitions[i as usize].id.as_str());
+            .map(|i| f.definitions[i as usize].id.as_ref());
         assert_eq!(caller, Some("src/math.rs::Calc::add"));
     }
 
@@ -714,14 +716,14 @@ mod tests {
             (Kind::Class, Some("Books.\n\nMore."))
         );
         assert_eq!(c.bases[0].name, "Base");
-        assert_eq!(c.qualified_name, "app.service.Ledger");
+        assert_eq!(&*c.qualified_name, "app.service.Ledger");
         assert_eq!(
             def(&f, "app/service.py::Ledger.__init__").kind,
             Kind::Constructor
         );
         let helper = f.calls.iter().find(|c| c.name == "helper").unwrap();
         assert_eq!(
-            f.definitions[helper.caller.unwrap() as usize].id,
+            &*f.definitions[helper.caller.unwrap() as usize].id,
             "app/service.py::Ledger.settle"
         );
     }
@@ -748,7 +750,7 @@ mod tests {
         let new = f.calls.iter().find(|c| c.name == "Thing").unwrap();
         assert!(new.is_new);
         assert_eq!(
-            f.definitions[new.caller.unwrap() as usize].id,
+            &*f.definitions[new.caller.unwrap() as usize].id,
             "src/r.js::f"
         );
     }
@@ -762,14 +764,14 @@ mod tests {
             (len.kind, len.doc.as_deref(), len.self_name.as_deref()),
             (Kind::Method, Some("Len counts."), Some("m"))
         );
-        assert_eq!(len.qualified_name, "store.Memory.Len");
+        assert_eq!(&*len.qualified_name, "store.Memory.Len");
         assert_eq!(def(&f, "store/memory.go::Memory").bases[0].name, "Base");
     }
 
     #[test]
     fn duplicate_ids_get_suffixes_in_source_order() {
         let f = facts("a.py", "def f():\n    pass\n\ndef f():\n    pass\n");
-        let ids: Vec<&str> = f.definitions.iter().map(|d| d.id.as_str()).collect();
+        let ids: Vec<&str> = f.definitions.iter().map(|d| &*d.id).collect();
         assert_eq!(ids, vec!["a.py::f", "a.py::f#2"]);
     }
 }

@@ -6,6 +6,8 @@
 //! 1-based count of Unicode scalar values (chars) from the start of the line, with a
 //! UTF-8 byte-order mark not counted.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 /// Kind of a graph node (DESIGN section 4). Serialized in snake_case (`type_alias`).
@@ -133,16 +135,19 @@ pub struct BaseRef {
 /// One definition found in a file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Definition {
-    /// Node id: `<path>::<in-file name>`, plus `#2`, `#3` for later duplicates (DESIGN section 4).
-    pub id: String,
+    /// Node id: `<path>::<in-file name>`, plus `#2`, `#3` for later duplicates (DESIGN
+    /// section 4). Shared with the graph node (hence `Arc`).
+    pub id: Arc<str>,
     /// Node kind.
     pub kind: Kind,
     /// The definition's own name (last segment), generics stripped.
-    pub name: String,
-    /// Chain of enclosing definitions in this file joined by the language separator.
-    pub in_file_name: String,
-    /// Language-level full name: module path (where the language has one) plus the chain.
-    pub qualified_name: String,
+    pub name: Arc<str>,
+    /// Language-level full name: module path (where the language has one) plus the chain
+    /// of enclosing definitions.
+    pub qualified_name: Arc<str>,
+    /// Explicit container for a definition written outside its type (a Go method's
+    /// receiver type); `None` when the container is the enclosing definition.
+    pub container: Option<String>,
     /// Index (into [`FileFacts::definitions`]) of the enclosing definition, if any.
     pub parent: Option<u32>,
     /// 1-based first line (inclusive).
@@ -164,6 +169,20 @@ pub struct Definition {
     /// The name a method gives its own instance where the language lets it choose (a Go
     /// receiver such as `m` in `func (m *Memory) Len()`); `self`/`this` are implied elsewhere.
     pub self_name: Option<String>,
+}
+
+impl Definition {
+    /// The chain of enclosing definitions in this file joined by the language separator
+    /// (the id without its path and `#n` suffix): `Calculator::add`, `Ledger.settle`.
+    pub fn in_file_name(&self) -> &str {
+        let rest = self.id.split_once("::").map_or(&*self.id, |(_, r)| r);
+        match rest.rfind('#') {
+            Some(i) if rest[i + 1..].chars().all(|c| c.is_ascii_digit()) && i + 1 < rest.len() => {
+                &rest[..i]
+            }
+            _ => rest,
+        }
+    }
 }
 
 /// One call site (or `new` expression) found in a file.

@@ -4,6 +4,7 @@
 //! (source, target, relation), so the same input gives byte-identical JSON.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use petgraph::visit::EdgeRef;
@@ -114,21 +115,21 @@ pub struct Site {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Node {
     /// Node id (`path` or `path::in-file name[#n]`).
-    pub id: String,
+    pub id: Arc<str>,
     /// Kind.
     pub kind: Kind,
     /// Own name (the file name for file nodes).
-    pub name: String,
+    pub name: Arc<str>,
     /// Language-level full name.
-    pub qualified_name: String,
+    pub qualified_name: Arc<str>,
     /// Repo-relative path.
-    pub file: String,
+    pub file: Arc<str>,
     /// 1-based first line.
     pub start_line: u32,
     /// 1-based last line (inclusive).
     pub end_line: u32,
     /// Registry name of the language.
-    pub language: String,
+    pub language: Arc<str>,
 }
 
 /// A resolved edge (DESIGN section 4).
@@ -191,7 +192,7 @@ pub struct RawEdge {
 #[derive(Debug, Default, Clone)]
 pub struct CodeGraph {
     graph: StableDiGraph<Node, EdgeData>,
-    by_id: HashMap<String, NodeIndex>,
+    by_id: HashMap<Arc<str>, NodeIndex>,
     unresolved: BTreeMap<String, Vec<Unresolved>>,
 }
 
@@ -249,7 +250,7 @@ impl CodeGraph {
         let pos: HashMap<&str, u32> = nodes
             .iter()
             .enumerate()
-            .map(|(i, n)| (n.id.as_str(), i as u32))
+            .map(|(i, n)| (&*n.id, i as u32))
             .collect();
         let raw: Vec<RawEdge> = edges
             .iter()
@@ -353,19 +354,19 @@ impl CodeGraph {
             v.sort_by(|a, b| a.id.cmp(&b.id));
             v
         };
-        let by_qualified = pick(&|n| n.qualified_name == symbol);
+        let by_qualified = pick(&|n| &*n.qualified_name == symbol);
         if !by_qualified.is_empty() {
             return by_qualified;
         }
-        pick(&|n| n.name == symbol)
+        pick(&|n| &*n.name == symbol)
     }
 
     fn edge_out(&self, ix: petgraph::stable_graph::EdgeIndex) -> Edge {
         let (s, t) = self.graph.edge_endpoints(ix).expect("edge exists");
         let d = &self.graph[ix];
         Edge {
-            source: self.graph[s].id.clone(),
-            target: self.graph[t].id.clone(),
+            source: self.graph[s].id.to_string(),
+            target: self.graph[t].id.to_string(),
             relation: d.relation,
             resolution: d.resolution,
             confidence: d.resolution.confidence(),
@@ -373,7 +374,7 @@ impl CodeGraph {
                 .sites
                 .iter()
                 .map(|&(line, column)| Site {
-                    file: self.graph[s].file.clone(),
+                    file: self.graph[s].file.to_string(),
                     line,
                     column,
                 })
@@ -459,7 +460,7 @@ impl CodeGraph {
             let names: HashSet<&str> = nodes
                 .iter()
                 .filter(|x| x.kind != Kind::File)
-                .map(|x| x.name.as_str())
+                .map(|x| &*x.name)
                 .collect();
             n += self
                 .all_unresolved()

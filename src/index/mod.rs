@@ -268,16 +268,18 @@ fn finish(
 fn graph_nodes(files: &[FileFacts]) -> Vec<Node> {
     let mut nodes = Vec::new();
     for f in files {
-        let file_name = f.path.rsplit('/').next().unwrap_or(&f.path).to_string();
+        let path: std::sync::Arc<str> = f.path.as_str().into();
+        let language: std::sync::Arc<str> = f.language.as_str().into();
+        let file_name = f.path.rsplit('/').next().unwrap_or(&f.path);
         nodes.push(Node {
-            id: f.path.clone(),
+            id: path.clone(),
             kind: Kind::File,
-            name: file_name,
-            qualified_name: f.path.clone(),
-            file: f.path.clone(),
+            name: file_name.into(),
+            qualified_name: path.clone(),
+            file: path.clone(),
             start_line: 1,
             end_line: f.lines.max(1),
-            language: f.language.clone(),
+            language: language.clone(),
         });
         for d in &f.definitions {
             nodes.push(Node {
@@ -285,10 +287,10 @@ fn graph_nodes(files: &[FileFacts]) -> Vec<Node> {
                 kind: d.kind,
                 name: d.name.clone(),
                 qualified_name: d.qualified_name.clone(),
-                file: f.path.clone(),
+                file: path.clone(),
                 start_line: d.start_line,
                 end_line: d.end_line,
-                language: f.language.clone(),
+                language: language.clone(),
             });
         }
     }

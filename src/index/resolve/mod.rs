@@ -150,13 +150,9 @@ impl<'a> Ctx<'a> {
     fn container_name(f: &'a FileFacts, d: &'a Definition) -> Option<&'a str> {
         if let Some(p) = d.parent {
             let p = &f.definitions[p as usize];
-            return is_typeish(p.kind).then_some(p.name.as_str());
+            return is_typeish(p.kind).then_some(&*p.name);
         }
-        let sep = if f.language == "rust" { "::" } else { "." };
-        d.in_file_name
-            .strip_suffix(d.name.as_str())?
-            .strip_suffix(sep)
-            .filter(|c| !c.is_empty())
+        d.container.as_deref()
     }
 
     fn build(files: &'a [FileFacts]) -> Ctx<'a> {
@@ -172,9 +168,9 @@ impl<'a> Ctx<'a> {
             let fam = family(&f.language);
             for (di, d) in f.definitions.iter().enumerate() {
                 let r = (fi as u32, di as u32);
-                c.by_name.entry((fam, d.name.as_str())).or_default().push(r);
+                c.by_name.entry((fam, &*d.name)).or_default().push(r);
                 if is_typeish(d.kind) {
-                    c.types.entry((fam, d.name.as_str())).or_default().push(r);
+                    c.types.entry((fam, &*d.name)).or_default().push(r);
                 }
                 if let Some(cn) = Self::container_name(f, d) {
                     c.members.entry((fam, cn)).or_default().push(r);
@@ -338,7 +334,7 @@ impl<'a> Ctx<'a> {
             .into_iter()
             .flatten()
             .copied()
-            .filter(|&r| self.def(r).name == name)
+            .filter(|&r| &*self.def(r).name == name)
             .collect();
         narrow(self.files, fi, all)
     }
@@ -790,7 +786,7 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
             None => match Ctx::container_name(f, d).and_then(|c| {
                 f.definitions
                     .iter()
-                    .position(|t| t.parent.is_none() && t.name == c && t.kind.is_type_container())
+                    .position(|t| t.parent.is_none() && &*t.name == c && t.kind.is_type_container())
             }) {
                 Some(t) => node((fi, t as u32)),
                 None => file_node,
@@ -850,9 +846,10 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
                 Some((c.line, c.column)),
             ),
             Err(reason) => unresolved.push(Unresolved {
-                caller: c
-                    .caller
-                    .map_or_else(|| f.path.clone(), |d| f.definitions[d as usize].id.clone()),
+                caller: c.caller.map_or_else(
+                    || f.path.clone(),
+                    |d| f.definitions[d as usize].id.to_string(),
+                ),
                 name: c.name.clone(),
                 receiver: c.receiver.clone(),
                 site: Site {
