@@ -162,6 +162,18 @@ pub fn extract(
     bytes: u64,
     chunking: &ChunkOptions,
 ) -> Result<FileFacts, String> {
+    extract_with(path, spec, text, hash, bytes, chunking, true)
+}
+
+fn extract_with(
+    path: &str,
+    spec: &'static LanguageSpec,
+    text: &str,
+    hash: String,
+    bytes: u64,
+    chunking: &ChunkOptions,
+    use_roots: bool,
+) -> Result<FileFacts, String> {
     let compiled = lang::compiled(spec)?;
     let tree = PARSER.with(|p| {
         let mut p = p.borrow_mut();
@@ -173,7 +185,7 @@ pub fn extract(
     let lines = LineIndex::new(text);
     let root = tree.root_node();
     let (raw_defs, mut raw_calls, imports, default_export) =
-        CURSOR.with(|c| run_query(compiled, root, text, &mut c.borrow_mut()));
+        CURSOR.with(|c| run_query(compiled, root, text, &mut c.borrow_mut(), use_roots));
     let parse_errors = root.has_error();
     let module_path = (spec.module_path)(path);
     let mut definitions = build_definitions(path, spec, text, &module_path, raw_defs);
@@ -211,6 +223,7 @@ fn run_query(
     root: Node<'_>,
     text: &str,
     cursor: &mut QueryCursor,
+    use_roots: bool,
 ) -> QueryOutput {
     let mut defs: Vec<RawDef> = Vec::new();
     let mut def_index: HashMap<usize, usize> = HashMap::new();
@@ -220,163 +233,193 @@ fn run_query(
     let mut comments: Vec<(tree_sitter::Point, usize, std::ops::Range<usize>)> = Vec::new();
     let mut annotations: Vec<(usize, usize)> = Vec::new();
     let src = text.as_bytes();
-    let mut matches = cursor.matches(&c.query, root, src);
-    while let Some(m) = matches.next() {
-        let role_of = |i: u32| c.roles[i as usize];
-        let find = |r: Role| {
-            m.captures()
-                .iter()
-                .find(|cap| role_of(cap.index) == r)
-                .map(|cap| cap.node)
-        };
-        // Definitions.
-        if let Some((kind, node)) = m
-            .captures()
-            .iter()
-            .find_map(|cap| match role_of(cap.index) {
-                Role::Definition(k) => Some((k, cap.node)),
-                _ => None,
-            })
-        {
-            let idx = *def_index.entry(node.id()).or_insert_with(|| {
-                defs.push(RawDef {
-                    kind: Some(kind),
-                    start: node.start_byte(),
-                    end: node.end_byte(),
-                    start_line: node.start_position().row as u32 + 1,
-                    end_line: node.end_position().row as u32 + 1,
-                    ..RawDef::default()
-                });
-                defs.len() - 1
-            });
-            let d = &mut defs[idx];
-            if d.name.is_none() {
-                if let Some(n) = find(Role::Name) {
-                    let (name, _) = split_type_name(node_text(n, text));
-                    d.name = Some((name, n.start_position().row as u32 + 1));
+    // Visit pattern roots only (see `lang::roots`): one TreeCursor walk over the tree, the
+    // query cursor started at each root node with its start depth limited to that node.
+    let mut starts: Vec<Node<'_>> = Vec::new();
+    match c.roots.as_ref().filter(|_| use_roots) {
+        Some(roots) => {
+            cursor.set_max_start_depth(Some(0));
+            let mut tc = root.walk();
+            'walk: loop {
+                let n = tc.node();
+                if roots.get(n.kind_id() as usize).copied().unwrap_or(false) {
+                    starts.push(n);
+                }
+                if tc.goto_first_child() {
+                    continue;
+                }
+                while !tc.goto_next_sibling() {
+                    if !tc.goto_parent() {
+                        break 'walk;
+                    }
                 }
             }
-            if d.container.is_none() {
-                d.container = find(Role::Container).map(|n| split_type_name(node_text(n, text)).0);
-            }
-            if d.self_name.is_none() {
-                d.self_name = find(Role::SelfName).map(|n| node_text(n, text).to_string());
-            }
-            if d.doc.is_none() {
-                d.doc = find(Role::Doc).map(|n| clean_docstring(node_text(n, text)));
-            }
-            for cap in m.captures() {
-                let implements = match role_of(cap.index) {
-                    Role::Base => false,
-                    Role::Implements => true,
-                    _ => continue,
-                };
-                let (name, qualifier) = split_type_name(node_text(cap.node, text));
-                let p = cap.node.start_position();
-                let b = BaseRef {
-                    name,
-                    qualifier,
-                    implements,
-                    line: p.row as u32 + 1,
-                    column: char_column(text, cap.node.start_byte(), p.column),
-                };
-                if !b.name.is_empty() && !d.bases.contains(&b) {
-                    d.bases.push(b);
-                }
-            }
-            continue;
         }
-        // Call sites, keyed by the callee name token; a match with a receiver wins.
-        let call = find(Role::Call)
-            .map(|n| (n, false))
-            .or_else(|| find(Role::CallNew).map(|n| (n, true)));
-        if let (Some((_, is_new)), Some(name)) = (call, find(Role::CallName)) {
-            let receiver = find(Role::CallReceiver).map(|r| squash(node_text(r, text)));
-            let key = name.start_byte();
-            let better = calls
-                .get(&key)
-                .is_none_or(|old| old.receiver.is_none() && receiver.is_some());
-            if better {
-                let p = name.start_position();
-                calls.insert(
-                    key,
-                    RawCall {
-                        at: name.start_byte(),
-                        name: node_text(name, text).to_string(),
-                        receiver,
-                        is_new,
-                        line: p.row as u32 + 1,
-                        column: char_column(text, name.start_byte(), p.column),
-                    },
-                );
-            }
-            continue;
+        None => {
+            cursor.set_max_start_depth(None);
+            starts.push(root);
         }
-        if let Some(n) = find(Role::Comment) {
-            // A Rust line comment includes its newline: its last row is the one before.
-            let end = n.end_position();
-            let end_row = if end.column == 0 && end.row > n.start_position().row {
-                end.row - 1
-            } else {
-                end.row
+    }
+    for start in starts {
+        let mut matches = cursor.matches(&c.query, start, src);
+        while let Some(m) = matches.next() {
+            let role_of = |i: u32| c.roles[i as usize];
+            let find = |r: Role| {
+                m.captures()
+                    .iter()
+                    .find(|cap| role_of(cap.index) == r)
+                    .map(|cap| cap.node)
             };
-            comments.push((n.start_position(), end_row, n.byte_range()));
-            continue;
-        }
-        if let Some(n) = find(Role::Annotation) {
-            annotations.push((n.start_position().row, n.end_position().row));
-            continue;
-        }
-        if let Some(n) = find(Role::ExportDefault) {
-            default_export.get_or_insert_with(|| node_text(n, text).to_string());
-            continue;
-        }
-        // Imports.
-        if let Some(stmt) = find(Role::Import) {
-            let line = stmt.start_position().row as u32 + 1;
-            let module = find(Role::ImportModule);
-            if let Some(module) = module {
-                let clean = |n: Node<'_>| {
-                    node_text(n, text)
-                        .trim_matches(['"', '\'', '`'])
-                        .to_string()
-                };
-                let name = find(Role::ImportName).map(|n| node_text(n, text).to_string());
-                let default = find(Role::ImportDefault);
-                let glob = find(Role::ImportGlob);
-                let alias = find(Role::ImportAlias)
-                    .or(default)
-                    .map(|n| node_text(n, text).to_string());
-                let name = if glob.is_some() {
-                    Some("*".to_string())
-                } else if default.is_some() {
-                    Some("default".to_string())
-                } else {
-                    name
-                };
-                let key_node = find(Role::ImportName)
-                    .or(default)
-                    .or(find(Role::ImportAlias))
-                    .unwrap_or(module);
-                let imp = Import {
-                    module: clean(module),
-                    name,
-                    alias,
-                    line,
-                };
-                let key = (stmt.start_byte(), key_node.start_byte());
-                match imports.iter_mut().find(|(s, k, _)| (*s, *k) == key) {
-                    Some((_, _, old)) if old.alias.is_none() => *old = imp,
-                    Some(_) => {}
-                    None => imports.push((key.0, key.1, imp)),
+            // Definitions.
+            if let Some((kind, node)) =
+                m.captures()
+                    .iter()
+                    .find_map(|cap| match role_of(cap.index) {
+                        Role::Definition(k) => Some((k, cap.node)),
+                        _ => None,
+                    })
+            {
+                let idx = *def_index.entry(node.id()).or_insert_with(|| {
+                    defs.push(RawDef {
+                        kind: Some(kind),
+                        start: node.start_byte(),
+                        end: node.end_byte(),
+                        start_line: node.start_position().row as u32 + 1,
+                        end_line: node.end_position().row as u32 + 1,
+                        ..RawDef::default()
+                    });
+                    defs.len() - 1
+                });
+                let d = &mut defs[idx];
+                if d.name.is_none() {
+                    if let Some(n) = find(Role::Name) {
+                        let (name, _) = split_type_name(node_text(n, text));
+                        d.name = Some((name, n.start_position().row as u32 + 1));
+                    }
                 }
-            } else if let Some(hook) = c.spec.expand_import {
-                let key = (stmt.start_byte(), stmt.start_byte());
-                if !imports.iter().any(|(s, k, _)| (*s, *k) == key) {
-                    let mut out = Vec::new();
-                    hook(stmt, src, line, &mut out);
-                    for (i, imp) in out.into_iter().enumerate() {
-                        imports.push((key.0, key.1 + i, imp));
+                if d.container.is_none() {
+                    d.container =
+                        find(Role::Container).map(|n| split_type_name(node_text(n, text)).0);
+                }
+                if d.self_name.is_none() {
+                    d.self_name = find(Role::SelfName).map(|n| node_text(n, text).to_string());
+                }
+                if d.doc.is_none() {
+                    d.doc = find(Role::Doc).map(|n| clean_docstring(node_text(n, text)));
+                }
+                for cap in m.captures() {
+                    let implements = match role_of(cap.index) {
+                        Role::Base => false,
+                        Role::Implements => true,
+                        _ => continue,
+                    };
+                    let (name, qualifier) = split_type_name(node_text(cap.node, text));
+                    let p = cap.node.start_position();
+                    let b = BaseRef {
+                        name,
+                        qualifier,
+                        implements,
+                        line: p.row as u32 + 1,
+                        column: char_column(text, cap.node.start_byte(), p.column),
+                    };
+                    if !b.name.is_empty() && !d.bases.contains(&b) {
+                        d.bases.push(b);
+                    }
+                }
+                continue;
+            }
+            // Call sites, keyed by the callee name token; a match with a receiver wins.
+            let call = find(Role::Call)
+                .map(|n| (n, false))
+                .or_else(|| find(Role::CallNew).map(|n| (n, true)));
+            if let (Some((_, is_new)), Some(name)) = (call, find(Role::CallName)) {
+                let receiver = find(Role::CallReceiver).map(|r| squash(node_text(r, text)));
+                let key = name.start_byte();
+                let better = calls
+                    .get(&key)
+                    .is_none_or(|old| old.receiver.is_none() && receiver.is_some());
+                if better {
+                    let p = name.start_position();
+                    calls.insert(
+                        key,
+                        RawCall {
+                            at: name.start_byte(),
+                            name: node_text(name, text).to_string(),
+                            receiver,
+                            is_new,
+                            line: p.row as u32 + 1,
+                            column: char_column(text, name.start_byte(), p.column),
+                        },
+                    );
+                }
+                continue;
+            }
+            if let Some(n) = find(Role::Comment) {
+                // A Rust line comment includes its newline: its last row is the one before.
+                let end = n.end_position();
+                let end_row = if end.column == 0 && end.row > n.start_position().row {
+                    end.row - 1
+                } else {
+                    end.row
+                };
+                comments.push((n.start_position(), end_row, n.byte_range()));
+                continue;
+            }
+            if let Some(n) = find(Role::Annotation) {
+                annotations.push((n.start_position().row, n.end_position().row));
+                continue;
+            }
+            if let Some(n) = find(Role::ExportDefault) {
+                default_export.get_or_insert_with(|| node_text(n, text).to_string());
+                continue;
+            }
+            // Imports.
+            if let Some(stmt) = find(Role::Import) {
+                let line = stmt.start_position().row as u32 + 1;
+                let module = find(Role::ImportModule);
+                if let Some(module) = module {
+                    let clean = |n: Node<'_>| {
+                        node_text(n, text)
+                            .trim_matches(['"', '\'', '`'])
+                            .to_string()
+                    };
+                    let name = find(Role::ImportName).map(|n| node_text(n, text).to_string());
+                    let default = find(Role::ImportDefault);
+                    let glob = find(Role::ImportGlob);
+                    let alias = find(Role::ImportAlias)
+                        .or(default)
+                        .map(|n| node_text(n, text).to_string());
+                    let name = if glob.is_some() {
+                        Some("*".to_string())
+                    } else if default.is_some() {
+                        Some("default".to_string())
+                    } else {
+                        name
+                    };
+                    let key_node = find(Role::ImportName)
+                        .or(default)
+                        .or(find(Role::ImportAlias))
+                        .unwrap_or(module);
+                    let imp = Import {
+                        module: clean(module),
+                        name,
+                        alias,
+                        line,
+                    };
+                    let key = (stmt.start_byte(), key_node.start_byte());
+                    match imports.iter_mut().find(|(s, k, _)| (*s, *k) == key) {
+                        Some((_, _, old)) if old.alias.is_none() => *old = imp,
+                        Some(_) => {}
+                        None => imports.push((key.0, key.1, imp)),
+                    }
+                } else if let Some(hook) = c.spec.expand_import {
+                    let key = (stmt.start_byte(), stmt.start_byte());
+                    if !imports.iter().any(|(s, k, _)| (*s, *k) == key) {
+                        let mut out = Vec::new();
+                        hook(stmt, src, line, &mut out);
+                        for (i, imp) in out.into_iter().enumerate() {
+                            imports.push((key.0, key.1 + i, imp));
+                        }
                     }
                 }
             }
@@ -773,5 +816,43 @@ mod tests {
         let f = facts("a.py", "def f():\n    pass\n\ndef f():\n    pass\n");
         let ids: Vec<&str> = f.definitions.iter().map(|d| &*d.id).collect();
         assert_eq!(ids, vec!["a.py::f", "a.py::f#2"]);
+    }
+}
+
+#[cfg(test)]
+mod root_dispatch_tests {
+    use super::*;
+
+    /// Running the query only at pattern roots gives exactly the facts of a whole-tree run,
+    /// on every fixture file.
+    #[test]
+    fn root_dispatch_equals_whole_tree_query() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut stack = vec![dir.clone()];
+        let mut checked = 0;
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                let rel = p
+                    .strip_prefix(&dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let Some(spec) = lang::for_path(&rel).filter(|s| s.grammar.is_some()) else {
+                    continue;
+                };
+                let text = std::fs::read_to_string(&p).unwrap();
+                let o = ChunkOptions::default();
+                let a = extract_with(&rel, spec, &text, String::new(), 0, &o, true).unwrap();
+                let b = extract_with(&rel, spec, &text, String::new(), 0, &o, false).unwrap();
+                assert_eq!(a, b, "{rel}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 30, "only {checked} files");
     }
 }

@@ -9,6 +9,7 @@
 mod go;
 mod javascript;
 mod python;
+mod roots;
 mod rust;
 
 use std::sync::OnceLock;
@@ -134,6 +135,9 @@ pub struct CompiledLanguage {
     pub query: Query,
     /// What each capture index means (same order as `query.capture_names()`).
     pub roles: Vec<Role>,
+    /// `roots[kind_id]` is true when some pattern starts at that node kind; `None` when a
+    /// pattern's root is a wildcard (then the query runs over the whole tree).
+    pub roots: Option<Vec<bool>>,
 }
 
 /// Meaning of a capture name in `tags.scm` (documented in `queries/README.md`).
@@ -244,11 +248,22 @@ pub fn compiled(spec: &'static LanguageSpec) -> Result<&'static CompiledLanguage
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()?;
+            let roots = roots::root_kinds(&source).map(|names| {
+                (0..language.node_kind_count() as u16)
+                    .map(|id| {
+                        language.node_kind_is_named(id)
+                            && language
+                                .node_kind_for_id(id)
+                                .is_some_and(|k| names.iter().any(|n| n == k))
+                    })
+                    .collect()
+            });
             Ok(CompiledLanguage {
                 spec,
                 language,
                 query,
                 roles,
+                roots,
             })
         })
         .as_ref()
