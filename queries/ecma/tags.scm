@@ -51,3 +51,9 @@
 
 (comment) @comment
 (decorator) @annotation
+
+; Typed names (receiver typing): `const x = new Foo()`, `this.x = new Foo()`.
+(variable_declarator name: (identifier) @local.name
+  value: (new_expression constructor: [(identifier) (member_expression)] @local.type))
+(assignment_expression left: (member_expression object: (this)) @local.name
+  right: (new_expression constructor: [(identifier) (member_expression)] @local.type))

@@ -32,3 +32,13 @@
   function: (selector_expression operand: (_) @call.receiver field: (field_identifier) @call.name)) @call
 
 (comment) @comment
+
+; Typed names (receiver typing): `x := Foo{}`, `x := &Foo{}`, `var x Foo`, parameters and
+; struct fields.
+(short_var_declaration left: (expression_list . (identifier) @local.name)
+  right: (expression_list . (composite_literal type: (type_identifier) @local.type)))
+(short_var_declaration left: (expression_list . (identifier) @local.name)
+  right: (expression_list . (unary_expression operand: (composite_literal type: (type_identifier) @local.type))))
+(var_spec name: (identifier) @local.name type: [(type_identifier) @local.type (pointer_type (type_identifier) @local.type)])
+(parameter_declaration name: (identifier) @local.name type: [(type_identifier) @local.type (pointer_type (type_identifier) @local.type) (qualified_type) @local.type (pointer_type (qualified_type) @local.type)])
+(field_declaration name: (field_identifier) @local.name type: [(type_identifier) @local.type (pointer_type (type_identifier) @local.type) (qualified_type) @local.type (pointer_type (qualified_type) @local.type)])

@@ -20,3 +20,18 @@
 
 (call function: (identifier) @call.name) @call
 (call function: (attribute object: (_) @call.receiver attribute: (identifier) @call.name)) @call
+
+; Typed names (receiver typing): `x = Foo(...)`, `x = mod.Foo(...)`, `self.x = Foo(...)`,
+; `x: Foo`, parameters `x: Foo`.
+(assignment left: (identifier) @local.name right: (call function: (identifier) @local.type))
+(assignment left: (identifier) @local.name
+  right: (call function: (attribute attribute: (identifier) @local.type)))
+((assignment left: (attribute object: (identifier) @_self) @local.name
+   right: (call function: [(identifier) (attribute)] @local.type))
+  (#eq? @_self "self"))
+(assignment left: (identifier) @local.name type: (type [(identifier) (attribute)] @local.type))
+((assignment left: (attribute object: (identifier) @_self) @local.name
+   type: (type [(identifier) (attribute)] @local.type))
+  (#eq? @_self "self"))
+(typed_parameter (identifier) @local.name type: (type [(identifier) (attribute)] @local.type))
+(typed_default_parameter name: (identifier) @local.name type: (type [(identifier) (attribute)] @local.type))

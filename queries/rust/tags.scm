@@ -22,7 +22,7 @@
 (call_expression
   function: (field_expression value: (_) @call.receiver field: (field_identifier) @call.name)) @call
 (call_expression
-  function: (scoped_identifier path: (_) @call.receiver name: (identifier) @call.name)) @call
+  function: (scoped_identifier path: (_) @call.qualifier name: (identifier) @call.name)) @call
 (call_expression
   function: (generic_function function: (identifier) @call.name)) @call
 (call_expression
@@ -30,7 +30,7 @@
     function: (field_expression value: (_) @call.receiver field: (field_identifier) @call.name))) @call
 (call_expression
   function: (generic_function
-    function: (scoped_identifier path: (_) @call.receiver name: (identifier) @call.name))) @call
+    function: (scoped_identifier path: (_) @call.qualifier name: (identifier) @call.name))) @call
 
 ; Calls written inside macro arguments (`assert_eq!(f(x), 1)`, `format!("{}", s.len())`)
 ; are token trees, not expressions: an identifier directly followed by a parenthesised
@@ -42,3 +42,17 @@
 
 [(line_comment) (block_comment)] @comment
 (attribute_item) @annotation
+
+; Typed names (receiver typing): `let x = Foo::new()`, `let x = Foo { .. }`, `let x: Foo`,
+; parameters and struct fields with a named type.
+(let_declaration pattern: (identifier) @local.name
+  value: (call_expression function: (scoped_identifier path: (identifier) @local.type)))
+(let_declaration pattern: (identifier) @local.name
+  value: (struct_expression name: (type_identifier) @local.type))
+(let_declaration pattern: (identifier) @local.name
+  type: [(type_identifier) (generic_type) (scoped_type_identifier)] @local.type)
+(parameter pattern: (identifier) @local.name
+  type: [(type_identifier) @local.type
+         (reference_type type: [(type_identifier) (generic_type) (scoped_type_identifier)] @local.type)])
+(field_declaration name: (field_identifier) @local.name
+  type: [(type_identifier) (generic_type) (scoped_type_identifier)] @local.type)

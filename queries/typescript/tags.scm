@@ -19,3 +19,17 @@
 (public_field_definition
   name: (_) @name
   value: [(arrow_function) (function_expression)]) @definition.method
+
+; Typed names: annotated parameters, variables and class fields.
+(required_parameter pattern: (identifier) @local.name
+  type: (type_annotation [(type_identifier) (generic_type) (nested_type_identifier)] @local.type))
+(optional_parameter pattern: (identifier) @local.name
+  type: (type_annotation [(type_identifier) (generic_type) (nested_type_identifier)] @local.type))
+(required_parameter pattern: (this) @local.name
+  type: (type_annotation [(type_identifier) (generic_type)] @local.type))
+(variable_declarator name: (identifier) @local.name
+  type: (type_annotation [(type_identifier) (generic_type) (nested_type_identifier)] @local.type))
+(public_field_definition name: (property_identifier) @local.name
+  type: (type_annotation [(type_identifier) (generic_type) (nested_type_identifier)] @local.type))
+(required_parameter (accessibility_modifier) pattern: (identifier) @local.name
+  type: (type_annotation [(type_identifier) (generic_type)] @local.type))

@@ -13,7 +13,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Parser, QueryCursor};
 
 use super::chunk::{self, ChunkOptions};
-use super::facts::{BaseRef, CallSite, Definition, FileFacts, FileMode, Import, Kind};
+use super::facts::{BaseRef, Binding, CallSite, Definition, FileFacts, FileMode, Import, Kind};
 use super::lang::{self, CompiledLanguage, LanguageSpec, Role};
 
 /// Byte offsets of line starts, for 1-based lines and char columns.
@@ -112,6 +112,7 @@ struct RawCall {
     name: String,
     receiver: Option<String>,
     is_new: bool,
+    is_path: bool,
     line: u32,
     column: u32,
 }
@@ -146,6 +147,7 @@ pub fn windowed_facts(
         calls: Vec::new(),
         imports: Vec::new(),
         default_export: None,
+        bindings: Vec::new(),
         chunks,
     }
 }
@@ -184,13 +186,14 @@ fn extract_with(
     })?;
     let lines = LineIndex::new(text);
     let root = tree.root_node();
-    let (raw_defs, mut raw_calls, imports, default_export) =
+    let (raw_defs, mut raw_calls, imports, default_export, raw_bindings) =
         CURSOR.with(|c| run_query(compiled, root, text, &mut c.borrow_mut(), use_roots));
     let parse_errors = root.has_error();
     let module_path = (spec.module_path)(path);
     let mut definitions = build_definitions(path, spec, text, &module_path, raw_defs);
     raw_calls.sort_by_key(|c| c.at);
     let mut calls = attach_calls(&definitions, raw_calls);
+    let bindings = attach_bindings(&definitions, raw_bindings);
     calls.sort_by_key(|c| (c.line, c.column));
     // Ranges were needed for nesting; keep them for chunking and the source view.
     let n = lines.line_count(text);
@@ -212,11 +215,21 @@ fn extract_with(
         calls,
         imports,
         default_export,
+        bindings,
         chunks,
     })
 }
 
-type QueryOutput = (Vec<RawDef>, Vec<RawCall>, Vec<Import>, Option<String>);
+type QueryOutput = (
+    Vec<RawDef>,
+    Vec<RawCall>,
+    Vec<Import>,
+    Option<String>,
+    Vec<RawBinding>,
+);
+
+/// A typed name before its scope is known: (byte offset, name, type name, 1-based line).
+type RawBinding = (usize, String, String, u32);
 
 fn run_query(
     c: &CompiledLanguage,
@@ -230,6 +243,7 @@ fn run_query(
     let mut calls: HashMap<usize, RawCall> = HashMap::new();
     let mut imports: Vec<(usize, usize, Import)> = Vec::new();
     let mut default_export: Option<String> = None;
+    let mut bindings: Vec<RawBinding> = Vec::new();
     let mut comments: Vec<(tree_sitter::Point, usize, std::ops::Range<usize>)> = Vec::new();
     let mut annotations: Vec<(usize, usize)> = Vec::new();
     let src = text.as_bytes();
@@ -333,7 +347,11 @@ fn run_query(
                 .map(|n| (n, false))
                 .or_else(|| find(Role::CallNew).map(|n| (n, true)));
             if let (Some((_, is_new)), Some(name)) = (call, find(Role::CallName)) {
-                let receiver = find(Role::CallReceiver).map(|r| squash(node_text(r, text)));
+                let qualifier = find(Role::CallQualifier);
+                let is_path = qualifier.is_some();
+                let receiver = find(Role::CallReceiver)
+                    .or(qualifier)
+                    .map(|r| squash(node_text(r, text)));
                 let key = name.start_byte();
                 let better = calls
                     .get(&key)
@@ -347,6 +365,7 @@ fn run_query(
                             name: node_text(name, text).to_string(),
                             receiver,
                             is_new,
+                            is_path,
                             line: p.row as u32 + 1,
                             column: char_column(text, name.start_byte(), p.column),
                         },
@@ -367,6 +386,23 @@ fn run_query(
             }
             if let Some(n) = find(Role::Annotation) {
                 annotations.push((n.start_position().row, n.end_position().row));
+                continue;
+            }
+            if let (Some(n), Some(t)) = (find(Role::LocalName), find(Role::LocalType)) {
+                let (type_name, _) = split_type_name(node_text(t, text));
+                let name = squash(node_text(n, text));
+                if !type_name.is_empty()
+                    && !bindings
+                        .iter()
+                        .any(|b| b.0 == n.start_byte() && b.1 == name)
+                {
+                    bindings.push((
+                        n.start_byte(),
+                        name,
+                        type_name,
+                        n.start_position().row as u32 + 1,
+                    ));
+                }
                 continue;
             }
             if let Some(n) = find(Role::ExportDefault) {
@@ -434,11 +470,13 @@ fn run_query(
     }
     imports.sort_by_key(|(s, k, _)| (*s, *k));
     let calls: Vec<RawCall> = calls.into_values().collect();
+    bindings.sort();
     (
         defs,
         calls,
         imports.into_iter().map(|(_, _, i)| i).collect(),
         default_export,
+        bindings,
     )
 }
 
@@ -631,8 +669,8 @@ fn build_definitions(
     out
 }
 
-/// Gives each call its innermost enclosing definition (by byte range).
-fn attach_calls(defs: &[Definition], calls: Vec<RawCall>) -> Vec<CallSite> {
+/// The innermost definition containing each byte offset (offsets sorted ascending).
+fn enclosing(defs: &[Definition], offsets: impl Iterator<Item = u32>) -> Vec<Option<u32>> {
     let mut order: Vec<usize> = (0..defs.len()).collect();
     order.sort_by(|&a, &b| {
         defs[a]
@@ -642,9 +680,8 @@ fn attach_calls(defs: &[Definition], calls: Vec<RawCall>) -> Vec<CallSite> {
     });
     let mut stack: Vec<usize> = Vec::new();
     let mut next = 0;
-    let mut out = Vec::with_capacity(calls.len());
-    for c in calls {
-        let at = c.at as u32;
+    let mut out = Vec::new();
+    for at in offsets {
         while next < order.len() && defs[order[next]].start_byte <= at {
             let d = order[next];
             while stack
@@ -659,16 +696,41 @@ fn attach_calls(defs: &[Definition], calls: Vec<RawCall>) -> Vec<CallSite> {
         while stack.last().is_some_and(|&s| defs[s].end_byte <= at) {
             stack.pop();
         }
-        out.push(CallSite {
-            caller: stack.last().map(|&s| s as u32),
+        out.push(stack.last().map(|&s| s as u32));
+    }
+    out
+}
+
+/// Gives each call (sorted by name offset) its innermost enclosing definition.
+fn attach_calls(defs: &[Definition], calls: Vec<RawCall>) -> Vec<CallSite> {
+    let scopes = enclosing(defs, calls.iter().map(|c| c.at as u32));
+    calls
+        .into_iter()
+        .zip(scopes)
+        .map(|(c, caller)| CallSite {
+            caller,
             name: c.name,
             receiver: c.receiver,
             is_new: c.is_new,
+            is_path: c.is_path,
             line: c.line,
             column: c.column,
-        });
-    }
-    out
+        })
+        .collect()
+}
+
+/// Gives each binding (sorted by offset) its innermost enclosing definition.
+fn attach_bindings(defs: &[Definition], raw: Vec<RawBinding>) -> Vec<Binding> {
+    let scopes = enclosing(defs, raw.iter().map(|b| b.0 as u32));
+    raw.into_iter()
+        .zip(scopes)
+        .map(|((_, name, type_name, line), scope)| Binding {
+            scope,
+            name,
+            type_name,
+            line,
+        })
+        .collect()
 }
 
 /// Parses `text` and drops the tree: the benchmark baseline. `false` when the parser

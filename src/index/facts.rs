@@ -199,6 +199,9 @@ pub struct CallSite {
     pub receiver: Option<String>,
     /// `true` for a construction (`new Foo()`).
     pub is_new: bool,
+    /// `true` when the receiver is a path qualifier that cannot be a value (Rust `a::b`),
+    /// so it is never typed as a variable.
+    pub is_path: bool,
     /// 1-based line of the callee name token.
     pub line: u32,
     /// 1-based char column of the callee name token.
@@ -237,6 +240,23 @@ impl Import {
                 .map(|s| s.trim_end_matches(".js")),
         }
     }
+}
+
+/// A name whose type the source states or implies: a local or parameter with a declared
+/// type (`x: Foo`, `Foo x`), a variable bound to a construction (`x = Foo()`,
+/// `const x = new Foo()`, `let x = Foo::new()`, `x := &Foo{}`), or a field (`self.x =
+/// Foo()`, `private Foo x;`). Used to type the receivers of later calls.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    /// Index of the innermost definition holding the binding (a function for locals and
+    /// parameters, a class or struct for fields); `None` at top level.
+    pub scope: Option<u32>,
+    /// The bound name as written: `x`, or `self.x` / `this.x` for an assigned field.
+    pub name: String,
+    /// The type's name, last segment, generics stripped (`Foo` for `pkg.Foo[T]`).
+    pub type_name: String,
+    /// 1-based line of the binding.
+    pub line: u32,
 }
 
 /// Whether a chunk covers a definition or a window of lines.
@@ -289,6 +309,8 @@ pub struct FileFacts {
     pub imports: Vec<Import>,
     /// Name of the file's default export (`export default function render`), if any.
     pub default_export: Option<String>,
+    /// Typed names, in source order.
+    pub bindings: Vec<Binding>,
     /// Search chunks in source order.
     pub chunks: Vec<Chunk>,
 }

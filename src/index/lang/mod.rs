@@ -163,6 +163,8 @@ pub enum Role {
     CallName,
     /// `@call.receiver`.
     CallReceiver,
+    /// `@call.qualifier`.
+    CallQualifier,
     /// `@import`.
     Import,
     /// `@import.module`.
@@ -183,6 +185,10 @@ pub enum Role {
     Comment,
     /// `@annotation`.
     Annotation,
+    /// `@local.name`.
+    LocalName,
+    /// `@local.type`.
+    LocalType,
     /// `@_helper` captures used only by predicates.
     Ignore,
 }
@@ -203,6 +209,7 @@ impl Role {
             "call.new" => Role::CallNew,
             "call.name" => Role::CallName,
             "call.receiver" => Role::CallReceiver,
+            "call.qualifier" => Role::CallQualifier,
             "import" => Role::Import,
             "import.module" => Role::ImportModule,
             "import.name" => Role::ImportName,
@@ -213,6 +220,8 @@ impl Role {
             "self" => Role::SelfName,
             "comment" => Role::Comment,
             "annotation" => Role::Annotation,
+            "local.name" => Role::LocalName,
+            "local.type" => Role::LocalType,
             n if n.starts_with('_') => Role::Ignore,
             _ => return None,
         })

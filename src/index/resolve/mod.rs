@@ -111,6 +111,43 @@ pub struct Resolution {
     pub unresolved: Vec<Unresolved>,
 }
 
+/// What a receiver's type is known to be.
+enum Typed {
+    /// A type defined in the repo (by name).
+    Repo(String),
+    /// A type defined nowhere in the repo.
+    External,
+    /// Not known.
+    Unknown,
+}
+
+/// The constructed type of an inline construction receiver: `Foo(db)`, `new Foo()`,
+/// `pkg.Foo()`, `Foo::new(..)`, `Foo { .. }` → `Foo`. `None` for anything else.
+fn inline_constructor(recv: &str) -> Option<&str> {
+    let r = recv.strip_prefix("new ").unwrap_or(recv).trim();
+    let head = if let Some(i) = r.find("::new(") {
+        &r[..i]
+    } else if let Some(i) = r.find(['(', '{']) {
+        if !(r.ends_with(')') || r.ends_with('}')) {
+            return None;
+        }
+        r[..i].trim_end()
+    } else {
+        return None;
+    };
+    let name = head.rsplit(['.', ':']).next()?;
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && head
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == ':');
+    ok.then_some(name)
+}
+
 /// What an import binding leads to.
 enum Bound {
     Defs(Vec<DefRef>),
@@ -497,7 +534,33 @@ impl<'a> Ctx<'a> {
         let own = c
             .caller
             .and_then(|i| f.definitions[i as usize].self_name.as_deref());
-        let recv = if own == Some(recv) { "self" } else { recv };
+        let owned;
+        let recv = match own {
+            Some(o) if o == recv => "self",
+            Some(o) if recv.strip_prefix(o).is_some_and(|r| r.starts_with('.')) => {
+                owned = format!("self{}", &recv[o.len()..]);
+                owned.as_str()
+            }
+            _ => recv,
+        };
+        // A receiver whose type the source states: `x: Foo`, `x = Foo()`, `Foo(db).run()`,
+        // `self.repo` with `self.repo = Repo()`, a Java/TS field.
+        let typed = if c.is_path {
+            Typed::Unknown
+        } else {
+            self.receiver_type(fi, c.caller, recv)
+        };
+        match typed {
+            Typed::Repo(ty) => {
+                let m = self.member_with_bases(fi, &ty, name, 0);
+                return match m.len() {
+                    0 => Err(UnresolvedReason::NotFound),
+                    _ => one(m, Tier::Qualified),
+                };
+            }
+            Typed::External => return Err(UnresolvedReason::External),
+            Typed::Unknown => {}
+        }
         // self / this / Self / cls / super.
         match recv {
             "self" | "this" | "Self" | "cls" => {
@@ -650,6 +713,112 @@ impl<'a> Ctx<'a> {
             return Err(UnresolvedReason::External);
         }
         self.method_fallback(fi, name)
+    }
+
+    /// The type of a receiver expression, from inline constructions and typed bindings.
+    fn receiver_type(&self, fi: u32, caller: Option<u32>, recv: &str) -> Typed {
+        let f = &self.files[fi as usize];
+        // Inline construction: `Foo(db)`, `new Foo()`, `Foo::new(..)`, `Foo { .. }`.
+        if let Some(ty) = inline_constructor(recv) {
+            return match self.classify(fi, ty) {
+                Typed::Repo(t) if self.is_constructible(fi, &t) => Typed::Repo(t),
+                _ => Typed::Unknown,
+            };
+        }
+        // `self.x` / `this.x`: bindings made in any method of the enclosing type, then the
+        // type's declared fields.
+        if let Some(field) = recv
+            .strip_prefix("self.")
+            .or_else(|| recv.strip_prefix("this."))
+        {
+            if field.contains(['.', '(', '[']) {
+                return Typed::Unknown;
+            }
+            let Some(owner) = self.enclosing_type(fi, caller) else {
+                return Typed::Unknown;
+            };
+            let mut types: Vec<&str> = f
+                .bindings
+                .iter()
+                .filter(|b| {
+                    b.name == recv
+                        && b.scope
+                            .is_some_and(|s| self.enclosing_type(fi, Some(s)) == Some(owner))
+                })
+                .map(|b| b.type_name.as_str())
+                .collect();
+            for &t in self.types.get(&(self.fam(fi), owner)).into_iter().flatten() {
+                let tf = &self.files[t.0 as usize];
+                types.extend(
+                    tf.bindings
+                        .iter()
+                        .filter(|b| b.scope == Some(t.1) && b.name == field)
+                        .map(|b| b.type_name.as_str()),
+                );
+            }
+            return self.unify(fi, types);
+        }
+        // A plain name: the innermost scope that binds it (locals, parameters, then fields
+        // of enclosing classes, then the file's top level).
+        if !recv
+            .chars()
+            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '$')
+        {
+            return Typed::Unknown;
+        }
+        let mut scope = caller;
+        loop {
+            let types: Vec<&str> = f
+                .bindings
+                .iter()
+                .filter(|b| b.scope == scope && b.name == recv)
+                .map(|b| b.type_name.as_str())
+                .collect();
+            if !types.is_empty() {
+                return self.unify(fi, types);
+            }
+            match scope {
+                Some(s) => scope = f.definitions[s as usize].parent,
+                None => return Typed::Unknown,
+            }
+        }
+    }
+
+    /// One type for a set of bindings of the same name; disagreeing bindings are unknown.
+    fn unify(&self, fi: u32, mut types: Vec<&str>) -> Typed {
+        types.sort_unstable();
+        types.dedup();
+        match types.as_slice() {
+            [t] => self.classify(fi, t),
+            _ => Typed::Unknown,
+        }
+    }
+
+    /// A repo type, a name defined nowhere in the repo (a library or builtin type), or a
+    /// name that is not a type here (a factory function: its return type is unknown).
+    fn classify(&self, fi: u32, ty: &str) -> Typed {
+        let fam = self.fam(fi);
+        if self
+            .types
+            .get(&(fam, ty))
+            .is_some_and(|v| v.iter().any(|&r| self.def(r).kind != Kind::Module))
+        {
+            Typed::Repo(ty.to_string())
+        } else if self.by_name.contains_key(&(fam, ty))
+            || ty.chars().next().is_some_and(char::is_lowercase)
+        {
+            // A function's name (`x = make()`: its return type is unknown), or a lowercase
+            // builtin whose methods we cannot list.
+            Typed::Unknown
+        } else {
+            Typed::External
+        }
+    }
+
+    fn is_constructible(&self, fi: u32, ty: &str) -> bool {
+        self.types
+            .get(&(self.fam(fi), ty))
+            .is_some_and(|v| v.iter().any(|&r| self.def(r).kind.is_constructible()))
     }
 
     /// A method call on a receiver of unknown type: the only method of that name in the
