@@ -37,11 +37,20 @@ fn multi_language_fixture_edges() {
     assert_fixture("multi");
 }
 
-/// The shared resolution cases this engine covers so far (the others need receiver typing,
-/// tsconfig paths and Java: issue 3).
+/// Every shared resolution case (`../shared/cases/resolution/*`).
 #[test]
 fn shared_resolution_cases() {
-    for case in ["rust-free-fn-vs-method", "ts-callback-in-timer"] {
+    let dir = common::shared("cases/resolution");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("skipping: ../shared is not present");
+        return;
+    };
+    let mut cases: Vec<String> = entries
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 5);
+    for case in cases {
         let root = common::shared(&format!("cases/resolution/{case}"));
         if !root.exists() {
             eprintln!("skipping {case}: ../shared is not present");

@@ -148,6 +148,7 @@ pub fn windowed_facts(
         imports: Vec::new(),
         default_export: None,
         bindings: Vec::new(),
+        project: super::project::parse(path, text),
         chunks,
     }
 }
@@ -216,6 +217,7 @@ fn extract_with(
         imports,
         default_export,
         bindings,
+        project: None,
         chunks,
     })
 }

@@ -311,6 +311,9 @@ pub struct FileFacts {
     pub default_export: Option<String>,
     /// Typed names, in source order.
     pub bindings: Vec<Binding>,
+    /// What this file says about module resolution, when it is a project file
+    /// (`tsconfig.json`, `go.mod`, `Cargo.toml`).
+    pub project: Option<super::project::ProjectFile>,
     /// Search chunks in source order.
     pub chunks: Vec<Chunk>,
 }

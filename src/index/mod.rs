@@ -11,6 +11,7 @@ pub mod extract;
 pub mod facts;
 pub mod graph;
 pub mod lang;
+pub mod project;
 pub mod resolve;
 pub mod source;
 

@@ -7,6 +7,7 @@
 //! are indexed as line windows for search only.
 
 mod go;
+mod java;
 mod javascript;
 mod python;
 mod roots;
@@ -82,8 +83,10 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     javascript::TYPESCRIPT,
     javascript::TSX,
     go::SPEC,
+    java::SPEC,
     windowed("markdown", &["md", "markdown", "mdx"]),
     windowed("toml", &["toml"]),
+    windowed("gomod", &[]),
     windowed("yaml", &["yaml", "yml"]),
     windowed("json", &["json", "jsonc"]),
     windowed("c", &["c", "h"]),
@@ -92,7 +95,6 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         &["cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "h++", "ipp"],
     ),
     windowed("csharp", &["cs"]),
-    windowed("java", &["java"]),
     windowed("text", &["txt", "rst", "adoc"]),
 ];
 
@@ -118,6 +120,9 @@ pub fn by_name(name: &str) -> Option<&'static LanguageSpec> {
 /// Picks the language for a path by its extension (case-insensitive); `None` if unknown.
 pub fn for_path(path: &str) -> Option<&'static LanguageSpec> {
     let file = path.rsplit('/').next().unwrap_or(path);
+    if file == "go.mod" {
+        return by_name("gomod");
+    }
     let (_, ext) = file.rsplit_once('.')?;
     let ext = ext.to_ascii_lowercase();
     LANGUAGES

@@ -281,7 +281,7 @@ impl<'a> Ctx<'a> {
                     }
                 },
             },
-            "js" => match self.modules.javascript(&f.path, &imp.module) {
+            "js" => match self.modules.javascript(self.files, &f.path, &imp.module) {
                 Target::External => Bound::External,
                 Target::Files(v) if v.is_empty() => Bound::NotFound,
                 Target::Files(v) => match imp.name.as_deref() {
@@ -327,6 +327,44 @@ impl<'a> Ctx<'a> {
                     }
                 },
             },
+            "java" => {
+                let n = imp.name.as_deref();
+                let pkg = self.modules.java_package(&imp.module);
+                match n {
+                    None | Some("*") if !pkg.is_empty() => Bound::Module(pkg.to_vec()),
+                    Some(n) if !pkg.is_empty() => {
+                        let defs = self.top_level_in(pkg, n);
+                        if defs.is_empty() {
+                            Bound::NotFound
+                        } else {
+                            Bound::Defs(defs)
+                        }
+                    }
+                    _ => {
+                        // `import static pkg.Class.member` or a nested class.
+                        let Some((package, class)) = imp.module.rsplit_once('.') else {
+                            return Bound::External;
+                        };
+                        let files = self.modules.java_package(package);
+                        if files.is_empty() {
+                            return Bound::External;
+                        }
+                        let m: Vec<DefRef> = match n {
+                            Some(n) if n != "*" => self
+                                .member(files[0], class, n)
+                                .into_iter()
+                                .filter(|r| files.contains(&r.0))
+                                .collect(),
+                            _ => Vec::new(),
+                        };
+                        if m.is_empty() {
+                            Bound::NotFound
+                        } else {
+                            Bound::Defs(m)
+                        }
+                    }
+                }
+            }
             "go" => match self.modules.go(&imp.module) {
                 Target::Files(v) if !v.is_empty() => Bound::Module(v),
                 _ => Bound::External,
@@ -427,6 +465,18 @@ impl<'a> Ctx<'a> {
     fn resolve_bare(&self, fi: u32, c: &CallSite) -> Result<(DefRef, Tier), UnresolvedReason> {
         let f = &self.files[fi as usize];
         let name = c.name.as_str();
+        // Java has no free functions: a bare call is a method of the enclosing class (or
+        // of its bases), else a static import.
+        if f.language == "java" && !c.is_new {
+            if let Some(ty) = self.enclosing_type(fi, c.caller) {
+                let m = self.member_with_bases(fi, ty, name, 0);
+                match m.len() {
+                    1 => return Ok((m[0], Tier::Local)),
+                    0 => {}
+                    _ => return Err(UnresolvedReason::Ambiguous),
+                }
+            }
+        }
         // 1. local: the caller's own nested scopes first, then the file.
         let local = self.free_in_file(fi, name);
         if !local.is_empty() {
@@ -478,12 +528,12 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        // Go: the caller's package (same directory).
-        if f.language == "go" {
+        // Go and Java: the caller's package (same directory).
+        if f.language == "go" || f.language == "java" {
             let dir = f.path.rfind('/').map_or("", |i| &f.path[..i]);
             let pkg: Vec<DefRef> = self
                 .by_name
-                .get(&("go", name))
+                .get(&(f.language.as_str(), name))
                 .into_iter()
                 .flatten()
                 .copied()

@@ -4,6 +4,10 @@
 use std::collections::HashMap;
 
 use crate::index::facts::FileFacts;
+use crate::index::project::ProjectFile;
+
+/// `tsconfig` `paths`: pattern → substitutions.
+type TsPaths = Vec<(String, Vec<String>)>;
 
 /// Module tables built once over all files.
 #[derive(Debug, Default)]
@@ -18,6 +22,12 @@ pub(crate) struct ModuleTable {
     rs_crates: HashMap<String, String>,
     /// Go: package directory → file indices.
     go_dirs: HashMap<String, Vec<u32>>,
+    /// Java: dotted package → file indices.
+    java: HashMap<String, Vec<u32>>,
+    /// `tsconfig.json`/`jsconfig.json` by directory: (dir, file index).
+    tsconfigs: HashMap<String, u32>,
+    /// `go.mod` module path → its directory.
+    go_modules: Vec<(String, String)>,
 }
 
 /// Where a specifier led.
@@ -77,6 +87,27 @@ impl ModuleTable {
         for (i, f) in files.iter().enumerate() {
             let i = i as u32;
             t.by_path.insert(f.path.clone(), i);
+            match &f.project {
+                Some(ProjectFile::TsConfig { .. }) => {
+                    let name = f.path.rsplit('/').next().unwrap_or("");
+                    if name == "tsconfig.json" || name == "jsconfig.json" {
+                        t.tsconfigs.entry(dir_of(&f.path).to_string()).or_insert(i);
+                    }
+                }
+                Some(ProjectFile::GoMod { module }) => t
+                    .go_modules
+                    .push((module.clone(), dir_of(&f.path).to_string())),
+                Some(ProjectFile::Cargo { package }) => {
+                    let dir = dir_of(&f.path);
+                    let root = if dir.is_empty() {
+                        "src/".to_string()
+                    } else {
+                        format!("{dir}/src/")
+                    };
+                    t.rs_crates.insert(package.replace('-', "_"), root);
+                }
+                None => {}
+            }
             match f.language.as_str() {
                 "python" => {
                     let segs = &f.module_path;
@@ -96,6 +127,7 @@ impl ModuleTable {
                     .entry(dir_of(&f.path).to_string())
                     .or_default()
                     .push(i),
+                "java" => t.java.entry(f.module_path.join(".")).or_default().push(i),
                 _ => {}
             }
         }
@@ -149,11 +181,15 @@ impl ModuleTable {
     }
 
     /// JS/TS specifier imported from `from_path`: relative ones are resolved on disk layout
-    /// with extension and `index` inference (Node and TypeScript rules); bare ones are
+    /// with extension and `index` inference (Node and TypeScript rules); bare ones through
+    /// the nearest `tsconfig.json`/`jsconfig.json` (`paths`, then `baseUrl`), else they are
     /// packages, outside the repo.
-    pub(crate) fn javascript(&self, from_path: &str, spec: &str) -> Target {
+    pub(crate) fn javascript(&self, files: &[FileFacts], from_path: &str, spec: &str) -> Target {
         if !(spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == "..") {
-            return Target::External;
+            return match self.ts_paths(files, from_path, spec) {
+                Some(i) => Target::Files(vec![i]),
+                None => Target::External,
+            };
         }
         let Some(base) = join_relative(dir_of(from_path), spec) else {
             return Target::External;
@@ -162,6 +198,81 @@ impl ModuleTable {
             Some(i) => Target::Files(vec![i]),
             None => Target::Files(Vec::new()),
         }
+    }
+
+    /// A bare specifier through the nearest tsconfig (TypeScript's module resolution:
+    /// `paths` patterns with one `*`, relative to `baseUrl` or the config's directory, then
+    /// `baseUrl` itself; `extends` followed up to 5 levels, the child's settings winning).
+    fn ts_paths(&self, files: &[FileFacts], from_path: &str, spec: &str) -> Option<u32> {
+        let mut dir = dir_of(from_path);
+        let cfg = loop {
+            if let Some(&i) = self.tsconfigs.get(dir) {
+                break i;
+            }
+            if dir.is_empty() {
+                return None;
+            }
+            dir = dir_of(dir);
+        };
+        let mut base_url: Option<String> = None;
+        let mut paths: Option<(String, &TsPaths)> = None;
+        let mut cur = Some(cfg);
+        for _ in 0..5 {
+            let Some(ci) = cur else { break };
+            let f = &files[ci as usize];
+            let cdir = dir_of(&f.path);
+            let Some(ProjectFile::TsConfig {
+                base_url: b,
+                paths: p,
+                extends,
+            }) = &f.project
+            else {
+                break;
+            };
+            if base_url.is_none() {
+                base_url = b.as_ref().and_then(|b| join_relative(cdir, b));
+            }
+            if paths.is_none() && !p.is_empty() {
+                paths = Some((cdir.to_string(), p));
+            }
+            cur = extends
+                .as_ref()
+                .and_then(|e| join_relative(cdir, e))
+                .and_then(|e| {
+                    let e = if e.ends_with(".json") {
+                        e
+                    } else {
+                        format!("{e}.json")
+                    };
+                    self.by_path.get(&e).copied()
+                });
+        }
+        if let Some((pdir, paths)) = paths {
+            let root = base_url.clone().unwrap_or(pdir);
+            for (pattern, subs) in paths {
+                let star = match pattern.split_once('*') {
+                    Some((pre, post))
+                        if spec.starts_with(pre)
+                            && spec.ends_with(post)
+                            && spec.len() >= pre.len() + post.len() =>
+                    {
+                        &spec[pre.len()..spec.len() - post.len()]
+                    }
+                    None if pattern == spec => "",
+                    _ => continue,
+                };
+                for s in subs {
+                    if let Some(i) = join_relative(&root, &s.replacen('*', star, 1))
+                        .and_then(|p| self.js_file(&p))
+                    {
+                        return Some(i);
+                    }
+                }
+            }
+        }
+        base_url
+            .and_then(|b| join_relative(&b, spec))
+            .and_then(|p| self.js_file(&p))
     }
 
     /// The file a JS/TS module path names, trying extensions and `index` files; a `.js`
@@ -190,8 +301,33 @@ impl ModuleTable {
         None
     }
 
-    /// Go import path: the package directory whose path is the longest suffix of it.
+    /// Files of a Java package (dotted); empty when the package is not in the repo.
+    pub(crate) fn java_package(&self, package: &str) -> &[u32] {
+        self.java.get(package).map_or(&[], Vec::as_slice)
+    }
+
+    /// Go import path: through a `go.mod` module path when one prefixes it, else the
+    /// package directory whose path is the longest suffix of it.
     pub(crate) fn go(&self, spec: &str) -> Target {
+        for (module, dir) in &self.go_modules {
+            let rest = if spec == module {
+                Some("")
+            } else {
+                spec.strip_prefix(module.as_str())
+                    .and_then(|r| r.strip_prefix('/'))
+            };
+            if let Some(rest) = rest {
+                let d = match (dir.is_empty(), rest.is_empty()) {
+                    (true, _) => rest.to_string(),
+                    (false, true) => dir.clone(),
+                    (false, false) => format!("{dir}/{rest}"),
+                };
+                return match self.go_dirs.get(&d) {
+                    Some(v) => Target::Files(v.clone()),
+                    None => Target::Files(Vec::new()),
+                };
+            }
+        }
         let mut best: Option<(&String, &Vec<u32>)> = None;
         for (dir, files) in &self.go_dirs {
             let matches = !dir.is_empty() && (spec == dir || spec.ends_with(&format!("/{dir}")));
