@@ -57,3 +57,11 @@
   value: (new_expression constructor: [(identifier) (member_expression)] @local.type))
 (assignment_expression left: (member_expression object: (this)) @local.name
   right: (new_expression constructor: [(identifier) (member_expression)] @local.type))
+
+; Functions used as values (callbacks): arguments, object values, returns, assignments.
+(arguments (identifier) @reference)
+(arguments (member_expression object: (_) @reference.receiver property: (property_identifier) @reference))
+(pair value: (identifier) @reference)
+(return_statement (identifier) @reference)
+(assignment_expression right: (identifier) @reference)
+(variable_declarator value: (identifier) @reference)

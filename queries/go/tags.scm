@@ -42,3 +42,7 @@
 (var_spec name: (identifier) @local.name type: [(type_identifier) @local.type (pointer_type (type_identifier) @local.type)])
 (parameter_declaration name: (identifier) @local.name type: [(type_identifier) @local.type (pointer_type (type_identifier) @local.type) (qualified_type) @local.type (pointer_type (qualified_type) @local.type)])
 (field_declaration name: (field_identifier) @local.name type: [(type_identifier) @local.type (pointer_type (type_identifier) @local.type) (qualified_type) @local.type (pointer_type (qualified_type) @local.type)])
+
+; Functions used as values (`http.HandleFunc("/", handle)`, `sort.Slice(xs, s.less)`).
+(argument_list (identifier) @reference)
+(argument_list (selector_expression operand: (_) @reference.receiver field: (field_identifier) @reference))

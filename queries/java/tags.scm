@@ -34,3 +34,6 @@
 
 [(line_comment) (block_comment)] @comment
 [(marker_annotation) (annotation)] @annotation
+
+; Method references (`Foo::bar`, `this::handle`).
+(method_reference . (_) @reference.receiver (identifier) @reference .)

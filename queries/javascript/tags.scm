@@ -6,3 +6,7 @@
 (field_definition
   property: (_) @name
   value: [(arrow_function) (function_expression)]) @definition.method
+
+; JSX props holding functions (`onClick={handle}`).
+(jsx_expression (identifier) @reference)
+(jsx_expression (member_expression object: (_) @reference.receiver property: (property_identifier) @reference))

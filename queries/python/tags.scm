@@ -35,3 +35,11 @@
   (#eq? @_self "self"))
 (typed_parameter (identifier) @local.name type: (type [(identifier) (attribute)] @local.type))
 (typed_default_parameter name: (identifier) @local.name type: (type [(identifier) (attribute)] @local.type))
+
+; Functions used as values (callbacks): arguments, keyword arguments, returns, assignments.
+(argument_list (identifier) @reference)
+(argument_list (attribute object: (_) @reference.receiver attribute: (identifier) @reference))
+(keyword_argument value: (identifier) @reference)
+(keyword_argument value: (attribute object: (_) @reference.receiver attribute: (identifier) @reference))
+(return_statement (identifier) @reference)
+(assignment right: (identifier) @reference)

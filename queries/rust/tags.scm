@@ -56,3 +56,7 @@
          (reference_type type: [(type_identifier) (generic_type) (scoped_type_identifier)] @local.type)])
 (field_declaration name: (field_identifier) @local.name
   type: [(type_identifier) (generic_type) (scoped_type_identifier)] @local.type)
+
+; Functions used as values (`map(parse_line)`, `spawn(Self::run)`).
+(arguments (identifier) @reference)
+(arguments (scoped_identifier path: (_) @reference.receiver name: (identifier) @reference))

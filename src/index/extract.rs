@@ -113,6 +113,7 @@ struct RawCall {
     receiver: Option<String>,
     is_new: bool,
     is_path: bool,
+    is_reference: bool,
     line: u32,
     column: u32,
 }
@@ -355,9 +356,9 @@ fn run_query(
                     .or(qualifier)
                     .map(|r| squash(node_text(r, text)));
                 let key = name.start_byte();
-                let better = calls
-                    .get(&key)
-                    .is_none_or(|old| old.receiver.is_none() && receiver.is_some());
+                let better = calls.get(&key).is_none_or(|old| {
+                    old.is_reference || (old.receiver.is_none() && receiver.is_some())
+                });
                 if better {
                     let p = name.start_position();
                     calls.insert(
@@ -368,8 +369,31 @@ fn run_query(
                             receiver,
                             is_new,
                             is_path,
+                            is_reference: false,
                             line: p.row as u32 + 1,
                             column: char_column(text, name.start_byte(), p.column),
+                        },
+                    );
+                }
+                continue;
+            }
+            // Names used as values (callbacks): kept apart from calls by the flag.
+            if let Some(name) = find(Role::Reference) {
+                let key = name.start_byte();
+                if !calls.contains_key(&key) {
+                    let p = name.start_position();
+                    calls.insert(
+                        key,
+                        RawCall {
+                            at: key,
+                            name: node_text(name, text).to_string(),
+                            receiver: find(Role::ReferenceReceiver)
+                                .map(|r| squash(node_text(r, text))),
+                            is_new: false,
+                            is_path: false,
+                            is_reference: true,
+                            line: p.row as u32 + 1,
+                            column: char_column(text, key, p.column),
                         },
                     );
                 }
@@ -715,6 +739,7 @@ fn attach_calls(defs: &[Definition], calls: Vec<RawCall>) -> Vec<CallSite> {
             receiver: c.receiver,
             is_new: c.is_new,
             is_path: c.is_path,
+            is_reference: c.is_reference,
             line: c.line,
             column: c.column,
         })

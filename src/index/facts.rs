@@ -202,6 +202,9 @@ pub struct CallSite {
     /// `true` when the receiver is a path qualifier that cannot be a value (Rust `a::b`),
     /// so it is never typed as a variable.
     pub is_path: bool,
+    /// `true` when the name is not called here but used as a value (a callback argument,
+    /// an assignment, a return): it gives a `references` edge when it names a function.
+    pub is_reference: bool,
     /// 1-based line of the callee name token.
     pub line: u32,
     /// 1-based char column of the callee name token.

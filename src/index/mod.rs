@@ -114,6 +114,8 @@ pub struct IndexStats {
     pub chunks: u64,
     /// Call sites found.
     pub call_sites: u64,
+    /// Names used as values (possible callbacks) found.
+    pub references: u64,
     /// Import bindings found.
     pub imports: u64,
     /// Edges by relation name.
@@ -242,7 +244,8 @@ fn finish(
         stats.bytes += f.bytes;
         stats.definitions += f.definitions.len() as u64;
         stats.chunks += f.chunks.len() as u64;
-        stats.call_sites += f.calls.len() as u64;
+        stats.call_sites += f.calls.iter().filter(|c| !c.is_reference).count() as u64;
+        stats.references += f.calls.iter().filter(|c| c.is_reference).count() as u64;
         stats.imports += f.imports.len() as u64;
         *stats.languages.entry(f.language.clone()).or_insert(0) += 1;
     }

@@ -170,6 +170,10 @@ pub enum Role {
     CallReceiver,
     /// `@call.qualifier`.
     CallQualifier,
+    /// `@reference`.
+    Reference,
+    /// `@reference.receiver`.
+    ReferenceReceiver,
     /// `@import`.
     Import,
     /// `@import.module`.
@@ -215,6 +219,8 @@ impl Role {
             "call.name" => Role::CallName,
             "call.receiver" => Role::CallReceiver,
             "call.qualifier" => Role::CallQualifier,
+            "reference" => Role::Reference,
+            "reference.receiver" => Role::ReferenceReceiver,
             "import" => Role::Import,
             "import.module" => Role::ImportModule,
             "import.name" => Role::ImportName,

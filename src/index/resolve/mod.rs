@@ -1053,10 +1053,27 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
             );
         }
     }
-    // Calls.
+    // Calls and references.
     for c in &f.calls {
         let caller = c.caller.map_or(file_node, |d| node((fi, d)));
-        match ctx.resolve_call(fi, c) {
+        let resolved = ctx.resolve_call(fi, c);
+        if c.is_reference {
+            // A value use names a function only when a certain tier finds one; anything
+            // else is a plain variable, neither an edge nor an unresolved call.
+            if let Ok((t, tier)) = resolved {
+                if tier != Tier::UniqueName && ctx.def(t).kind.is_callable() {
+                    add(
+                        caller,
+                        node(t),
+                        Relation::References,
+                        tier,
+                        Some((c.line, c.column)),
+                    );
+                }
+            }
+            continue;
+        }
+        match resolved {
             Ok((t, tier)) => add(
                 caller,
                 node(t),
