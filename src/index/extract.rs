@@ -380,22 +380,18 @@ fn run_query(
             // Names used as values (callbacks): kept apart from calls by the flag.
             if let Some(name) = find(Role::Reference) {
                 let key = name.start_byte();
-                if !calls.contains_key(&key) {
+                if let std::collections::hash_map::Entry::Vacant(slot) = calls.entry(key) {
                     let p = name.start_position();
-                    calls.insert(
-                        key,
-                        RawCall {
-                            at: key,
-                            name: node_text(name, text).to_string(),
-                            receiver: find(Role::ReferenceReceiver)
-                                .map(|r| squash(node_text(r, text))),
-                            is_new: false,
-                            is_path: false,
-                            is_reference: true,
-                            line: p.row as u32 + 1,
-                            column: char_column(text, key, p.column),
-                        },
-                    );
+                    slot.insert(RawCall {
+                        at: key,
+                        name: node_text(name, text).to_string(),
+                        receiver: find(Role::ReferenceReceiver).map(|r| squash(node_text(r, text))),
+                        is_new: false,
+                        is_path: false,
+                        is_reference: true,
+                        line: p.row as u32 + 1,
+                        column: char_column(text, key, p.column),
+                    });
                 }
                 continue;
             }
