@@ -65,3 +65,16 @@
 (return_statement (identifier) @reference)
 (assignment_expression right: (identifier) @reference)
 (variable_declarator value: (identifier) @reference)
+
+; Re-exports are import bindings of the re-exporting file: `export { a as b } from './x'`,
+; `export * from './x'`; and a dynamic `import()` of a literal path bound to a name.
+(export_statement
+  (export_clause (export_specifier name: (_) @import.name))
+  source: (string (string_fragment) @import.module)) @import
+(export_statement
+  (export_clause (export_specifier name: (_) @import.name alias: (_) @import.alias))
+  source: (string (string_fragment) @import.module)) @import
+(export_statement "*" source: (string (string_fragment) @import.module) @import.glob) @import
+(variable_declarator name: (identifier) @import.alias
+  value: (await_expression
+    (call_expression function: (import) arguments: (arguments . (string (string_fragment) @import.module))))) @import

@@ -255,8 +255,48 @@ impl<'a> Ctx<'a> {
         v
     }
 
+    /// Top-level definitions named `name` in `files`, else what those files re-export
+    /// under that name (`from .a import f` in an `__init__.py`, `export { f } from './a'`,
+    /// `export * from './a'`), followed up to 4 files deep.
+    fn exported_in(&self, files: &[u32], name: &str, depth: u32) -> Vec<DefRef> {
+        let direct = self.top_level_in(files, name);
+        if !direct.is_empty() || depth >= 4 {
+            return direct;
+        }
+        let mut out = Vec::new();
+        for &fi in files {
+            for imp in self.bindings[fi as usize].get(name).into_iter().flatten() {
+                if let Bound::Defs(d) = self.bind_depth(fi, imp, depth + 1) {
+                    out.extend(d);
+                }
+            }
+            if out.is_empty() {
+                for imp in self.files[fi as usize]
+                    .imports
+                    .iter()
+                    .filter(|i| i.name.as_deref() == Some("*"))
+                {
+                    let whole = Import {
+                        name: None,
+                        ..imp.clone()
+                    };
+                    if let Bound::Module(m) = self.bind_depth(fi, &whole, depth + 1) {
+                        out.extend(self.exported_in(&m, name, depth + 1));
+                    }
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// Follows an import binding to definitions or a module.
     fn bind(&self, fi: u32, imp: &Import) -> Bound {
+        self.bind_depth(fi, imp, 0)
+    }
+
+    fn bind_depth(&self, fi: u32, imp: &Import, depth: u32) -> Bound {
         let f = &self.files[fi as usize];
         match family(&f.language) {
             "python" => match self.modules.python(self.files, fi, &imp.module) {
@@ -265,7 +305,7 @@ impl<'a> Ctx<'a> {
                 Target::Files(v) => match imp.name.as_deref() {
                     None => Bound::Module(v),
                     Some(n) => {
-                        let defs = self.top_level_in(&v, n);
+                        let defs = self.exported_in(&v, n, depth);
                         if !defs.is_empty() {
                             return Bound::Defs(defs);
                         }
@@ -291,7 +331,7 @@ impl<'a> Ctx<'a> {
                         let exported: Option<&str> = v
                             .iter()
                             .find_map(|&t| self.files[t as usize].default_export.as_deref());
-                        let mut defs = self.top_level_in(&v, exported.unwrap_or(alias));
+                        let mut defs = self.exported_in(&v, exported.unwrap_or(alias), depth);
                         if defs.is_empty() {
                             let tops: Vec<DefRef> = v
                                 .iter()
@@ -318,7 +358,7 @@ impl<'a> Ctx<'a> {
                         }
                     }
                     Some(n) => {
-                        let defs = self.top_level_in(&v, n);
+                        let defs = self.exported_in(&v, n, depth);
                         if defs.is_empty() {
                             Bound::NotFound
                         } else {
@@ -699,7 +739,7 @@ impl<'a> Ctx<'a> {
                             } else {
                                 Tier::Qualified
                             };
-                            return one(self.top_level_in(&files, name), tier);
+                            return one(self.exported_in(&files, name, 0), tier);
                         }
                         // `mod.Type.method`
                         let ty = segs[segs.len() - 1];
