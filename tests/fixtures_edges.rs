@@ -60,3 +60,8 @@ fn shared_resolution_cases() {
         assert!(failures.is_empty(), "{case}:\n{}", failures.join("\n"));
     }
 }
+
+#[test]
+fn c_cpp_csharp_fixture_edges() {
+    assert_fixture("clike");
+}

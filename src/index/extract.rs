@@ -310,7 +310,12 @@ fn run_query(
                 let d = &mut defs[idx];
                 if d.name.is_none() {
                     if let Some(n) = find(Role::Name) {
-                        let (name, _) = split_type_name(node_text(n, text));
+                        // A namespace keeps its qualified name (`App.Models`, `a::b`).
+                        let name = if kind == Kind::Namespace {
+                            squash(node_text(n, text))
+                        } else {
+                            split_type_name(node_text(n, text)).0
+                        };
                         d.name = Some((name, n.start_position().row as u32 + 1));
                     }
                 }
@@ -634,11 +639,9 @@ fn build_definitions(
         {
             stack.pop();
         }
-        let parent = if d.container.is_some() {
-            None
-        } else {
-            stack.last().copied()
-        };
+        // A definition written outside its type (`void Foo::bar() {}`, Go methods) keeps
+        // its real enclosing definition (a namespace) as parent; the container names it.
+        let parent = stack.last().copied();
         let (name, name_line) = d.name.unwrap_or_default();
         let mut kind = d.kind.unwrap_or(Kind::Function);
         let parent_kind = parent.map(|p| out[p].kind);
@@ -650,10 +653,13 @@ fn build_definitions(
         if kind == Kind::Method && spec.constructor_names.contains(&name.as_str()) {
             kind = Kind::Constructor;
         }
-        let in_file_name = match (&d.container, parent) {
-            (Some(c), _) => format!("{c}{sep}{name}"),
-            (None, Some(p)) => format!("{}{sep}{name}", chains[p]),
-            (None, None) => name.clone(),
+        let own = match &d.container {
+            Some(c) => format!("{c}{sep}{name}"),
+            None => name.clone(),
+        };
+        let in_file_name = match parent {
+            Some(p) => format!("{}{sep}{own}", chains[p]),
+            None => own,
         };
         let qualified_name = if module_path.is_empty() {
             in_file_name.clone()

@@ -6,6 +6,7 @@
 //! (plus a hook file here only where the defaults do not fit). Languages without a grammar
 //! are indexed as line windows for search only.
 
+mod clike;
 mod go;
 mod java;
 mod javascript;
@@ -84,17 +85,14 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     javascript::TSX,
     go::SPEC,
     java::SPEC,
+    clike::C,
+    clike::CPP,
+    clike::CSHARP,
     windowed("markdown", &["md", "markdown", "mdx"]),
     windowed("toml", &["toml"]),
     windowed("gomod", &[]),
     windowed("yaml", &["yaml", "yml"]),
     windowed("json", &["json", "jsonc"]),
-    windowed("c", &["c", "h"]),
-    windowed(
-        "cpp",
-        &["cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "h++", "ipp"],
-    ),
-    windowed("csharp", &["cs"]),
     windowed("text", &["txt", "rst", "adoc"]),
 ];
 
@@ -102,6 +100,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
 /// the captures JavaScript, TypeScript and TSX share.
 static QUERY_FILES: &[(&str, &str)] = &[
     ("ecma", include_str!("../../../queries/ecma/tags.scm")),
+    ("c", include_str!("../../../queries/c/tags.scm")),
     (
         "javascript",
         include_str!("../../../queries/javascript/tags.scm"),

@@ -98,6 +98,7 @@ pub fn unique_name_allowed(name: &str) -> bool {
 fn family(lang: &str) -> &str {
     match lang {
         "javascript" | "typescript" | "tsx" => "js",
+        "c" | "cpp" => "c",
         l => l,
     }
 }
@@ -185,11 +186,11 @@ impl<'a> Ctx<'a> {
     /// The container name a definition is a member of (parent's name, or the explicit
     /// container of a Go method).
     fn container_name(f: &'a FileFacts, d: &'a Definition) -> Option<&'a str> {
-        if let Some(p) = d.parent {
-            let p = &f.definitions[p as usize];
-            return is_typeish(p.kind).then_some(&*p.name);
+        if let Some(c) = d.container.as_deref() {
+            return Some(c);
         }
-        d.container.as_deref()
+        let p = &f.definitions[d.parent? as usize];
+        is_typeish(p.kind).then_some(&*p.name)
     }
 
     fn build(files: &'a [FileFacts]) -> Ctx<'a> {
@@ -246,11 +247,12 @@ impl<'a> Ctx<'a> {
     fn top_level_in(&self, files: &[u32], name: &str) -> Vec<DefRef> {
         let mut v = Vec::new();
         for &fi in files {
-            v.extend(
-                self.free_in_file(fi, name)
-                    .into_iter()
-                    .filter(|&r| self.def(r).parent.is_none()),
-            );
+            v.extend(self.free_in_file(fi, name).into_iter().filter(|&r| {
+                // Top level, or directly inside a namespace (C#, C++).
+                self.def(r).parent.is_none_or(|p| {
+                    self.files[r.0 as usize].definitions[p as usize].kind == Kind::Namespace
+                })
+            }));
         }
         v
     }
@@ -405,6 +407,14 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
+            "c" => match self.modules.include(&f.path, &imp.module) {
+                Target::Files(v) if !v.is_empty() => Bound::Module(v),
+                _ => Bound::External,
+            },
+            "csharp" => match self.modules.csharp_namespace(&imp.module) {
+                v if !v.is_empty() => Bound::Module(v.to_vec()),
+                _ => Bound::External,
+            },
             "go" => match self.modules.go(&imp.module) {
                 Target::Files(v) if !v.is_empty() => Bound::Module(v),
                 _ => Bound::External,
@@ -485,10 +495,8 @@ impl<'a> Ctx<'a> {
             if d.kind.is_type_container() {
                 return Some(&d.name);
             }
-            if d.parent.is_none() {
-                if let Some(c) = Self::container_name(f, d) {
-                    return Some(c);
-                }
+            if let Some(c) = d.container.as_deref() {
+                return Some(c);
             }
             cur = d.parent;
         }
@@ -507,7 +515,7 @@ impl<'a> Ctx<'a> {
         let name = c.name.as_str();
         // Java has no free functions: a bare call is a method of the enclosing class (or
         // of its bases), else a static import.
-        if f.language == "java" && !c.is_new {
+        if matches!(f.language.as_str(), "java" | "csharp" | "cpp") && !c.is_new {
             if let Some(ty) = self.enclosing_type(fi, c.caller) {
                 let m = self.member_with_bases(fi, ty, name, 0);
                 match m.len() {
@@ -568,7 +576,7 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        // Go and Java: the caller's package (same directory).
+        // Go and Java: the caller's package (same directory); C#: the same namespace.
         if f.language == "go" || f.language == "java" {
             let dir = f.path.rfind('/').map_or("", |i| &f.path[..i]);
             let pkg: Vec<DefRef> = self
@@ -1055,7 +1063,11 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
         for b in &d.bases {
             if let Some((t, tier)) = ctx.resolve_base(fi, &b.name) {
                 if t != (fi, di as u32) {
-                    let rel = if b.implements {
+                    // A base that is an interface is implemented, not inherited (C# lists
+                    // both kinds in one base list).
+                    let target_is_interface =
+                        ctx.def(t).kind == Kind::Interface && d.kind != Kind::Interface;
+                    let rel = if b.implements || target_is_interface {
                         Relation::Implements
                     } else {
                         Relation::Inherits

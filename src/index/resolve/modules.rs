@@ -14,6 +14,10 @@ type TsPaths = Vec<(String, Vec<String>)>;
 pub(crate) struct ModuleTable {
     /// `path` → file index.
     pub by_path: HashMap<String, u32>,
+    /// File index → path.
+    paths: Vec<String>,
+    /// File name (last path segment) → file indices.
+    by_file_name: HashMap<String, Vec<u32>>,
     /// Python: dotted module path and each of its dotted suffixes → file indices.
     py: HashMap<String, Vec<u32>>,
     /// Rust: (crate source root, `a::b`) → file index; crate root `""` is the repo's own.
@@ -26,6 +30,8 @@ pub(crate) struct ModuleTable {
     java: HashMap<String, Vec<u32>>,
     /// `tsconfig.json`/`jsconfig.json` by directory: (dir, file index).
     tsconfigs: HashMap<String, u32>,
+    /// C#: namespace (dotted, as declared) → files declaring it.
+    cs_namespaces: HashMap<String, Vec<u32>>,
     /// `go.mod` module path → its directory.
     go_modules: Vec<(String, String)>,
 }
@@ -87,6 +93,12 @@ impl ModuleTable {
         for (i, f) in files.iter().enumerate() {
             let i = i as u32;
             t.by_path.insert(f.path.clone(), i);
+            t.paths.push(f.path.clone());
+            let file_name = f.path.rsplit('/').next().unwrap_or(&f.path);
+            t.by_file_name
+                .entry(file_name.to_string())
+                .or_default()
+                .push(i);
             match &f.project {
                 Some(ProjectFile::TsConfig { .. }) => {
                     let name = f.path.rsplit('/').next().unwrap_or("");
@@ -127,6 +139,21 @@ impl ModuleTable {
                     .entry(dir_of(&f.path).to_string())
                     .or_default()
                     .push(i),
+                "csharp" => {
+                    for d in f
+                        .definitions
+                        .iter()
+                        .filter(|d| d.kind == crate::index::facts::Kind::Namespace)
+                    {
+                        let v = t
+                            .cs_namespaces
+                            .entry(d.qualified_name.to_string())
+                            .or_default();
+                        if v.last() != Some(&i) {
+                            v.push(i);
+                        }
+                    }
+                }
                 "java" => t.java.entry(f.module_path.join(".")).or_default().push(i),
                 _ => {}
             }
@@ -299,6 +326,47 @@ impl ModuleTable {
             }
         }
         None
+    }
+
+    /// Files declaring a C# namespace; empty when none does.
+    pub(crate) fn csharp_namespace(&self, ns: &str) -> &[u32] {
+        self.cs_namespaces.get(ns).map_or(&[], Vec::as_slice)
+    }
+
+    /// `#include "spec"` from `from_path`: relative to the includer, then to the repo root,
+    /// then the only file whose path ends with `/spec`. The header comes with its sibling
+    /// source files of the same stem (`x.h` → `x.c`, `x.cpp`), where definitions live.
+    pub(crate) fn include(&self, from_path: &str, spec: &str) -> Target {
+        let mut hit = join_relative(dir_of(from_path), spec)
+            .and_then(|p| self.by_path.get(&p).copied())
+            .or_else(|| self.by_path.get(spec).copied());
+        if hit.is_none() {
+            let suffix = format!("/{spec}");
+            let name = spec.rsplit('/').next().unwrap_or(spec);
+            let mut found = self
+                .by_file_name
+                .get(name)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&i| self.paths[i as usize].ends_with(&suffix));
+            hit = match (found.next(), found.next()) {
+                (Some(i), None) => Some(i),
+                _ => None,
+            };
+        }
+        let Some(h) = hit else {
+            return Target::External;
+        };
+        let path = self.paths[h as usize].as_str();
+        let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
+        let mut out = vec![h];
+        for ext in ["c", "cc", "cpp", "cxx", "c++"] {
+            if let Some(&i) = self.by_path.get(&format!("{stem}.{ext}")) {
+                out.push(i);
+            }
+        }
+        Target::Files(out)
     }
 
     /// Files of a Java package (dotted); empty when the package is not in the repo.
