@@ -78,3 +78,12 @@
 (variable_declarator name: (identifier) @import.alias
   value: (await_expression
     (call_expression function: (import) arguments: (arguments . (string (string_fragment) @import.module))))) @import
+
+; Components and handlers wrapped in a higher-order call are definitions:
+; `const View = memo(() => ...)`, `forwardRef(function (p, ref) {...})`, `useCallback(...)`.
+((variable_declarator
+   name: (identifier) @name
+   value: (call_expression
+     function: [(identifier) (member_expression)] @_wrapper
+     arguments: (arguments . [(arrow_function) (function_expression)]))) @definition.function
+  (#match? @_wrapper "^(React\\.)?(memo|forwardRef|lazy|useCallback|observer|debounce|throttle|once|styled)$"))

@@ -46,3 +46,19 @@
 ; Functions used as values (`http.HandleFunc("/", handle)`, `sort.Slice(xs, s.less)`).
 (argument_list (identifier) @reference)
 (argument_list (selector_expression operand: (_) @reference.receiver field: (field_identifier) @reference))
+
+; Return types (factories: `func NewMemory() *Memory`) and bindings from calls and
+; qualified composite literals.
+(function_declaration name: (identifier) @name
+  result: [(type_identifier) @returns (pointer_type (type_identifier) @returns)
+           (qualified_type) @returns (pointer_type (qualified_type) @returns)]) @definition.function
+(function_declaration name: (identifier) @name
+  result: (parameter_list . (parameter_declaration
+    type: [(type_identifier) @returns (pointer_type (type_identifier) @returns)]))) @definition.function
+(short_var_declaration left: (expression_list . (identifier) @local.name)
+  right: (expression_list . (call_expression
+    function: [(identifier) @local.type (selector_expression field: (field_identifier) @local.type)])))
+(short_var_declaration left: (expression_list . (identifier) @local.name)
+  right: (expression_list . (composite_literal type: (qualified_type) @local.type)))
+(short_var_declaration left: (expression_list . (identifier) @local.name)
+  right: (expression_list . (unary_expression operand: (composite_literal type: (qualified_type) @local.type))))

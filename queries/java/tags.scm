@@ -37,3 +37,7 @@
 
 ; Method references (`Foo::bar`, `this::handle`).
 (method_reference . (_) @reference.receiver (identifier) @reference .)
+
+; Return types.
+(method_declaration type: [(type_identifier) (generic_type) (scoped_type_identifier)] @returns
+  name: (identifier) @name) @definition.method

@@ -43,3 +43,7 @@
 (keyword_argument value: (attribute object: (_) @reference.receiver attribute: (identifier) @reference))
 (return_statement (identifier) @reference)
 (assignment right: (identifier) @reference)
+
+; Return types (`def make() -> Foo`).
+(function_definition name: (identifier) @name
+  return_type: (type [(identifier) (attribute) (string)] @returns)) @definition.function

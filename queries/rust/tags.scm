@@ -60,3 +60,9 @@
 ; Functions used as values (`map(parse_line)`, `spawn(Self::run)`).
 (arguments (identifier) @reference)
 (arguments (scoped_identifier path: (_) @reference.receiver name: (identifier) @reference))
+
+; Return types (`fn new() -> Self`, `fn open() -> Store`) and `let x = make()`.
+(function_item name: (identifier) @name
+  return_type: [(type_identifier) (generic_type) (scoped_type_identifier)] @returns) @definition.function
+(let_declaration pattern: (identifier) @local.name
+  value: (call_expression function: (identifier) @local.type))

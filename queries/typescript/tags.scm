@@ -33,3 +33,11 @@
   type: (type_annotation [(type_identifier) (generic_type) (nested_type_identifier)] @local.type))
 (required_parameter (accessibility_modifier) pattern: (identifier) @local.name
   type: (type_annotation [(type_identifier) (generic_type)] @local.type))
+
+; Return types and `const x = make()`.
+(function_declaration name: (_) @name
+  return_type: (type_annotation [(type_identifier) (generic_type)] @returns)) @definition.function
+(method_definition name: (_) @name
+  return_type: (type_annotation [(type_identifier) (generic_type)] @returns)) @definition.method
+(variable_declarator name: (identifier) @local.name
+  value: (call_expression function: [(identifier) @local.type (member_expression property: (property_identifier) @local.type)]))

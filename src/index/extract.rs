@@ -103,6 +103,7 @@ struct RawDef {
     name: Option<(String, u32)>,
     container: Option<String>,
     self_name: Option<String>,
+    returns: Option<String>,
     doc: Option<String>,
     bases: Vec<BaseRef>,
 }
@@ -322,6 +323,9 @@ fn run_query(
                 if d.container.is_none() {
                     d.container =
                         find(Role::Container).map(|n| split_type_name(node_text(n, text)).0);
+                }
+                if d.returns.is_none() {
+                    d.returns = find(Role::Returns).map(|n| split_type_name(node_text(n, text)).0);
                 }
                 if d.self_name.is_none() {
                     d.self_name = find(Role::SelfName).map(|n| node_text(n, text).to_string());
@@ -690,6 +694,7 @@ fn build_definitions(
             doc: d.doc,
             bases: d.bases,
             self_name: d.self_name,
+            returns: d.returns,
         });
         chains.push(in_file_name);
         stack.push(out.len() - 1);

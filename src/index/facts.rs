@@ -166,6 +166,9 @@ pub struct Definition {
     pub doc: Option<String>,
     /// Bases and implemented interfaces written in the definition's header.
     pub bases: Vec<BaseRef>,
+    /// The declared return type's name (last segment, generics stripped), when the
+    /// source writes one: used to type `x = make()` receivers. `Self` is kept as written.
+    pub returns: Option<String>,
     /// The name a method gives its own instance where the language lets it choose (a Go
     /// receiver such as `m` in `func (m *Memory) Len()`); `self`/`this` are implied elsewhere.
     pub self_name: Option<String>,

@@ -189,6 +189,8 @@ pub enum Role {
     ExportDefault,
     /// `@self`.
     SelfName,
+    /// `@returns`.
+    Returns,
     /// `@comment`.
     Comment,
     /// `@annotation`.
@@ -228,6 +230,7 @@ impl Role {
             "import.glob" => Role::ImportGlob,
             "export.default" => Role::ExportDefault,
             "self" => Role::SelfName,
+            "returns" => Role::Returns,
             "comment" => Role::Comment,
             "annotation" => Role::Annotation,
             "local.name" => Role::LocalName,

@@ -466,6 +466,9 @@ impl<'a> Ctx<'a> {
 
     /// `self.name` inside type `ty`: its own members, then along its bases (depth ≤ 4).
     fn member_with_bases(&self, fi: u32, ty: &str, name: &str, depth: u32) -> Vec<DefRef> {
+        if let Some((t, _)) = self.resolve_base(fi, ty) {
+            return self.members_of_def(t, name, depth);
+        }
         let own = self.member(fi, ty, name);
         if !own.is_empty() || depth > 4 {
             return own;
@@ -478,6 +481,58 @@ impl<'a> Ctx<'a> {
             for b in &self.def(t).bases {
                 if b.name != ty {
                     out.extend(self.member_with_bases(t.0, &b.name, name, depth + 1));
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Members named `name` of the type definition `t` (nested in it, in its `impl`
+    /// blocks or written outside its body in its crate or package), then along the bases
+    /// of the type and of its `impl` blocks, each base resolved from the file naming it.
+    fn members_of_def(&self, t: DefRef, name: &str, depth: u32) -> Vec<DefRef> {
+        let td = self.def(t);
+        let fam = self.fam(t.0);
+        let cands: Vec<DefRef> = self
+            .members
+            .get(&(fam, &*td.name))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&r| &*self.def(r).name == name)
+            .collect();
+        let nested: Vec<DefRef> = cands
+            .iter()
+            .copied()
+            .filter(|r| r.0 == t.0 && self.def(*r).parent == Some(t.1))
+            .collect();
+        let own = if nested.is_empty() {
+            narrow(self.files, t.0, cands)
+        } else {
+            nested
+        };
+        if !own.is_empty() || depth > 4 {
+            return own;
+        }
+        // The type and its impl blocks (Rust `impl Trait for T`) carry the bases.
+        let mut carriers = vec![t];
+        for &o in self.types.get(&(fam, &*td.name)).into_iter().flatten() {
+            if o != t
+                && self.def(o).kind == Kind::Impl
+                && narrow(self.files, t.0, vec![o, t]).len() == 2
+            {
+                carriers.push(o);
+            }
+        }
+        let mut out = Vec::new();
+        for c in carriers {
+            for b in &self.def(c).bases {
+                if let Some((bt, _)) = self.resolve_base(c.0, &b.name) {
+                    if bt != t {
+                        out.extend(self.members_of_def(bt, name, depth + 1));
+                    }
                 }
             }
         }
@@ -659,8 +714,13 @@ impl<'a> Ctx<'a> {
             Typed::External => return Err(UnresolvedReason::External),
             Typed::Unknown => {}
         }
-        // self / this / Self / cls / super.
-        match recv {
+        // self / this / Self / cls / super (a Rust path `super::f` is a module path).
+        let recv_kw = if c.is_path && recv != "Self" {
+            ""
+        } else {
+            recv
+        };
+        match recv_kw {
             "self" | "this" | "Self" | "cls" => {
                 if let Some(ty) = self.enclosing_type(fi, c.caller) {
                     return one(self.member_with_bases(fi, ty, name, 0), Tier::Qualified);
@@ -895,7 +955,37 @@ impl<'a> Ctx<'a> {
     /// A repo type, a name defined nowhere in the repo (a library or builtin type), or a
     /// name that is not a type here (a factory function: its return type is unknown).
     fn classify(&self, fi: u32, ty: &str) -> Typed {
+        self.classify_depth(fi, ty, 0)
+    }
+
+    fn classify_depth(&self, fi: u32, ty: &str, depth: u32) -> Typed {
         let fam = self.fam(fi);
+        // A factory function whose declared return type names a repo type
+        // (`func NewMemory() *Memory`, `def make() -> Foo`, `fn new() -> Self`).
+        if depth == 0 && !self.types.contains_key(&(fam, ty)) {
+            let mut rets: Vec<String> = self
+                .by_name
+                .get(&(fam, ty))
+                .into_iter()
+                .flatten()
+                .filter(|&&r| self.def(r).kind.is_callable())
+                .filter_map(|&r| {
+                    let d = self.def(r);
+                    let ret = d.returns.as_deref()?;
+                    if ret == "Self" {
+                        let f = &self.files[r.0 as usize];
+                        let p = &f.definitions[d.parent? as usize];
+                        return Some(p.name.to_string());
+                    }
+                    Some(ret.to_string())
+                })
+                .collect();
+            rets.sort();
+            rets.dedup();
+            if let [r] = rets.as_slice() {
+                return self.classify_depth(fi, r, 1);
+            }
+        }
         if self
             .types
             .get(&(fam, ty))
@@ -967,7 +1057,33 @@ impl<'a> Ctx<'a> {
             .copied()
             .filter(|r| self.def(*r).kind != Kind::Impl)
             .collect();
-        (all.len() == 1 && unique_name_allowed(name)).then(|| (all[0], Tier::UniqueName))
+        // Glob imports (`import org.util.*;`, `using App.Models;`, `from m import *`).
+        let f = &self.files[fi as usize];
+        for imp in f.imports.iter().filter(|i| i.name.as_deref() == Some("*")) {
+            if let Bound::Module(files) = self.bind(
+                fi,
+                &Import {
+                    name: None,
+                    ..imp.clone()
+                },
+            ) {
+                let v: Vec<DefRef> = all
+                    .iter()
+                    .copied()
+                    .filter(|r| files.contains(&r.0))
+                    .collect();
+                if v.len() == 1 {
+                    return Some((v[0], Tier::Import));
+                }
+            }
+        }
+        // The same package (directory), then the crate.
+        let near = narrow(self.files, fi, all.clone());
+        if near.len() == 1 && all.len() > 1 {
+            return Some((near[0], Tier::Local));
+        }
+        (all.len() == 1 && (unique_name_allowed(name) || all[0].0 == fi))
+            .then(|| (all[0], Tier::UniqueName))
     }
 }
 
@@ -982,19 +1098,25 @@ fn narrow(files: &[FileFacts], fi: u32, all: Vec<DefRef>) -> Vec<DefRef> {
         return same;
     }
     let path = &files[fi as usize].path;
-    let root = modules::rust_crate_root(path);
-    let dir = if root.is_empty() {
-        path.rfind('/').map_or("", |i| &path[..=i]).to_string()
-    } else {
-        root
+    let dir = path.rfind('/').map_or("", |i| &path[..=i]);
+    let in_dir = |r: &DefRef| {
+        let p = &files[r.0 as usize].path;
+        p.starts_with(dir) && !p[dir.len()..].contains('/')
     };
-    let near: Vec<DefRef> = all
-        .iter()
-        .copied()
-        .filter(|r| files[r.0 as usize].path.starts_with(&dir))
-        .collect();
-    if near.len() == 1 {
-        return near;
+    let same_dir: Vec<DefRef> = all.iter().copied().filter(in_dir).collect();
+    if same_dir.len() == 1 {
+        return same_dir;
+    }
+    let root = modules::rust_crate_root(path);
+    if files[fi as usize].language == "rust" && !root.is_empty() {
+        let near: Vec<DefRef> = all
+            .iter()
+            .copied()
+            .filter(|r| files[r.0 as usize].path.starts_with(&root))
+            .collect();
+        if near.len() == 1 {
+            return near;
+        }
     }
     all
 }
@@ -1048,6 +1170,13 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
     // Containment and bases.
     for (di, d) in f.definitions.iter().enumerate() {
         let me = node((fi, di as u32));
+        // `impl Trait for Type`: the type implements the trait (the impl block when the
+        // type is not in the repo).
+        let base_source = if d.kind == Kind::Impl {
+            ctx.resolve_base(fi, &d.name).map_or(me, |(t, _)| node(t))
+        } else {
+            me
+        };
         let parent = match d.parent {
             Some(p) => node((fi, p)),
             None => match Ctx::container_name(f, d).and_then(|c| {
@@ -1072,25 +1201,28 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
                     } else {
                         Relation::Inherits
                     };
-                    add(me, node(t), rel, tier, Some((b.line, b.column)));
+                    add(base_source, node(t), rel, tier, Some((b.line, b.column)));
                 }
             }
         }
     }
     // Imports (file → file).
     for imp in &f.imports {
+        // The edge goes to the module the statement names (a re-exporting index file
+        // included), not to where a re-exported name is finally defined.
+        let whole = Import {
+            name: None,
+            ..imp.clone()
+        };
+        // A name that is itself a module (`from pkg import mod`) points at that module.
         let mut targets: Vec<u32> = match ctx.bind(fi, imp) {
-            Bound::Defs(d) => d.iter().map(|r| r.0).collect(),
             Bound::Module(m) => m,
-            _ => match ctx.bind(
-                fi,
-                &Import {
-                    name: None,
-                    ..imp.clone()
-                },
-            ) {
+            named => match ctx.bind(fi, &whole) {
                 Bound::Module(m) => m,
-                _ => Vec::new(),
+                _ => match named {
+                    Bound::Defs(d) => d.iter().map(|r| r.0).collect(),
+                    _ => Vec::new(),
+                },
             },
         };
         targets.sort();
