@@ -149,3 +149,19 @@ fn symbols_fuzzy_search_ranks_the_exact_name_first() {
     let first = &v["hits"][0];
     assert_eq!(first["name"], "total_value", "{v}");
 }
+
+#[test]
+fn color_always_paints_and_never_does_not() {
+    let run = |c: &str| {
+        cg().arg("-C")
+            .arg(common::fixture("python"))
+            .args(["--color", c, "symbols", "save_item"])
+            .output()
+            .unwrap()
+            .stdout
+    };
+    assert!(run("always").contains(&0x1b));
+    assert!(!run("never").contains(&0x1b));
+    // auto: stdout is a pipe here, so no colour.
+    assert!(!run("auto").contains(&0x1b));
+}

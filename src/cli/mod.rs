@@ -88,13 +88,23 @@ pub fn run(cli: Cli) -> Result<i32> {
             output::print_json(&idx.graph.to_canonical_json())?;
             Ok(0)
         }
-        Some(Command::Symbols(a)) => symbols::run(a, &build(&root, &config, false)?),
-        Some(Command::Callers(a)) => {
-            walk::run(a, &build(&root, &config, false)?, index::Walk::Callers)
-        }
-        Some(Command::Callees(a)) => {
-            walk::run(a, &build(&root, &config, false)?, index::Walk::Callees)
-        }
+        Some(Command::Symbols(a)) => symbols::run(
+            a,
+            &build(&root, &config, false)?,
+            output::use_color(cli.color),
+        ),
+        Some(Command::Callers(a)) => walk::run(
+            a,
+            &build(&root, &config, false)?,
+            index::Walk::Callers,
+            output::use_color(cli.color),
+        ),
+        Some(Command::Callees(a)) => walk::run(
+            a,
+            &build(&root, &config, false)?,
+            index::Walk::Callees,
+            output::use_color(cli.color),
+        ),
     }
 }
 

@@ -24,6 +24,30 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Whether text output is coloured: `always`, `never`, or for `auto` when stdout is a
+/// terminal and `NO_COLOR` is unset or empty (no-color.org).
+pub fn use_color(choice: super::ColorChoice) -> bool {
+    use std::io::IsTerminal;
+    match choice {
+        super::ColorChoice::Always => true,
+        super::ColorChoice::Never => false,
+        super::ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    }
+}
+
+/// `text` in an ANSI SGR colour (`code` such as `"36"` for cyan, `"2"` for dim) when
+/// `on`; the text must already be sanitized.
+pub fn paint(text: &str, code: &str, on: bool) -> String {
+    if on && !text.is_empty() {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
 /// Writes a JSON value and a newline to stdout. serde_json escapes control characters,
 /// so JSON output is terminal-safe too. A closed pipe (`| head`) is not an error.
 pub fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {

@@ -57,7 +57,7 @@ pub fn search<'a>(idx: &'a Index, query: &str, limit: usize) -> Vec<Hit<'a>> {
     hits
 }
 
-pub(super) fn run(a: &SymbolsArgs, idx: &Index) -> Result<i32> {
+pub(super) fn run(a: &SymbolsArgs, idx: &Index, color: bool) -> Result<i32> {
     let hits = search(idx, &a.query, a.limit);
     if a.json {
         output::print_json(&serde_json::json!({"query": a.query, "hits": hits}))?;
@@ -66,11 +66,14 @@ pub(super) fn run(a: &SymbolsArgs, idx: &Index) -> Result<i32> {
             .iter()
             .map(|h| {
                 format!(
-                    "{:<11} {}  {}:{}",
-                    h.node.kind.as_str(),
-                    output::sanitize(&h.node.qualified_name),
-                    output::sanitize(&h.node.file),
-                    h.node.start_line
+                    "{} {}  {}",
+                    output::paint(&format!("{:<11}", h.node.kind.as_str()), "36", color),
+                    output::paint(&output::sanitize(&h.node.qualified_name), "1", color),
+                    output::paint(
+                        &format!("{}:{}", output::sanitize(&h.node.file), h.node.start_line),
+                        "2",
+                        color
+                    )
                 )
             })
             .collect();

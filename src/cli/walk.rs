@@ -67,7 +67,7 @@ pub fn pick<'a>(idx: &'a Index, symbol: &str) -> Result<&'a Node> {
     }
 }
 
-pub(super) fn run(a: &WalkArgs, idx: &Index, walk: Walk) -> Result<i32> {
+pub(super) fn run(a: &WalkArgs, idx: &Index, walk: Walk, color: bool) -> Result<i32> {
     let node = pick(idx, &a.symbol)?;
     let Some(sub) = idx.graph.walk(&node.id, walk, a.depth) else {
         bail!("{} vanished from the graph", node.id);
@@ -76,7 +76,7 @@ pub(super) fn run(a: &WalkArgs, idx: &Index, walk: Walk) -> Result<i32> {
         output::print_json(&sub)?;
         return Ok(0);
     }
-    let mut lines = tree_lines(&sub.root, &sub.nodes, &sub.edges, walk);
+    let mut lines = tree_lines(&sub.root, &sub.nodes, &sub.edges, walk, color);
     if sub.truncated {
         lines.push(format!("(truncated at depth {}: more {walk:?} exist)", a.depth).to_lowercase());
     }
@@ -91,7 +91,7 @@ pub(super) fn run(a: &WalkArgs, idx: &Index, walk: Walk) -> Result<i32> {
 }
 
 /// An indented tree: each node under the node it was reached from, repeated nodes marked.
-fn tree_lines(root: &str, nodes: &[Node], edges: &[Edge], walk: Walk) -> Vec<String> {
+fn tree_lines(root: &str, nodes: &[Node], edges: &[Edge], walk: Walk, color: bool) -> Vec<String> {
     let by_id: HashMap<&str, &Node> = nodes.iter().map(|n| (&*n.id, n)).collect();
     let mut next: HashMap<&str, Vec<&Edge>> = HashMap::new();
     for e in edges {
@@ -119,11 +119,17 @@ fn tree_lines(root: &str, nodes: &[Node], edges: &[Edge], walk: Walk) -> Vec<Str
         });
         let again = !seen.insert(id);
         let marker = if again { "  (see above)" } else { "" };
+        // unique_name edges are guesses: dimmed, like the TUI shows them.
+        let guess = via.is_some_and(|e| e.resolution == crate::index::Tier::UniqueName);
         out.push(format!(
             "{}{}{}{}",
             "  ".repeat(depth),
-            output::sanitize(&label),
-            output::sanitize(&how),
+            output::paint(
+                &output::sanitize(&label),
+                if guess { "2" } else { "1" },
+                color
+            ),
+            output::paint(&output::sanitize(&how), "2", color),
             marker
         ));
         if again {
