@@ -18,7 +18,8 @@ pub(crate) struct ModuleTable {
     paths: Vec<String>,
     /// File name (last path segment) → file indices.
     by_file_name: HashMap<String, Vec<u32>>,
-    /// Python: dotted module path and each of its dotted suffixes → file indices.
+    /// Python: dotted module path, from every source root that can hold it → file
+    /// indices, best root first.
     py: HashMap<String, Vec<u32>>,
     /// Rust: (crate source root, `a::b`) → file index; crate root `""` is the repo's own.
     rs: HashMap<(String, String), u32>,
@@ -121,12 +122,7 @@ impl ModuleTable {
                 None => {}
             }
             match f.language.as_str() {
-                "python" => {
-                    let segs = &f.module_path;
-                    for k in 0..segs.len() {
-                        t.py.entry(segs[k..].join(".")).or_default().push(i);
-                    }
-                }
+                "python" => {}
                 "rust" => {
                     let root = rust_crate_root(&f.path);
                     if let Some(name) = crate_name(&root) {
@@ -158,6 +154,38 @@ impl ModuleTable {
                 _ => {}
             }
         }
+        // Python: a directory holding `__init__.py` is a package. A module is importable
+        // as the dotted path from any directory that is not inside a package (a source
+        // root: the repo root, `src/`, a tests folder); the shallowest such root wins.
+        let packages: std::collections::HashSet<&str> = files
+            .iter()
+            .filter(|f| f.language == "python" && (f.path.ends_with("/__init__.py") || f.path == "__init__.py"))
+            .map(|f| dir_of(&f.path))
+            .collect();
+        let mut py: HashMap<String, Vec<(usize, bool, u32)>> = HashMap::new();
+        for (i, f) in files.iter().enumerate().filter(|(_, f)| f.language == "python") {
+            let dirs: Vec<&str> = f.path.split('/').collect();
+            let (dirs, file) = dirs.split_at(dirs.len() - 1);
+            let stem = file[0].split('.').next().unwrap_or("");
+            let stub = f.path.ends_with(".pyi");
+            for r in 0..=dirs.len() {
+                if r > 0 && packages.contains(dirs[..r].join("/").as_str()) {
+                    continue;
+                }
+                let mut segs: Vec<&str> = dirs[r..].to_vec();
+                if stem != "__init__" {
+                    segs.push(stem);
+                }
+                if segs.is_empty() {
+                    continue;
+                }
+                py.entry(segs.join(".")).or_default().push((r, stub, i as u32));
+            }
+        }
+        for (k, mut v) in py {
+            v.sort();
+            t.py.insert(k, v.into_iter().map(|(_, _, i)| i).collect());
+        }
         t
     }
 
@@ -166,45 +194,34 @@ impl ModuleTable {
         let dots = spec.len() - spec.trim_start_matches('.').len();
         let rest = &spec[dots..];
         if dots == 0 {
-            let full = self.py.get(rest).map(Vec::as_slice).unwrap_or(&[]);
-            // Prefer the module whose whole path matches; then a unique suffix match.
-            let exact: Vec<u32> = full
-                .iter()
-                .copied()
-                .filter(|&f| files[f as usize].module_path.join(".") == rest)
-                .collect();
-            return match (exact.len(), full.len()) {
-                (1, _) => Target::Files(exact),
-                (_, 1) => Target::Files(full.to_vec()),
-                (0, 0) => Target::External,
-                _ => Target::Files(exact.into_iter().take(1).collect()),
+            // The best root's module (a `.py` before its `.pyi` stub).
+            return match self.py.get(rest).and_then(|v| v.first()) {
+                Some(&i) => Target::Files(vec![i]),
+                None => Target::External,
             };
         }
-        let f = &files[from_file as usize];
-        let mut pkg: Vec<String> = f.module_path.clone();
-        if !f.path.ends_with("__init__.py") {
-            pkg.pop();
-        }
+        // Relative: from the importing file's package directory, one level up per extra dot.
+        let mut dir: Vec<&str> = files[from_file as usize].path.split('/').collect();
+        dir.pop();
         for _ in 1..dots {
-            if pkg.pop().is_none() {
+            if dir.pop().is_none() {
                 return Target::External;
             }
         }
-        if !rest.is_empty() {
-            pkg.extend(rest.split('.').map(str::to_string));
-        }
-        let key = pkg.join(".");
-        match self.py.get(&key) {
-            Some(v) => {
-                let exact: Vec<u32> = v
-                    .iter()
-                    .copied()
-                    .filter(|&x| files[x as usize].module_path == pkg)
-                    .collect();
-                Target::Files(if exact.is_empty() { v.clone() } else { exact })
+        let base = dir.join("/");
+        let sub = rest.replace('.', "/");
+        let joined = match (base.is_empty(), sub.is_empty()) {
+            (true, _) => sub,
+            (false, true) => base,
+            (false, false) => format!("{base}/{sub}"),
+        };
+        let cands = [format!("{joined}.py"), format!("{joined}/__init__.py"), format!("{joined}.pyi"), format!("{joined}/__init__.pyi")];
+        for c in cands {
+            if let Some(&i) = self.by_path.get(c.trim_start_matches('/')) {
+                return Target::Files(vec![i]);
             }
-            None => Target::Files(Vec::new()),
         }
+        Target::Files(Vec::new())
     }
 
     /// JS/TS specifier imported from `from_path`: relative ones are resolved on disk layout
