@@ -541,6 +541,37 @@ impl<'a> Ctx<'a> {
         out
     }
 
+    /// Narrows candidates the way the languages themselves decide, when that leaves fewer:
+    /// a non-test caller never reaches test code (`_test.go`, `testdata/`, `tests/`,
+    /// `*.test.ts`, `test_*.py`); a `.pyi` stub gives way to its `.py` module; and in
+    /// Python and JS/TS, where a later definition of the same name replaces an earlier one
+    /// (`@overload` stubs, TypeScript overload signatures, `if/else` twins), the last one
+    /// in the file wins.
+    fn pick(&self, fi: u32, mut v: Vec<DefRef>) -> Vec<DefRef> {
+        if v.len() <= 1 {
+            return v;
+        }
+        let path_of = |r: &DefRef| self.files[r.0 as usize].path.as_str();
+        if !is_test_path(&self.files[fi as usize].path) {
+            let non_test: Vec<DefRef> = v.iter().copied().filter(|r| !is_test_path(path_of(r))).collect();
+            if !non_test.is_empty() {
+                v = non_test;
+            }
+        }
+        let non_stub: Vec<DefRef> = v.iter().copied().filter(|r| !path_of(r).ends_with(".pyi")).collect();
+        if !non_stub.is_empty() {
+            v = non_stub;
+        }
+        if v.len() > 1 && matches!(self.fam(v[0].0), "python" | "js") {
+            let first = self.def(v[0]).in_file_name();
+            if v.iter().all(|r| r.0 == v[0].0 && self.def(*r).in_file_name() == first) {
+                let last = *v.iter().max_by_key(|r| r.1).expect("non-empty");
+                return vec![last];
+            }
+        }
+        v
+    }
+
     /// The nearest enclosing type of a caller: (type name).
     fn enclosing_type(&self, fi: u32, caller: Option<u32>) -> Option<&'a str> {
         let f = &self.files[fi as usize];
@@ -595,11 +626,10 @@ impl<'a> Ctx<'a> {
                 }
                 scope = f.definitions[s as usize].parent;
             }
-            let top: Vec<DefRef> = local
-                .iter()
-                .copied()
-                .filter(|&r| self.def(r).parent.is_none())
-                .collect();
+            let top: Vec<DefRef> = self.pick(
+                fi,
+                local.iter().copied().filter(|&r| self.def(r).parent.is_none()).collect(),
+            );
             return match top.len() {
                 1 => Ok((top[0], Tier::Local)),
                 0 if local.len() == 1 => Ok((local[0], Tier::Local)),
@@ -610,7 +640,9 @@ impl<'a> Ctx<'a> {
         if let Some(imps) = self.bindings[fi as usize].get(name) {
             for imp in imps {
                 match self.bind(fi, imp) {
-                    Bound::Defs(d) if d.len() == 1 => return Ok((d[0], Tier::Import)),
+                    Bound::Defs(d) if self.pick(fi, d.clone()).len() == 1 => {
+                        return Ok((self.pick(fi, d)[0], Tier::Import))
+                    }
                     Bound::Defs(_) => return Err(UnresolvedReason::Ambiguous),
                     Bound::External => return Err(UnresolvedReason::External),
                     Bound::Module(_) | Bound::NotFound => {}
@@ -663,6 +695,7 @@ impl<'a> Ctx<'a> {
                 d.kind.is_callable() && d.kind != Kind::Method || d.kind.is_constructible()
             })
             .collect();
+        let cands = self.pick(fi, cands);
         match cands.len() {
             0 => Err(UnresolvedReason::External),
             1 if unique_name_allowed(name) => Ok((cands[0], Tier::UniqueName)),
@@ -678,9 +711,9 @@ impl<'a> Ctx<'a> {
     ) -> Result<(DefRef, Tier), UnresolvedReason> {
         let f = &self.files[fi as usize];
         let name = c.name.as_str();
-        let one = |v: Vec<DefRef>, tier: Tier| match v.len() {
-            1 => Ok((v[0], tier)),
-            0 => Err(UnresolvedReason::NotFound),
+        let one = |v: Vec<DefRef>, tier: Tier| match self.pick(fi, v).as_slice() {
+            [only] => Ok((*only, tier)),
+            [] => Err(UnresolvedReason::NotFound),
             _ => Err(UnresolvedReason::Ambiguous),
         };
         // A method's own instance under a chosen name (Go receivers) acts as `self`.
@@ -1024,6 +1057,7 @@ impl<'a> Ctx<'a> {
                 matches!(d.kind, Kind::Method | Kind::Constructor)
             })
             .collect();
+        let cands = self.pick(fi, cands);
         match cands.len() {
             0 => Err(UnresolvedReason::External),
             1 if unique_name_allowed(name) => Ok((cands[0], Tier::UniqueName)),
@@ -1085,6 +1119,22 @@ impl<'a> Ctx<'a> {
         (all.len() == 1 && (unique_name_allowed(name) || all[0].0 == fi))
             .then(|| (all[0], Tier::UniqueName))
     }
+}
+
+/// Test code by path: Go `_test.go` and `testdata/`, `tests/`/`test/`/`__tests__/` folders,
+/// `test_*.py`, `*_test.py`, `*.test.*` and `*.spec.*` files.
+pub fn is_test_path(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let in_dir = |d: &str| path.starts_with(&format!("{d}/")) || path.contains(&format!("/{d}/"));
+    file.ends_with("_test.go")
+        || in_dir("testdata")
+        || in_dir("tests")
+        || in_dir("test")
+        || in_dir("__tests__")
+        || (file.starts_with("test_") && file.ends_with(".py"))
+        || file.ends_with("_test.py")
+        || file.contains(".test.")
+        || file.contains(".spec.")
 }
 
 /// Narrows candidates to the caller's file, then its directory tree (crate or package),
