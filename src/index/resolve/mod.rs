@@ -590,10 +590,26 @@ impl<'a> Ctx<'a> {
     }
 
     fn resolve_call(&self, fi: u32, c: &CallSite) -> Result<(DefRef, Tier), UnresolvedReason> {
-        match c.receiver.as_deref() {
+        let (t, tier) = match c.receiver.as_deref() {
             None => self.resolve_bare(fi, c),
             Some(r) => self.resolve_qualified(fi, c, r),
+        }?;
+        // Java and C#: `new Foo(..)` runs Foo's constructor; when the class declares exactly
+        // one, that is the target (javac's answer), else the class.
+        let lang = self.files[fi as usize].language.as_str();
+        if c.is_new && matches!(lang, "java" | "csharp") && self.def(t).kind.is_constructible() {
+            let ctors: Vec<u32> = self.files[t.0 as usize]
+                .definitions
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.parent == Some(t.1) && d.kind == Kind::Constructor)
+                .map(|(i, _)| i as u32)
+                .collect();
+            if let [only] = ctors.as_slice() {
+                return Ok(((t.0, *only), tier));
+            }
         }
+        Ok((t, tier))
     }
 
     fn resolve_bare(&self, fi: u32, c: &CallSite) -> Result<(DefRef, Tier), UnresolvedReason> {
@@ -1058,9 +1074,15 @@ impl<'a> Ctx<'a> {
             })
             .collect();
         let cands = self.pick(fi, cands);
+        // In statically typed languages the receiver's type decides; when we could not
+        // type it, a repo method that merely shares the name is more often wrong than right
+        // (measured against go/types and javac: unique-name precision 0.57 on x/tools), so
+        // no guess is made. Python and JavaScript keep the guarded guess.
+        let guess = matches!(fam, "python" | "js") && self.files[fi as usize].language != "typescript"
+            && self.files[fi as usize].language != "tsx";
         match cands.len() {
             0 => Err(UnresolvedReason::External),
-            1 if unique_name_allowed(name) => Ok((cands[0], Tier::UniqueName)),
+            1 if guess && unique_name_allowed(name) => Ok((cands[0], Tier::UniqueName)),
             _ => Err(UnresolvedReason::Ambiguous),
         }
     }
