@@ -22,8 +22,9 @@
 (import_statement
   (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_) @import.alias)))
   source: (string (string_fragment) @import.module)) @import
+; `const x = require('./m')` binds what the module exports, like a default import.
 ((variable_declarator
-   name: (identifier) @import.alias
+   name: (identifier) @import.default
    value: (call_expression
      function: (identifier) @_require
      arguments: (arguments . (string (string_fragment) @import.module)))) @import
@@ -87,3 +88,21 @@
      function: [(identifier) (member_expression)] @_wrapper
      arguments: (arguments . [(arrow_function) (function_expression)]))) @definition.function
   (#match? @_wrapper "^(React\\.)?(memo|forwardRef|lazy|useCallback|observer|debounce|throttle|once|styled)$"))
+
+; `export * as ns from './x'`, `const { a: b } = require('./x')`, named class expressions,
+; and CommonJS `module.exports = X` as the module's default export.
+(export_statement (namespace_export (identifier) @import.alias)
+  source: (string (string_fragment) @import.module)) @import
+((variable_declarator
+   name: (object_pattern (pair_pattern key: (property_identifier) @import.name value: (identifier) @import.alias))
+   value: (call_expression
+     function: (identifier) @_require
+     arguments: (arguments . (string (string_fragment) @import.module)))) @import
+  (#eq? @_require "require"))
+(class name: (_) @name) @definition.class
+((assignment_expression
+   left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+   right: [(identifier) @export.default
+           (class name: (_) @export.default)
+           (function_expression name: (identifier) @export.default)])
+  (#eq? @_module "module") (#eq? @_exports "exports"))

@@ -62,3 +62,6 @@
   right: (expression_list . (composite_literal type: (qualified_type) @local.type)))
 (short_var_declaration left: (expression_list . (identifier) @local.name)
   right: (expression_list . (unary_expression operand: (composite_literal type: (qualified_type) @local.type))))
+
+; The package clause names the package for importers (it may differ from the folder).
+(package_clause (package_identifier) @package)

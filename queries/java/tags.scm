@@ -41,3 +41,6 @@
 ; Return types.
 (method_declaration type: [(type_identifier) (generic_type) (scoped_type_identifier)] @returns
   name: (identifier) @name) @definition.method
+
+; The declared package.
+(package_declaration [(scoped_identifier) (identifier)] @package)

@@ -37,7 +37,7 @@
 ; token tree is a call; a preceding `.` or `::` names the receiver.
 ((token_tree (identifier) @call.name . (token_tree) @_args) @call
   (#match? @_args "^\\("))
-((token_tree (identifier) @call.receiver . "." . (identifier) @call.name . (token_tree) @_args) @call
+((token_tree [(identifier) (self)] @call.receiver . "." . (identifier) @call.name . (token_tree) @_args) @call
   (#match? @_args "^\\("))
 
 [(line_comment) (block_comment)] @comment

@@ -149,6 +149,7 @@ pub fn windowed_facts(
         calls: Vec::new(),
         imports: Vec::new(),
         default_export: None,
+        package: None,
         bindings: Vec::new(),
         project: super::project::parse(path, text),
         chunks,
@@ -189,7 +190,7 @@ fn extract_with(
     })?;
     let lines = LineIndex::new(text);
     let root = tree.root_node();
-    let (raw_defs, mut raw_calls, imports, default_export, raw_bindings) =
+    let (raw_defs, mut raw_calls, imports, default_export, raw_bindings, package) =
         CURSOR.with(|c| run_query(compiled, root, text, &mut c.borrow_mut(), use_roots));
     let parse_errors = root.has_error();
     let module_path = (spec.module_path)(path);
@@ -218,6 +219,7 @@ fn extract_with(
         calls,
         imports,
         default_export,
+        package,
         bindings,
         project: None,
         chunks,
@@ -230,6 +232,7 @@ type QueryOutput = (
     Vec<Import>,
     Option<String>,
     Vec<RawBinding>,
+    Option<String>,
 );
 
 /// A typed name before its scope is known: (byte offset, name, type name, 1-based line).
@@ -247,6 +250,7 @@ fn run_query(
     let mut calls: HashMap<usize, RawCall> = HashMap::new();
     let mut imports: Vec<(usize, usize, Import)> = Vec::new();
     let mut default_export: Option<String> = None;
+    let mut package: Option<String> = None;
     let mut bindings: Vec<RawBinding> = Vec::new();
     let mut comments: Vec<(tree_sitter::Point, usize, std::ops::Range<usize>)> = Vec::new();
     let mut annotations: Vec<(usize, usize)> = Vec::new();
@@ -436,6 +440,10 @@ fn run_query(
                 }
                 continue;
             }
+            if let Some(n) = find(Role::Package) {
+                package.get_or_insert_with(|| node_text(n, text).to_string());
+                continue;
+            }
             if let Some(n) = find(Role::ExportDefault) {
                 default_export.get_or_insert_with(|| node_text(n, text).to_string());
                 continue;
@@ -508,6 +516,7 @@ fn run_query(
         imports.into_iter().map(|(_, _, i)| i).collect(),
         default_export,
         bindings,
+        package,
     )
 }
 
@@ -883,7 +892,7 @@ mod tests {
             vec![
                 ("./x", Some("default"), Some("a")),
                 ("./x", Some("b"), Some("c")),
-                ("./y", None, Some("d"))
+                ("./y", Some("default"), Some("d"))
             ]
         );
         let new = f.calls.iter().find(|c| c.name == "Thing").unwrap();

@@ -313,8 +313,11 @@ pub struct FileFacts {
     pub calls: Vec<CallSite>,
     /// Import bindings in source order.
     pub imports: Vec<Import>,
-    /// Name of the file's default export (`export default function render`), if any.
+    /// Name of the file's default export (`export default function render`, CommonJS
+    /// `module.exports = Parser`), if any.
     pub default_export: Option<String>,
+    /// The package the file declares (Go `package x`, Java `package a.b`), if any.
+    pub package: Option<String>,
     /// Typed names, in source order.
     pub bindings: Vec<Binding>,
     /// What this file says about module resolution, when it is a project file

@@ -191,6 +191,8 @@ pub enum Role {
     SelfName,
     /// `@returns`.
     Returns,
+    /// `@package`.
+    Package,
     /// `@comment`.
     Comment,
     /// `@annotation`.
@@ -231,6 +233,7 @@ impl Role {
             "export.default" => Role::ExportDefault,
             "self" => Role::SelfName,
             "returns" => Role::Returns,
+            "package" => Role::Package,
             "comment" => Role::Comment,
             "annotation" => Role::Annotation,
             "local.name" => Role::LocalName,

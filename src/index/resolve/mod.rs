@@ -149,6 +149,20 @@ fn inline_constructor(recv: &str) -> Option<&str> {
     ok.then_some(name)
 }
 
+/// Byte index of the `(` matching the end of `s` (which had its final `)` removed).
+fn matching_open_paren(s: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' if depth == 0 => return Some(i),
+            '(' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
 /// What an import binding leads to.
 enum Bound {
     Defs(Vec<DefRef>),
@@ -218,6 +232,20 @@ impl<'a> Ctx<'a> {
             for imp in &f.imports {
                 if let Some(n) = imp.local_name() {
                     b.entry(n).or_default().push(imp);
+                }
+                // Go binds an import under the imported package's declared name, which
+                // may differ from the last path segment (`package httpx` in `httputil/`).
+                if fam == "go" && imp.alias.is_none() {
+                    if let Target::Files(v) = c.modules.go(&imp.module) {
+                        if let Some(pkg) = v
+                            .first()
+                            .and_then(|&t| files[t as usize].package.as_deref())
+                        {
+                            if Some(pkg) != imp.local_name() {
+                                b.entry(pkg).or_default().push(imp);
+                            }
+                        }
+                    }
                 }
             }
             c.bindings.push(b);
@@ -328,31 +356,15 @@ impl<'a> Ctx<'a> {
                 Target::Files(v) if v.is_empty() => Bound::NotFound,
                 Target::Files(v) => match imp.name.as_deref() {
                     None => Bound::Module(v),
+                    // The module's default export (`export default f`, CommonJS
+                    // `module.exports = f`); without one, the module object itself.
                     Some("default") => {
-                        let alias = imp.alias.as_deref().unwrap_or("default");
                         let exported: Option<&str> = v
                             .iter()
                             .find_map(|&t| self.files[t as usize].default_export.as_deref());
-                        let mut defs = self.exported_in(&v, exported.unwrap_or(alias), depth);
-                        if defs.is_empty() {
-                            let tops: Vec<DefRef> = v
-                                .iter()
-                                .flat_map(|&fi| {
-                                    self.files[fi as usize]
-                                        .definitions
-                                        .iter()
-                                        .enumerate()
-                                        .filter(|(_, d)| {
-                                            d.parent.is_none()
-                                                && (d.kind.is_callable() || d.kind == Kind::Class)
-                                        })
-                                        .map(move |(di, _)| (fi, di as u32))
-                                })
-                                .collect();
-                            if tops.len() == 1 {
-                                defs = tops;
-                            }
-                        }
+                        let defs = exported
+                            .map(|e| self.exported_in(&v, e, depth))
+                            .unwrap_or_default();
                         if defs.is_empty() {
                             Bound::Module(v)
                         } else {
@@ -361,11 +373,20 @@ impl<'a> Ctx<'a> {
                     }
                     Some(n) => {
                         let defs = self.exported_in(&v, n, depth);
-                        if defs.is_empty() {
-                            Bound::NotFound
-                        } else {
-                            Bound::Defs(defs)
+                        if !defs.is_empty() {
+                            return Bound::Defs(defs);
                         }
+                        // `export * as n from './x'`: the name is a re-exported module.
+                        for &t in &v {
+                            for imp2 in self.bindings[t as usize].get(n).into_iter().flatten() {
+                                if depth < 4 {
+                                    if let Bound::Module(m) = self.bind_depth(t, imp2, depth + 1) {
+                                        return Bound::Module(m);
+                                    }
+                                }
+                            }
+                        }
+                        Bound::NotFound
                     }
                 },
             },
@@ -553,18 +574,28 @@ impl<'a> Ctx<'a> {
         }
         let path_of = |r: &DefRef| self.files[r.0 as usize].path.as_str();
         if !is_test_path(&self.files[fi as usize].path) {
-            let non_test: Vec<DefRef> = v.iter().copied().filter(|r| !is_test_path(path_of(r))).collect();
+            let non_test: Vec<DefRef> = v
+                .iter()
+                .copied()
+                .filter(|r| !is_test_path(path_of(r)))
+                .collect();
             if !non_test.is_empty() {
                 v = non_test;
             }
         }
-        let non_stub: Vec<DefRef> = v.iter().copied().filter(|r| !path_of(r).ends_with(".pyi")).collect();
+        let non_stub: Vec<DefRef> = v
+            .iter()
+            .copied()
+            .filter(|r| !path_of(r).ends_with(".pyi"))
+            .collect();
         if !non_stub.is_empty() {
             v = non_stub;
         }
         if v.len() > 1 && matches!(self.fam(v[0].0), "python" | "js") {
             let first = self.def(v[0]).in_file_name();
-            if v.iter().all(|r| r.0 == v[0].0 && self.def(*r).in_file_name() == first) {
+            if v.iter()
+                .all(|r| r.0 == v[0].0 && self.def(*r).in_file_name() == first)
+            {
                 let last = *v.iter().max_by_key(|r| r.1).expect("non-empty");
                 return vec![last];
             }
@@ -644,7 +675,11 @@ impl<'a> Ctx<'a> {
             }
             let top: Vec<DefRef> = self.pick(
                 fi,
-                local.iter().copied().filter(|&r| self.def(r).parent.is_none()).collect(),
+                local
+                    .iter()
+                    .copied()
+                    .filter(|&r| self.def(r).parent.is_none())
+                    .collect(),
             );
             return match top.len() {
                 1 => Ok((top[0], Tier::Local)),
@@ -725,6 +760,16 @@ impl<'a> Ctx<'a> {
         c: &CallSite,
         recv: &str,
     ) -> Result<(DefRef, Tier), UnresolvedReason> {
+        self.resolve_qualified_depth(fi, c, recv, 0)
+    }
+
+    fn resolve_qualified_depth(
+        &self,
+        fi: u32,
+        c: &CallSite,
+        recv: &str,
+        depth: u32,
+    ) -> Result<(DefRef, Tier), UnresolvedReason> {
         let f = &self.files[fi as usize];
         let name = c.name.as_str();
         let one = |v: Vec<DefRef>, tier: Tier| match self.pick(fi, v).as_slice() {
@@ -750,7 +795,7 @@ impl<'a> Ctx<'a> {
         let typed = if c.is_path {
             Typed::Unknown
         } else {
-            self.receiver_type(fi, c.caller, recv)
+            self.receiver_type_depth(fi, c.caller, recv, depth)
         };
         match typed {
             Typed::Repo(ty) => {
@@ -923,62 +968,127 @@ impl<'a> Ctx<'a> {
     }
 
     /// The type of a receiver expression, from inline constructions and typed bindings.
-    fn receiver_type(&self, fi: u32, caller: Option<u32>, recv: &str) -> Typed {
-        let f = &self.files[fi as usize];
-        // Inline construction: `Foo(db)`, `new Foo()`, `Foo::new(..)`, `Foo { .. }`.
+    /// The type of a receiver expression: an inline construction (`Foo(db)`, `new Foo()`,
+    /// `Foo::new(..)`), a call whose target declares a return type (`this.getSubject()`,
+    /// `store.NewMemory()`), or a chain `head.f.g` typed from the head (a binding, `self`)
+    /// through the declared types of each field.
+    fn receiver_type_depth(&self, fi: u32, caller: Option<u32>, recv: &str, depth: u32) -> Typed {
+        if depth > 4 {
+            return Typed::Unknown;
+        }
         if let Some(ty) = inline_constructor(recv) {
             return match self.classify(fi, ty) {
                 Typed::Repo(t) if self.is_constructible(fi, &t) => Typed::Repo(t),
                 _ => Typed::Unknown,
             };
         }
-        // `self.x` / `this.x`: bindings made in any method of the enclosing type, then the
-        // type's declared fields.
-        if let Some(field) = recv
-            .strip_prefix("self.")
-            .or_else(|| recv.strip_prefix("this."))
-        {
-            if field.contains(['.', '(', '[']) {
-                return Typed::Unknown;
-            }
-            let Some(owner) = self.enclosing_type(fi, caller) else {
+        // A call result: resolve the call, then its declared return type.
+        if let Some(inner) = recv.strip_suffix(')') {
+            let Some(open) = matching_open_paren(inner) else {
                 return Typed::Unknown;
             };
-            let mut types: Vec<&str> = f
-                .bindings
-                .iter()
-                .filter(|b| {
-                    b.name == recv
-                        && b.scope
-                            .is_some_and(|s| self.enclosing_type(fi, Some(s)) == Some(owner))
-                })
-                .map(|b| b.type_name.as_str())
-                .collect();
-            for &t in self.types.get(&(self.fam(fi), owner)).into_iter().flatten() {
-                let tf = &self.files[t.0 as usize];
-                types.extend(
-                    tf.bindings
-                        .iter()
-                        .filter(|b| b.scope == Some(t.1) && b.name == field)
-                        .map(|b| b.type_name.as_str()),
-                );
+            let callee = &inner[..open];
+            let (qual, name) = match callee.rfind('.') {
+                Some(i) => (Some(&callee[..i]), &callee[i + 1..]),
+                None => (None, callee),
+            };
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '#' || c == '$')
+            {
+                return Typed::Unknown;
             }
-            return self.unify(fi, types);
+            let site = CallSite {
+                caller,
+                name: name.to_string(),
+                receiver: qual.map(str::to_string),
+                is_new: false,
+                is_path: false,
+                is_reference: false,
+                line: 0,
+                column: 0,
+            };
+            let target = match qual {
+                None => self.resolve_bare(fi, &site),
+                Some(q) => self.resolve_qualified_depth(fi, &site, q, depth + 1),
+            };
+            return match target {
+                Ok((t, _)) => self
+                    .returns_of(t)
+                    .map_or(Typed::Unknown, |r| self.classify_depth(t.0, &r, 1)),
+                Err(_) => Typed::Unknown,
+            };
         }
-        // A plain name: the innermost scope that binds it (locals, parameters, then fields
-        // of enclosing classes, then the file's top level).
-        if !recv
+        if recv.contains(['(', '[', ' ', '<']) {
+            return Typed::Unknown;
+        }
+        let segs: Vec<&str> = recv.split('.').collect();
+        // The head: `self`/`this` (the owner type), or a binding in scope.
+        let (mut ty, rest): (Typed, &[&str]) = match segs[0] {
+            "self" | "this" if segs.len() > 1 => {
+                let Some(owner) = self.enclosing_type(fi, caller) else {
+                    return Typed::Unknown;
+                };
+                // Fields assigned in the owner's methods (`self.x = Foo()`).
+                let f = &self.files[fi as usize];
+                let assigned = format!("{}.{}", segs[0], segs[1]);
+                let types: Vec<&str> = f
+                    .bindings
+                    .iter()
+                    .filter(|b| {
+                        b.name == assigned
+                            && b.scope
+                                .is_some_and(|s| self.enclosing_type(fi, Some(s)) == Some(owner))
+                    })
+                    .map(|b| b.type_name.as_str())
+                    .collect();
+                if types.is_empty() {
+                    (Typed::Repo(owner.to_string()), &segs[1..])
+                } else {
+                    (self.unify(fi, types), &segs[2..])
+                }
+            }
+            head => (self.binding_type(fi, caller, head), &segs[1..]),
+        };
+        for field in rest {
+            ty = match ty {
+                Typed::Repo(t) => self.field_type(fi, &t, field),
+                other => return other,
+            };
+        }
+        ty
+    }
+
+    /// The declared return type of a callable (`Self` → its enclosing type).
+    fn returns_of(&self, t: DefRef) -> Option<String> {
+        let d = self.def(t);
+        let r = d.returns.as_deref()?;
+        if r == "Self" {
+            let p = self.files[t.0 as usize]
+                .definitions
+                .get(d.parent? as usize)?;
+            return Some(p.name.to_string());
+        }
+        Some(r.to_string())
+    }
+
+    /// The type bound to a plain name in the innermost scope that binds it (locals,
+    /// parameters, fields of enclosing classes, the file's top level).
+    fn binding_type(&self, fi: u32, caller: Option<u32>, name: &str) -> Typed {
+        if !name
             .chars()
             .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '$')
         {
             return Typed::Unknown;
         }
+        let f = &self.files[fi as usize];
         let mut scope = caller;
         loop {
             let types: Vec<&str> = f
                 .bindings
                 .iter()
-                .filter(|b| b.scope == scope && b.name == recv)
+                .filter(|b| b.scope == scope && b.name == name)
                 .map(|b| b.type_name.as_str())
                 .collect();
             if !types.is_empty() {
@@ -989,6 +1099,55 @@ impl<'a> Ctx<'a> {
                 None => return Typed::Unknown,
             }
         }
+    }
+
+    /// The declared type of field `field` of type `ty`: a field declaration in the type's
+    /// body, a `self.field = ...` / `this.field = ...` assignment in its methods, or a
+    /// constructor parameter of that name (TypeScript parameter properties, and the
+    /// `self.x = x` idiom).
+    fn field_type(&self, fi: u32, ty: &str, field: &str) -> Typed {
+        let Some((t, _)) = self.resolve_base(fi, ty) else {
+            return Typed::Unknown;
+        };
+        let tf = &self.files[t.0 as usize];
+        let inside = |s: Option<u32>| {
+            let mut cur = s;
+            while let Some(i) = cur {
+                if i == t.1 {
+                    return true;
+                }
+                cur = tf.definitions[i as usize].parent;
+            }
+            false
+        };
+        let self_name = |b: &str| {
+            b.strip_prefix("self.")
+                .or_else(|| b.strip_prefix("this."))
+                .is_some_and(|r| r == field)
+        };
+        let mut types: Vec<&str> = tf
+            .bindings
+            .iter()
+            .filter(|b| {
+                (b.scope == Some(t.1) && b.name == field) || (inside(b.scope) && self_name(&b.name))
+            })
+            .map(|b| b.type_name.as_str())
+            .collect();
+        if types.is_empty() {
+            types = tf
+                .bindings
+                .iter()
+                .filter(|b| {
+                    b.name == field
+                        && b.scope.is_some_and(|s| {
+                            let d = &tf.definitions[s as usize];
+                            d.kind == Kind::Constructor && d.parent == Some(t.1)
+                        })
+                })
+                .map(|b| b.type_name.as_str())
+                .collect();
+        }
+        self.unify(t.0, types)
     }
 
     /// One type for a set of bindings of the same name; disagreeing bindings are unknown.
@@ -1078,7 +1237,8 @@ impl<'a> Ctx<'a> {
         // type it, a repo method that merely shares the name is more often wrong than right
         // (measured against go/types and javac: unique-name precision 0.57 on x/tools), so
         // no guess is made. Python and JavaScript keep the guarded guess.
-        let guess = matches!(fam, "python" | "js") && self.files[fi as usize].language != "typescript"
+        let guess = matches!(fam, "python" | "js")
+            && self.files[fi as usize].language != "typescript"
             && self.files[fi as usize].language != "tsx";
         match cands.len() {
             0 => Err(UnresolvedReason::External),

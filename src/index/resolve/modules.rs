@@ -159,11 +159,18 @@ impl ModuleTable {
         // root: the repo root, `src/`, a tests folder); the shallowest such root wins.
         let packages: std::collections::HashSet<&str> = files
             .iter()
-            .filter(|f| f.language == "python" && (f.path.ends_with("/__init__.py") || f.path == "__init__.py"))
+            .filter(|f| {
+                f.language == "python"
+                    && (f.path.ends_with("/__init__.py") || f.path == "__init__.py")
+            })
             .map(|f| dir_of(&f.path))
             .collect();
         let mut py: HashMap<String, Vec<(usize, bool, u32)>> = HashMap::new();
-        for (i, f) in files.iter().enumerate().filter(|(_, f)| f.language == "python") {
+        for (i, f) in files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.language == "python")
+        {
             let dirs: Vec<&str> = f.path.split('/').collect();
             let (dirs, file) = dirs.split_at(dirs.len() - 1);
             let stem = file[0].split('.').next().unwrap_or("");
@@ -179,7 +186,9 @@ impl ModuleTable {
                 if segs.is_empty() {
                     continue;
                 }
-                py.entry(segs.join(".")).or_default().push((r, stub, i as u32));
+                py.entry(segs.join("."))
+                    .or_default()
+                    .push((r, stub, i as u32));
             }
         }
         for (k, mut v) in py {
@@ -215,7 +224,12 @@ impl ModuleTable {
             (false, true) => base,
             (false, false) => format!("{base}/{sub}"),
         };
-        let cands = [format!("{joined}.py"), format!("{joined}/__init__.py"), format!("{joined}.pyi"), format!("{joined}/__init__.pyi")];
+        let cands = [
+            format!("{joined}.py"),
+            format!("{joined}/__init__.py"),
+            format!("{joined}.pyi"),
+            format!("{joined}/__init__.pyi"),
+        ];
         for c in cands {
             if let Some(&i) = self.by_path.get(c.trim_start_matches('/')) {
                 return Target::Files(vec![i]);
