@@ -132,3 +132,50 @@ fn library_types_make_calls_external_not_guesses() {
     assert_eq!(u.len(), 1);
     assert_eq!(u[0].reason.as_str(), "external");
 }
+
+#[test]
+fn typescript_super_calls_private_members_and_call_results() {
+    let e = edges(&[
+        ("src/base.ts", "export class Store {\n  constructor(public name: string) {}\n  flush(): void {}\n}\n"),
+        (
+            "src/cache.ts",
+            "import { Store } from './base';\nclass Entry { touch() {} }\nexport class Cache extends Store {\n  #entry: Entry;\n  constructor() { super('c'); }\n  #evict() { this.#entry.touch(); }\n  current(): Entry { return this.#entry; }\n  run() { this.#evict(); this.current().touch(); }\n}\n",
+        ),
+    ]);
+    assert!(
+        has(
+            &e,
+            "src/cache.ts::Cache.constructor",
+            "src/base.ts::Store.constructor",
+            "calls"
+        ),
+        "{e:?}"
+    );
+    assert!(
+        has(
+            &e,
+            "src/cache.ts::Cache.run",
+            "src/cache.ts::Cache.#evict",
+            "calls"
+        ),
+        "{e:?}"
+    );
+    assert!(
+        has(
+            &e,
+            "src/cache.ts::Cache.#evict",
+            "src/cache.ts::Entry.touch",
+            "calls"
+        ),
+        "{e:?}"
+    );
+    assert!(
+        has(
+            &e,
+            "src/cache.ts::Cache.run",
+            "src/cache.ts::Entry.touch",
+            "calls"
+        ),
+        "{e:?}"
+    );
+}

@@ -106,3 +106,10 @@
            (class name: (_) @export.default)
            (function_expression name: (identifier) @export.default)])
   (#eq? @_module "module") (#eq? @_exports "exports"))
+
+; `super(...)` in a constructor calls the base class's constructor.
+(call_expression function: (super) @call.name) @call
+
+; Private members: `this.#dispatch()`.
+(call_expression
+  function: (member_expression object: (_) @call.receiver property: (private_property_identifier) @call.name)) @call

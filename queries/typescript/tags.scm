@@ -41,3 +41,5 @@
   return_type: (type_annotation [(type_identifier) (generic_type)] @returns)) @definition.method
 (variable_declarator name: (identifier) @local.name
   value: (call_expression function: [(identifier) @local.type (member_expression property: (property_identifier) @local.type)]))
+(public_field_definition name: (private_property_identifier) @local.name
+  type: (type_annotation [(type_identifier) (generic_type) (nested_type_identifier)] @local.type))

@@ -646,6 +646,29 @@ impl<'a> Ctx<'a> {
     fn resolve_bare(&self, fi: u32, c: &CallSite) -> Result<(DefRef, Tier), UnresolvedReason> {
         let f = &self.files[fi as usize];
         let name = c.name.as_str();
+        // `super(...)`: the base class's constructor (the class when it declares none).
+        if name == "super" && self.fam(fi) == "js" {
+            let ty = self
+                .enclosing_type(fi, c.caller)
+                .ok_or(UnresolvedReason::NotFound)?;
+            let (t, _) = self
+                .resolve_base(fi, ty)
+                .ok_or(UnresolvedReason::NotFound)?;
+            let base = self
+                .def(t)
+                .bases
+                .iter()
+                .find(|b| !b.implements)
+                .ok_or(UnresolvedReason::NotFound)?;
+            let Some((bt, tier)) = self.resolve_base(t.0, &base.name) else {
+                return Err(UnresolvedReason::External);
+            };
+            let ctor = self.members_of_def(bt, "constructor", 0);
+            return Ok((
+                ctor.first().copied().unwrap_or(bt),
+                tier.max(Tier::Qualified),
+            ));
+        }
         // Java has no free functions: a bare call is a method of the enclosing class (or
         // of its bases), else a static import.
         if matches!(f.language.as_str(), "java" | "csharp" | "cpp") && !c.is_new {
