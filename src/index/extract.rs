@@ -424,7 +424,15 @@ fn run_query(
                 continue;
             }
             if let (Some(n), Some(t)) = (find(Role::LocalName), find(Role::LocalType)) {
-                let (type_name, _) = split_type_name(node_text(t, text));
+                // Keep a dotted qualifier (`types.Type`, `ns.Foo`): its import decides
+                // whether the type is the repo's or a library's.
+                let (type_name, qual) = split_type_name(node_text(t, text));
+                let type_name = match qual {
+                    Some(q) if !q.contains("::") && !type_name.is_empty() => {
+                        format!("{q}.{type_name}")
+                    }
+                    _ => type_name,
+                };
                 let name = squash(node_text(n, text));
                 if !type_name.is_empty()
                     && !bindings

@@ -550,7 +550,7 @@ impl<'a> Ctx<'a> {
         let mut out = Vec::new();
         for c in carriers {
             for b in &self.def(c).bases {
-                if let Some((bt, _)) = self.resolve_base(c.0, &b.name) {
+                if let Some((bt, _)) = self.resolve_base_ref(c.0, &b.name, b.qualifier.as_deref()) {
                     if bt != t {
                         out.extend(self.members_of_def(bt, name, depth + 1));
                     }
@@ -660,7 +660,9 @@ impl<'a> Ctx<'a> {
                 .iter()
                 .find(|b| !b.implements)
                 .ok_or(UnresolvedReason::NotFound)?;
-            let Some((bt, tier)) = self.resolve_base(t.0, &base.name) else {
+            let Some((bt, tier)) =
+                self.resolve_base_ref(t.0, &base.name, base.qualifier.as_deref())
+            else {
                 return Err(UnresolvedReason::External);
             };
             let ctor = self.members_of_def(bt, "constructor", 0);
@@ -1191,6 +1193,26 @@ impl<'a> Ctx<'a> {
 
     fn classify_depth(&self, fi: u32, ty: &str, depth: u32) -> Typed {
         let fam = self.fam(fi);
+        // `pkg.Type`: the qualifier's import decides (see `resolve_base_ref`).
+        if let Some((q, name)) = ty.rsplit_once('.') {
+            let first = q.split('.').next().unwrap_or(q);
+            if self.bindings[fi as usize].contains_key(first) {
+                return match self.resolve_base_ref(fi, name, Some(q)) {
+                    Some((t, _)) => Typed::Repo(self.def(t).name.to_string()),
+                    None => {
+                        let external = self.bindings[fi as usize][first]
+                            .iter()
+                            .any(|imp| matches!(self.bind(fi, imp), Bound::External));
+                        if external {
+                            Typed::External
+                        } else {
+                            Typed::Unknown
+                        }
+                    }
+                };
+            }
+            return self.classify_depth(fi, name, depth);
+        }
         // A factory function whose declared return type names a repo type
         // (`func NewMemory() *Memory`, `def make() -> Foo`, `fn new() -> Self`).
         if depth == 0 && !self.types.contains_key(&(fam, ty)) {
@@ -1268,6 +1290,43 @@ impl<'a> Ctx<'a> {
             1 if guess && unique_name_allowed(name) => Ok((cands[0], Tier::UniqueName)),
             _ => Err(UnresolvedReason::Ambiguous),
         }
+    }
+
+    /// A type written with a qualifier (`io.Writer`, `types.Type`, `ns.Foo`): the
+    /// qualifier's import decides. Bound to a module outside the repo: `None` (the type is
+    /// external, never a same-named repo type); bound to repo files: the type among them;
+    /// not bound: the plain name (Rust paths, nested names).
+    fn resolve_base_ref(
+        &self,
+        fi: u32,
+        name: &str,
+        qualifier: Option<&str>,
+    ) -> Option<(DefRef, Tier)> {
+        let Some(q) = qualifier else {
+            return self.resolve_base(fi, name);
+        };
+        let first = q.split(['.', ':']).next().unwrap_or(q);
+        let Some(imps) = self.bindings[fi as usize].get(first) else {
+            return self.resolve_base(fi, name);
+        };
+        for imp in imps {
+            match self.bind(fi, imp) {
+                Bound::External => return None,
+                Bound::Module(files) => {
+                    let v: Vec<DefRef> = self
+                        .types
+                        .get(&(self.fam(fi), name))
+                        .into_iter()
+                        .flatten()
+                        .copied()
+                        .filter(|r| files.contains(&r.0) && self.def(*r).kind != Kind::Impl)
+                        .collect();
+                    return (v.len() == 1).then(|| (v[0], Tier::Import));
+                }
+                _ => {}
+            }
+        }
+        self.resolve_base(fi, name)
     }
 
     /// A base type named in a definition header: same file, import, then unique type name.
@@ -1445,7 +1504,7 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
         };
         add(parent, me, Relation::Contains, Tier::Syntax, None);
         for b in &d.bases {
-            if let Some((t, tier)) = ctx.resolve_base(fi, &b.name) {
+            if let Some((t, tier)) = ctx.resolve_base_ref(fi, &b.name, b.qualifier.as_deref()) {
                 if t != (fi, di as u32) {
                     // A base that is an interface is implemented, not inherited (C# lists
                     // both kinds in one base list).
