@@ -4,30 +4,33 @@
 # index counts, wall time, files/s, MB/s, peak RSS, and the ratio of `index` time to a bare
 # tree-sitter parse of the same files (same walk, reads and threads: `index --parse-only`).
 # Threads: CODEGRAPH_THREADS (default 2, the CI machine's cores). Each command runs 3 times;
-# the fastest run counts (the others are warm-up for the page cache).
+# the fastest run counts (the others are warm-up for the page cache). CPU seconds (user+sys)
+# are reported beside wall time: on a shared machine they are the steadier measure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-$here/target/release/codegraph-tui}
 CORPUS=${CG_CORPUS:-$HOME/.cache/codegraph-corpus}
 export CODEGRAPH_THREADS=${CODEGRAPH_THREADS:-2}
 [ -d "$CORPUS/rust" ] || bash "$here/../shared/corpus/fetch.sh" "$CORPUS" >&2
-best() { # best-of-3 wall seconds and max RSS (KB) of a command; stdout of the last run to $out
-  local b=999999 rss=0 t m
+best() { # best-of-3 wall seconds, max RSS (KB) and best CPU seconds (user+sys) of a command
+  local b=999999 rss=0 cpu=999999 t m u s
   for _ in 1 2 3; do
-    /usr/bin/time -f "%e %M" -o /tmp/cg-bench-time "$@" > /tmp/cg-bench-out
-    read -r t m < /tmp/cg-bench-time
+    /usr/bin/time -f "%e %M %U %S" -o /tmp/cg-bench-time "$@" > /tmp/cg-bench-out
+    read -r t m u s < /tmp/cg-bench-time
     b=$(python3 -c "print(min($b, $t))"); [ "$m" -gt "$rss" ] && rss=$m
+    cpu=$(python3 -c "print(round(min($cpu, $u + $s), 2))")
   done
-  echo "$b $rss"
+  echo "$b $rss $cpu"
 }
 for tree in rust python npm; do
   dir="$CORPUS/$tree"
-  read -r t_index rss < <(best "$BIN" -C "$dir" --no-cache index --json)
+  read -r t_index rss cpu_index < <(best "$BIN" -C "$dir" --no-cache index --json)
   cp /tmp/cg-bench-out /tmp/cg-bench-index.json
-  read -r t_parse _ < <(best "$BIN" -C "$dir" --no-cache index --parse-only)
-  python3 - "$tree" "$t_index" "$rss" "$t_parse" <<'PY'
+  read -r t_parse _ cpu_parse < <(best "$BIN" -C "$dir" --no-cache index --parse-only)
+  python3 - "$tree" "$t_index" "$rss" "$t_parse" "$cpu_index" "$cpu_parse" <<'PY'
 import json, sys
 tree, t_index, rss, t_parse = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+cpu_index, cpu_parse = float(sys.argv[5]), float(sys.argv[6])
 s = json.load(open("/tmp/cg-bench-index.json"))["stats"]
 files = s["files_indexed"] + s["files_windowed"]
 print(json.dumps({
@@ -36,6 +39,7 @@ print(json.dumps({
     "call_edges": s["edges"].get("calls", 0), "unresolved": s["unresolved"],
     "index_s": t_index, "files_per_s": round(files / t_index), "mb_per_s": round(s["bytes"] / 1e6 / t_index, 1),
     "peak_rss_mb": round(rss / 1024), "bare_parse_s": t_parse, "index_over_parse": round(t_index / t_parse, 2),
+    "cpu_index_s": cpu_index, "cpu_parse_s": cpu_parse, "cpu_index_over_parse": round(cpu_index / cpu_parse, 2),
 }))
 PY
 done
