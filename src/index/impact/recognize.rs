@@ -40,9 +40,12 @@ pub fn is_test_path(path: &str) -> bool {
     {
         return true;
     }
-    let mut dots = file.rsplit('.');
-    let (ext, marker) = (dots.next(), dots.next());
-    matches!(marker, Some("test" | "spec")) && ext.is_some_and(|e| JS_EXTS.contains(&e))
+    // `name.test.ts`: a stem, the marker, the extension (`test.ts` alone is not one)
+    let dots: Vec<&str> = file.split('.').collect();
+    dots.len() >= 3
+        && !dots[0].is_empty()
+        && matches!(dots[dots.len() - 2], "test" | "spec")
+        && JS_EXTS.contains(&dots[dots.len() - 1])
 }
 
 /// `true` when `node` is a test file or test code:
