@@ -306,8 +306,9 @@ pub fn mermaid_escape(s: &str) -> String {
 }
 
 /// Mermaid `graph LR`: nodes are `n0`, `n1`, ... in id order (a `%% nK = id` comment
-/// maps them back), labels are the qualified name and `file:line`, the root has class
-/// `root`, `references` edges are dotted.
+/// maps them back), labels are the qualified name and `file:line`, edge labels are the
+/// relation, resolution and confidence (plain words, no escaping needed), the root has
+/// class `root`, `references` edges are dotted.
 pub fn to_mermaid(sub: &Subgraph) -> String {
     let mut o = String::from("graph LR\n");
     let _ = writeln!(
@@ -345,11 +346,7 @@ pub fn to_mermaid(sub: &Subgraph) -> String {
         } else {
             "-->"
         };
-        let _ = writeln!(
-            o,
-            "  n{s} {arrow}|\"{}\"| n{t}",
-            mermaid_escape(&edge_label(e))
-        );
+        let _ = writeln!(o, "  n{s} {arrow}|{}| n{t}", mermaid_escape(&edge_label(e)));
     }
     if let Some(r) = index.get(sub.root.as_str()) {
         let _ = writeln!(o, "  classDef root stroke-width:3px\n  class n{r} root");

@@ -112,6 +112,14 @@ fn git(root: &Path, args: &[&str]) -> Result<String, DiffError> {
         if stderr.contains("not a git repository") {
             return Err(DiffError::NotARepo(root.to_path_buf()));
         }
+        let hint = if stderr.contains("bad revision 'HEAD'")
+            || stderr.contains("ambiguous argument 'HEAD'")
+        {
+            " (the repository has no commit yet?)"
+        } else {
+            ""
+        };
+        let stderr = format!("{stderr}{hint}");
         return Err(DiffError::Git {
             args: args.join(" "),
             stderr,
