@@ -4,14 +4,15 @@
 //! `cargo run --release --example impact_bench -- DIR [DEPTH] [TOP]` prints one JSON line
 //! per target: the median wall time of 7 runs in milliseconds (each run with a fresh
 //! [`FsLines`], so source headers are read again; the OS page cache is warm), and the sizes
-//! of the answer. Threads for indexing: `CODEGRAPH_THREADS` (default 2).
+//! of the answer; `no_lines_ms` is the same answer without reading sources (path and name
+//! rules only) and `walk_ms` the bare caller walk. Threads for indexing: `CODEGRAPH_THREADS` (default 2).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use codegraph_tui::index::impact::{impact, FsLines};
-use codegraph_tui::index::{index_repo, IndexOptions, Relation};
+use codegraph_tui::index::impact::{impact, FsLines, NoLines};
+use codegraph_tui::index::{index_repo, IndexOptions, Relation, Walk};
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
@@ -50,6 +51,24 @@ fn main() -> anyhow::Result<()> {
             times.push(t.elapsed().as_secs_f64() * 1000.0);
         }
         times.sort_by(f64::total_cmp);
+        // The same without reading sources (path and name rules only), and the bare walk.
+        let median = |f: &dyn Fn()| {
+            let mut v: Vec<f64> = (0..7)
+                .map(|_| {
+                    let t = Instant::now();
+                    f();
+                    t.elapsed().as_secs_f64() * 1000.0
+                })
+                .collect();
+            v.sort_by(f64::total_cmp);
+            (v[3] * 100.0).round() / 100.0
+        };
+        let no_lines_ms = median(&|| {
+            impact(&idx.graph, &id, depth, &NoLines);
+        });
+        let walk_ms = median(&|| {
+            idx.graph.walk(&id, Walk::Callers, depth);
+        });
         let Some(i) = last else { continue };
         println!(
             "{}",
@@ -63,6 +82,8 @@ fn main() -> anyhow::Result<()> {
                 "depth": depth,
                 "median_ms": (times[3] * 100.0).round() / 100.0,
                 "max_ms": (times[6] * 100.0).round() / 100.0,
+                "no_lines_ms": no_lines_ms,
+                "walk_ms": walk_ms,
                 "callers": i.caller_count(),
                 "by_depth": i.by_depth.iter().map(Vec::len).collect::<Vec<_>>(),
                 "files": i.files.len(),

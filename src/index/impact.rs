@@ -18,7 +18,7 @@
 pub mod diff;
 pub mod recognize;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -123,10 +123,60 @@ impl Impact {
     }
 }
 
+/// The text of one source file with its line starts: one allocation per file, lines
+/// borrowed on demand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceLines {
+    text: String,
+    starts: Vec<usize>,
+}
+
+impl SourceLines {
+    /// Splits `text` at `\n` (a `\r` before it is dropped from the line).
+    pub fn new(text: String) -> SourceLines {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        if starts.last() == Some(&text.len()) && starts.len() > 1 {
+            starts.pop();
+        }
+        SourceLines { text, starts }
+    }
+
+    /// Number of lines (a final line without `\n` counts).
+    pub fn len(&self) -> usize {
+        if self.text.is_empty() {
+            0
+        } else {
+            self.starts.len()
+        }
+    }
+
+    /// `true` for an empty file.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// Line `i` (0-based), without its line end.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        if i >= self.len() {
+            return None;
+        }
+        let end = self.starts.get(i + 1).copied().unwrap_or(self.text.len());
+        let l = &self.text[self.starts[i]..end];
+        let l = l.strip_suffix('\n').unwrap_or(l);
+        Some(l.strip_suffix('\r').unwrap_or(l))
+    }
+
+    /// Every line, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+}
+
 /// Where source lines come from, for the attribute rules of [`recognize`].
 pub trait LineSource {
-    /// The lines of a repo-relative file, without line ends; `None` when unreadable.
-    fn lines(&self, path: &str) -> Option<Arc<Vec<String>>>;
+    /// The lines of a repo-relative file; `None` when unreadable.
+    fn lines(&self, path: &str) -> Option<Arc<SourceLines>>;
 }
 
 /// A [`LineSource`] with no files: only the path and name rules apply.
@@ -134,17 +184,18 @@ pub trait LineSource {
 pub struct NoLines;
 
 impl LineSource for NoLines {
-    fn lines(&self, _: &str) -> Option<Arc<Vec<String>>> {
+    fn lines(&self, _: &str) -> Option<Arc<SourceLines>> {
         None
     }
 }
 
-/// A [`LineSource`] that reads files under a root directory once each, caching the lines.
-/// Paths that would leave the root (`..`, absolute) are refused.
+/// A [`LineSource`] that reads files under a root directory once each, caching them.
+/// Paths that would leave the root (`..`, absolute) are refused; invalid UTF-8 is
+/// replaced (U+FFFD).
 #[derive(Debug)]
 pub struct FsLines {
     root: PathBuf,
-    cache: Mutex<HashMap<String, Option<Arc<Vec<String>>>>>,
+    cache: Mutex<HashMap<String, Option<Arc<SourceLines>>>>,
 }
 
 impl FsLines {
@@ -158,7 +209,7 @@ impl FsLines {
 }
 
 impl LineSource for FsLines {
-    fn lines(&self, path: &str) -> Option<Arc<Vec<String>>> {
+    fn lines(&self, path: &str) -> Option<Arc<SourceLines>> {
         let Ok(mut cache) = self.cache.lock() else {
             return None;
         };
@@ -170,12 +221,9 @@ impl LineSource for FsLines {
             .then(|| std::fs::read(self.root.join(path)).ok())
             .flatten()
             .map(|b| {
-                Arc::new(
-                    String::from_utf8_lossy(&b)
-                        .lines()
-                        .map(str::to_string)
-                        .collect(),
-                )
+                let text = String::from_utf8(b)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                Arc::new(SourceLines::new(text))
             });
         cache.insert(path.to_string(), read.clone());
         read
@@ -331,7 +379,7 @@ fn assemble(
 /// whose reason is `ambiguous` or `not_found`: each could be one more caller. `external`
 /// references name things outside the repo and cannot be callers of it.
 fn unresolved_reasons(graph: &CodeGraph, involved: &[&Node]) -> Vec<String> {
-    let names: BTreeSet<&str> = involved
+    let names: HashSet<&str> = involved
         .iter()
         .filter(|n| n.kind != Kind::File)
         .map(|n| &*n.name)
@@ -485,6 +533,16 @@ mod tests {
             ]
         );
         assert!(impact(&g, "nope", 3, &NoLines).is_none());
+    }
+
+    #[test]
+    fn source_lines_split_like_lines() {
+        for t in ["", "a", "a\n", "a\r\nb", "a\n\nb\n", "\n"] {
+            let l = SourceLines::new(t.to_string());
+            let want: Vec<&str> = t.lines().collect();
+            assert_eq!(l.iter().collect::<Vec<_>>(), want, "{t:?}");
+            assert_eq!(l.len(), want.len(), "{t:?}");
+        }
     }
 
     #[test]

@@ -239,7 +239,11 @@ pub fn dynamic_dispatch(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) 
             ));
         }
         let hierarchy = !graph
-            .edges_of(&p.id, Walk::Both, &[Relation::Inherits, Relation::Implements])
+            .edges_of(
+                &p.id,
+                Walk::Both,
+                &[Relation::Inherits, Relation::Implements],
+            )
             .is_empty();
         let trait_impl =
             p.kind == Kind::Impl && first_line(p, lines).is_some_and(|l| l.contains(" for "));
@@ -304,11 +308,11 @@ fn python_reexported(top: &Node, lines: &dyn LineSource) -> bool {
         return false;
     };
     let name = &*top.name;
-    ls.iter().any(|l| {
-        (l.contains("import") && has_word(l, name))
-            || l.contains(&format!("\"{name}\""))
-            || l.contains(&format!("'{name}'"))
-    })
+    let (dq, sq) = (format!("\"{name}\""), format!("'{name}'"));
+    let found = ls
+        .iter()
+        .any(|l| (l.contains("import") && has_word(l, name)) || l.contains(&dq) || l.contains(&sq));
+    found
 }
 
 /// `true` when `w` occurs in `line` with no identifier character on either side.
@@ -356,7 +360,7 @@ fn header(node: &Node, lines: &dyn LineSource) -> Vec<String> {
         out.push(l.trim().to_string());
     }
     for i in (start.saturating_sub(HEADER_LINES_ABOVE)..start).rev() {
-        let t = ls[i].trim();
+        let t = ls.get(i).unwrap_or("").trim();
         let decoration = ["#[", "#![", "@", "//", "/*", "*", ")]", "]"]
             .iter()
             .any(|p| t.starts_with(p));
@@ -371,9 +375,11 @@ fn header(node: &Node, lines: &dyn LineSource) -> Vec<String> {
 /// The Go package clause of the node's file.
 fn go_package(node: &Node, lines: &dyn LineSource) -> Option<String> {
     let ls = lines.lines(&node.file)?;
-    ls.iter()
+    let package = ls
+        .iter()
         .find_map(|l| l.trim().strip_prefix("package "))
-        .map(|p| p.trim().to_string())
+        .map(|p| p.trim().to_string());
+    package
 }
 
 #[cfg(test)]
