@@ -1,5 +1,5 @@
 //! Impact, paths and `impact --diff` on `tests/fixtures/impact` (see its README.md): exact
-//! expected sets, a cycle, a lambda callback, test callers (pytest, `#[test]`, `mod tests`,
+//! expected sets, a cycle, a callback reference and a lambda callback, test callers (pytest, `#[test]`, `mod tests`,
 //! `*.test.js`, `describe`/`it`), an ambiguous call that makes the answer a lower bound,
 //! and a git repository made by the test for `--diff`.
 
@@ -53,9 +53,11 @@ fn python_target_through_a_cycle_with_a_test_and_an_ambiguous_call() {
                 "tests/test_core.py::test_parse_upper"
             ],
             // expand is reached through the evaluate <-> expand cycle, once; the lambda
-            // passed by apply_callbacks calls evaluate
+            // passed by apply_callbacks calls evaluate; evaluate_all passes evaluate to
+            // map (a `references` edge)
             [
                 "pkg/cli.py::apply_callbacks",
+                "pkg/cli.py::evaluate_all",
                 "pkg/cli.py::main",
                 "pkg/core.py::expand"
             ],

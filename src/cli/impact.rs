@@ -147,11 +147,19 @@ fn describe(i: &Impact, idx: &Index) -> Vec<String> {
     out.push(format!("  rule: {}", i.risk_rule));
     if i.lower_bound {
         out.push("lower bound: yes, the real impact may be larger:".into());
+        const SHOWN: usize = 10;
         out.extend(
             i.lower_bound_reasons
                 .iter()
+                .take(SHOWN)
                 .map(|r| format!("  - {}", s(r))),
         );
+        if i.lower_bound_reasons.len() > SHOWN {
+            out.push(format!(
+                "  ... and {} more (all of them in --json)",
+                i.lower_bound_reasons.len() - SHOWN
+            ));
+        }
     } else {
         out.push("lower bound: no (no unresolved call could add a caller)".into());
     }

@@ -25,7 +25,9 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 
 use super::facts::Kind;
-use super::graph::{CodeGraph, Node, Relation, UnresolvedReason, Walk};
+use super::graph::{
+    CodeGraph, Node, Relation, Unresolved, UnresolvedReason, Walk, MAX_SUBGRAPH_NODES,
+};
 
 /// Schema tag of an impact answer.
 pub const IMPACT_SCHEMA: &str = "codegraph-tui/impact@1";
@@ -231,187 +233,221 @@ impl LineSource for FsLines {
 }
 
 /// The impact of changing `target` (a node id), callers followed up to `depth` hops.
-/// `None` when `target` is not a node of `graph`.
+/// `None` when `target` is not a node of `graph`. Builds an [`Impactor`] for this one
+/// question; keep an [`Impactor`] to ask several.
 pub fn impact(
     graph: &CodeGraph,
     target: &str,
     depth: u32,
     lines: &dyn LineSource,
 ) -> Option<Impact> {
-    let reach = reach(graph, target, depth)?;
-    Some(assemble(
-        graph,
-        &[target.to_string()],
-        depth,
-        vec![reach],
-        lines,
-    ))
+    Impactor::new(graph).impact(target, depth, lines)
 }
 
-/// The combined impact of several targets: one multi-source walk, so a caller's distance
-/// is its shortest distance to any target, and targets are never listed as callers.
-/// Unknown ids are skipped; `root` is `null` unless exactly one target is known.
+/// The combined impact of several targets (see [`Impactor::impact_union`]).
 pub fn impact_union(
     graph: &CodeGraph,
     targets: &[String],
     depth: u32,
     lines: &dyn LineSource,
 ) -> Impact {
-    let mut roots: Vec<String> = targets
-        .iter()
-        .filter(|t| graph.node(t).is_some())
-        .cloned()
-        .collect();
-    roots.sort();
-    roots.dedup();
-    let reaches = roots
-        .iter()
-        .filter_map(|r| reach(graph, r, depth))
-        .collect();
-    assemble(graph, &roots, depth, reaches, lines)
+    Impactor::new(graph).impact_union(targets, depth, lines)
+}
+
+/// Impact questions over one graph. Construction indexes the unresolved call sites that
+/// could be callers (`ambiguous` and `not_found`, by callee name) in one pass over them,
+/// so each question then costs the size of its answer, not of the repository. A front
+/// end keeps one per graph snapshot.
+#[derive(Debug)]
+pub struct Impactor<'g> {
+    graph: &'g CodeGraph,
+    maybe_callers: HashMap<&'g str, Vec<&'g Unresolved>>,
+}
+
+impl<'g> Impactor<'g> {
+    /// Indexes `graph`'s unresolved call sites by name (cost: one pass over them).
+    pub fn new(graph: &'g CodeGraph) -> Impactor<'g> {
+        let mut maybe_callers: HashMap<&'g str, Vec<&'g Unresolved>> = HashMap::new();
+        for u in graph.all_unresolved() {
+            if u.reason != UnresolvedReason::External {
+                maybe_callers.entry(u.name.as_str()).or_default().push(u);
+            }
+        }
+        Impactor {
+            graph,
+            maybe_callers,
+        }
+    }
+
+    /// The impact of changing `target` (a node id), callers followed up to `depth` hops.
+    /// `None` when `target` is not a node.
+    pub fn impact(&self, target: &str, depth: u32, lines: &dyn LineSource) -> Option<Impact> {
+        let reach = self.reach(target, depth)?;
+        Some(self.assemble(&[target.to_string()], depth, vec![reach], lines))
+    }
+
+    /// The combined impact of several targets: one multi-source walk, so a caller's
+    /// distance is its shortest distance to any target, and targets are never listed as
+    /// callers. Unknown ids are skipped; `root` is `null` unless exactly one target is known.
+    pub fn impact_union(&self, targets: &[String], depth: u32, lines: &dyn LineSource) -> Impact {
+        let mut roots: Vec<String> = targets
+            .iter()
+            .filter(|t| self.graph.node(t).is_some())
+            .cloned()
+            .collect();
+        roots.sort();
+        roots.dedup();
+        let reaches = roots.iter().filter_map(|r| self.reach(r, depth)).collect();
+        self.assemble(&roots, depth, reaches, lines)
+    }
+
+    /// Breadth-first over incoming `calls` and `references` edges, each node once at its
+    /// shortest distance (cycle-safe), with the cuts of [`CodeGraph::walk`]: `truncated`
+    /// when a node at the depth limit has unvisited callers, or when more than
+    /// [`MAX_SUBGRAPH_NODES`] nodes would be reached.
+    fn reach(&self, target: &str, depth: u32) -> Option<Reach> {
+        self.graph.node(target)?;
+        let mut dist: BTreeMap<String, u32> = BTreeMap::new();
+        let mut seen: HashSet<String> = HashSet::from([target.to_string()]);
+        let mut queue = VecDeque::from([(target.to_string(), 0u32)]);
+        let mut truncated = false;
+        while let Some((id, d)) = queue.pop_front() {
+            let edges =
+                self.graph
+                    .edges_of(&id, Walk::Callers, &[Relation::Calls, Relation::References]);
+            for e in edges {
+                if d >= depth {
+                    truncated |= !seen.contains(&e.source);
+                    continue;
+                }
+                if seen.contains(&e.source) {
+                    continue;
+                }
+                if seen.len() >= MAX_SUBGRAPH_NODES {
+                    truncated = true;
+                    continue;
+                }
+                seen.insert(e.source.clone());
+                dist.insert(e.source.clone(), d + 1);
+                queue.push_back((e.source, d + 1));
+            }
+        }
+        Some(Reach { dist, truncated })
+    }
+
+    fn assemble(
+        &self,
+        roots: &[String],
+        depth: u32,
+        reaches: Vec<Reach>,
+        lines: &dyn LineSource,
+    ) -> Impact {
+        let graph = self.graph;
+        let root_set: BTreeSet<&str> = roots.iter().map(String::as_str).collect();
+        let mut dist: BTreeMap<String, u32> = BTreeMap::new();
+        let mut truncated = false;
+        for r in reaches {
+            truncated |= r.truncated;
+            for (id, d) in r.dist {
+                if root_set.contains(id.as_str()) {
+                    continue;
+                }
+                let e = dist.entry(id).or_insert(d);
+                *e = (*e).min(d);
+            }
+        }
+        let mut by_depth: Vec<Vec<String>> = Vec::new();
+        for (id, d) in &dist {
+            let i = (*d as usize).saturating_sub(1);
+            if by_depth.len() <= i {
+                by_depth.resize(i + 1, Vec::new());
+            }
+            by_depth[i].push(id.clone());
+        }
+        let involved: Vec<&Node> = roots
+            .iter()
+            .chain(dist.keys())
+            .filter_map(|id| graph.node(id))
+            .collect();
+        let files: BTreeSet<String> = involved.iter().map(|n| n.file.to_string()).collect();
+        let mut tests = BTreeSet::new();
+        let mut entry_points = BTreeSet::new();
+        for n in &involved {
+            if recognize::is_test(graph, n, lines) {
+                tests.insert(n.id.to_string());
+            } else if recognize::is_entry_point(graph, n, lines) {
+                entry_points.insert(n.id.to_string());
+            }
+        }
+        let mut reasons = self.unresolved_reasons(&involved);
+        for r in roots {
+            if let Some(n) = graph.node(r) {
+                reasons.extend(recognize::dynamic_dispatch(graph, n, lines));
+            }
+        }
+        let risk = Risk::assess(dist.len(), files.len(), entry_points.len());
+        Impact {
+            schema: IMPACT_SCHEMA,
+            root: (roots.len() == 1).then(|| roots[0].clone()),
+            roots: roots.to_vec(),
+            depth,
+            direct_callers: by_depth.first().cloned().unwrap_or_default(),
+            by_depth,
+            files: files.into_iter().collect(),
+            tests: tests.into_iter().collect(),
+            entry_points: entry_points.into_iter().collect(),
+            risk,
+            risk_rule: RISK_RULE,
+            lower_bound: !reasons.is_empty(),
+            lower_bound_reasons: reasons,
+            truncated,
+        }
+    }
+
+    /// One reason per (callee name, reason) for unresolved call sites anywhere in the
+    /// repo whose callee name is the name of a node the traversal reached (targets
+    /// included) and whose reason is `ambiguous` or `not_found`: each could be one more
+    /// caller. `external` references name things outside the repo and cannot be callers.
+    fn unresolved_reasons(&self, involved: &[&Node]) -> Vec<String> {
+        let names: BTreeSet<&str> = involved
+            .iter()
+            .filter(|n| n.kind != Kind::File)
+            .map(|n| &*n.name)
+            .collect();
+        let mut groups: BTreeMap<(&str, UnresolvedReason), (usize, String)> = BTreeMap::new();
+        for name in names {
+            for u in self.maybe_callers.get(name).map_or(&[][..], Vec::as_slice) {
+                let g = groups
+                    .entry((u.name.as_str(), u.reason))
+                    .or_insert_with(|| (0, String::new()));
+                g.0 += 1;
+                let site = format!("{}:{}:{}", u.site.file, u.site.line, u.site.column);
+                if g.1.is_empty() || site < g.1 {
+                    g.1 = site;
+                }
+            }
+        }
+        groups
+            .into_iter()
+            .map(|((name, reason), (count, first))| {
+                let what = match reason {
+                    UnresolvedReason::Ambiguous => "ambiguous (several definitions match)",
+                    _ => "not found (the qualifier points into the repo)",
+                };
+                let s = if count == 1 { "" } else { "s" };
+                format!(
+                    "{count} unresolved call site{s} named {name:?} could be more callers: \
+                     {what}; first at {first}"
+                )
+            })
+            .collect()
+    }
 }
 
 /// Callers of one target with their distances.
 struct Reach {
     dist: BTreeMap<String, u32>,
     truncated: bool,
-}
-
-/// Breadth-first distances from `target` over the caller subgraph of [`CodeGraph::walk`].
-fn reach(graph: &CodeGraph, target: &str, depth: u32) -> Option<Reach> {
-    let sub = graph.walk(target, Walk::Callers, depth)?;
-    let mut callers_of: HashMap<&str, Vec<&str>> = HashMap::new();
-    for e in &sub.edges {
-        if matches!(e.relation, Relation::Calls | Relation::References) {
-            callers_of
-                .entry(e.target.as_str())
-                .or_default()
-                .push(e.source.as_str());
-        }
-    }
-    let mut dist: BTreeMap<String, u32> = BTreeMap::new();
-    let mut seen: BTreeSet<&str> = BTreeSet::from([target]);
-    let mut queue = VecDeque::from([(target, 0u32)]);
-    while let Some((id, d)) = queue.pop_front() {
-        for &c in callers_of.get(id).map_or(&[][..], Vec::as_slice) {
-            if seen.insert(c) {
-                dist.insert(c.to_string(), d + 1);
-                queue.push_back((c, d + 1));
-            }
-        }
-    }
-    Some(Reach {
-        dist,
-        truncated: sub.truncated,
-    })
-}
-
-fn assemble(
-    graph: &CodeGraph,
-    roots: &[String],
-    depth: u32,
-    reaches: Vec<Reach>,
-    lines: &dyn LineSource,
-) -> Impact {
-    let root_set: BTreeSet<&str> = roots.iter().map(String::as_str).collect();
-    let mut dist: BTreeMap<String, u32> = BTreeMap::new();
-    let mut truncated = false;
-    for r in reaches {
-        truncated |= r.truncated;
-        for (id, d) in r.dist {
-            if root_set.contains(id.as_str()) {
-                continue;
-            }
-            let e = dist.entry(id).or_insert(d);
-            *e = (*e).min(d);
-        }
-    }
-    let mut by_depth: Vec<Vec<String>> = Vec::new();
-    for (id, d) in &dist {
-        let i = (*d as usize).saturating_sub(1);
-        if by_depth.len() <= i {
-            by_depth.resize(i + 1, Vec::new());
-        }
-        by_depth[i].push(id.clone());
-    }
-    let involved: Vec<&Node> = roots
-        .iter()
-        .chain(dist.keys())
-        .filter_map(|id| graph.node(id))
-        .collect();
-    let files: BTreeSet<String> = involved.iter().map(|n| n.file.to_string()).collect();
-    let mut tests = BTreeSet::new();
-    let mut entry_points = BTreeSet::new();
-    for n in &involved {
-        if recognize::is_test(graph, n, lines) {
-            tests.insert(n.id.to_string());
-        } else if recognize::is_entry_point(graph, n, lines) {
-            entry_points.insert(n.id.to_string());
-        }
-    }
-    let mut reasons = unresolved_reasons(graph, &involved);
-    for r in roots {
-        if let Some(n) = graph.node(r) {
-            reasons.extend(recognize::dynamic_dispatch(graph, n, lines));
-        }
-    }
-    let risk = Risk::assess(dist.len(), files.len(), entry_points.len());
-    Impact {
-        schema: IMPACT_SCHEMA,
-        root: (roots.len() == 1).then(|| roots[0].clone()),
-        roots: roots.to_vec(),
-        depth,
-        direct_callers: by_depth.first().cloned().unwrap_or_default(),
-        by_depth,
-        files: files.into_iter().collect(),
-        tests: tests.into_iter().collect(),
-        entry_points: entry_points.into_iter().collect(),
-        risk,
-        risk_rule: RISK_RULE,
-        lower_bound: !reasons.is_empty(),
-        lower_bound_reasons: reasons,
-        truncated,
-    }
-}
-
-/// One reason per (callee name, reason) for unresolved call sites anywhere in the repo
-/// whose callee name is the name of a node the traversal reached (targets included) and
-/// whose reason is `ambiguous` or `not_found`: each could be one more caller. `external`
-/// references name things outside the repo and cannot be callers of it.
-fn unresolved_reasons(graph: &CodeGraph, involved: &[&Node]) -> Vec<String> {
-    let names: HashSet<&str> = involved
-        .iter()
-        .filter(|n| n.kind != Kind::File)
-        .map(|n| &*n.name)
-        .collect();
-    let mut groups: BTreeMap<(&str, UnresolvedReason), (usize, String)> = BTreeMap::new();
-    for u in graph.all_unresolved() {
-        if u.reason == UnresolvedReason::External || !names.contains(u.name.as_str()) {
-            continue;
-        }
-        let g = groups
-            .entry((u.name.as_str(), u.reason))
-            .or_insert_with(|| (0, String::new()));
-        g.0 += 1;
-        let site = format!("{}:{}:{}", u.site.file, u.site.line, u.site.column);
-        if g.1.is_empty() || site < g.1 {
-            g.1 = site;
-        }
-    }
-    groups
-        .into_iter()
-        .map(|((name, reason), (count, first))| {
-            let what = match reason {
-                UnresolvedReason::Ambiguous => "ambiguous (several definitions match)",
-                _ => "not found (the qualifier points into the repo)",
-            };
-            let s = if count == 1 { "" } else { "s" };
-            format!(
-                "{count} unresolved call site{s} named {name:?} could be more callers: \
-                 {what}; first at {first}"
-            )
-        })
-        .collect()
 }
 
 #[cfg(test)]

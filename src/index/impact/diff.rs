@@ -15,7 +15,7 @@ use std::process::Command;
 
 use serde::Serialize;
 
-use super::{impact, impact_union, Impact, LineSource};
+use super::{Impact, Impactor, LineSource};
 use crate::index::facts::Kind;
 use crate::index::graph::{CodeGraph, Node};
 
@@ -337,15 +337,16 @@ pub fn diff_impact(
     lines: &dyn LineSource,
 ) -> DiffImpact {
     let (changed, outside) = changed_symbols(graph, changes);
+    let asker = Impactor::new(graph);
     let impacts = changed
         .iter()
-        .filter_map(|c| impact(graph, &c.id, depth, lines))
+        .filter_map(|c| asker.impact(&c.id, depth, lines))
         .collect();
     let ids: Vec<String> = changed.iter().map(|c| c.id.clone()).collect();
     DiffImpact {
         schema: DIFF_SCHEMA,
         rev: rev.to_string(),
-        union: impact_union(graph, &ids, depth, lines),
+        union: asker.impact_union(&ids, depth, lines),
         changed,
         outside,
         impacts,
