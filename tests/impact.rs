@@ -476,3 +476,36 @@ fn diff_outside_a_git_repository_says_so() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("is not inside a git repository"), "{err}");
 }
+
+#[test]
+fn java_tests_by_annotation_and_public_entry_points() {
+    let root = common::fixture("impact");
+    let idx = common::index(&root, 2);
+    let i = impact(
+        &idx.graph,
+        "java/org/demo/Box.java::Box.wrap",
+        5,
+        &FsLines::new(&root),
+    )
+    .unwrap();
+    assert_eq!(
+        i.by_depth,
+        vec![
+            vec![
+                "java/org/demo/Box.java::Box.twice".to_string(),
+                "java/org/demo/BoxCheck.java::BoxCheck.wrapsOnce".into(),
+            ],
+            vec!["java/org/demo/Box.java::Box.main".into()],
+        ]
+    );
+    // @Test outside any test directory; twice is package-private
+    assert_eq!(i.tests, ["java/org/demo/BoxCheck.java::BoxCheck.wrapsOnce"]);
+    assert_eq!(
+        i.entry_points,
+        [
+            "java/org/demo/Box.java::Box.main",
+            "java/org/demo/Box.java::Box.wrap"
+        ]
+    );
+    assert!(!i.lower_bound);
+}

@@ -24,7 +24,7 @@ const JS_EXTS: &[&str] = &["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"]
 /// `true` when the path alone marks a test file: a directory in [`TEST_DIRS`], or a file
 /// name `test_*.py`, `*_test.py`, `conftest.py` (pytest's defaults), `*_test.go` (go test),
 /// `*.test.<js|ts...>`, `*.spec.<js|ts...>` (Jest, Vitest, Mocha), `*Test.java`,
-/// `*Tests.java` (Maven Surefire's defaults).
+/// `*Tests.java` (Maven Surefire's defaults), `*Test.cs`, `*Tests.cs`.
 pub fn is_test_path(path: &str) -> bool {
     let mut parts: Vec<&str> = path.split('/').collect();
     let file = parts.pop().unwrap_or("");
@@ -37,6 +37,8 @@ pub fn is_test_path(path: &str) -> bool {
         || file.ends_with("_test.go")
         || file.ends_with("Test.java")
         || file.ends_with("Tests.java")
+        || file.ends_with("Test.cs")
+        || file.ends_with("Tests.cs")
     {
         return true;
     }
@@ -56,7 +58,9 @@ pub fn is_test_path(path: &str) -> bool {
 /// * Python: a function or method named `test*` (pytest's default `python_functions`), or
 ///   a class named `Test*` (its `python_classes`);
 /// * Java: `@Test`, `@ParameterizedTest`, `@RepeatedTest`, `@TestFactory`,
-///   `@TestTemplate` above it (JUnit 5);
+///   `@TestTemplate` above it (JUnit 4 and 5);
+/// * C#: `[Test]`, `[TestCase]` (NUnit), `[Fact]`, `[Theory]` (xUnit), `[TestMethod]`
+///   (MSTest) above it;
 /// * JavaScript/TypeScript: it calls `describe`, `it`, `test` or `suite` (Jest, Mocha,
 ///   Vitest blocks; top-level blocks belong to the file node).
 pub fn is_test(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) -> bool {
@@ -99,6 +103,15 @@ pub fn is_test(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) -> bool {
                     .is_some_and(|rest| rest.is_empty() || !rest.starts_with(char::is_alphanumeric))
             })
         }),
+        "csharp" => header(node, lines).iter().any(|l| {
+            let t = l.trim_start();
+            ["[Test", "[Fact", "[Theory", "[TestMethod", "[TestCase"]
+                .iter()
+                .any(|a| {
+                    t.strip_prefix(a)
+                        .is_some_and(|rest| rest.starts_with([']', '(', ',']))
+                })
+        }),
         "javascript" | "typescript" | "tsx" => {
             const BLOCKS: &[&str] = &["describe", "it", "test", "suite"];
             graph.unresolved_of(&node.id).iter().any(|u| {
@@ -130,7 +143,8 @@ fn rust_test_attr(line: &str) -> bool {
 }
 
 /// `true` when `node` (not a test; the caller checks) is an entry point:
-/// * a function named `main` (Go: only in `package main`);
+/// * a function named `main` (Go: only in `package main`), a Java method `main`, a C#
+///   method `Main`;
 /// * a file node of a Python script (`if __name__ == "__main__":`) or of
 ///   JavaScript/TypeScript (its top-level code runs when the file is loaded);
 /// * public API: Rust items declared `pub` (every enclosing module too; trait methods of
@@ -138,13 +152,21 @@ fn rust_test_attr(line: &str) -> bool {
 ///   (capitalised, receiver type too) outside `package main` and `internal/`; Python
 ///   module-level names the package's `__init__.py` re-exports (an import line or a
 ///   quoted name in `__all__`; every name of an `__init__.py`), and their methods without
-///   a leading `_` (dunders allowed); JavaScript/TypeScript definitions declared with
-///   `export`, and non-private methods of exported classes.
+///   a leading `_` (dunders allowed); Java and C# members declared `public` (or declared
+///   in a public interface) whose enclosing types are all `public`; JavaScript/TypeScript
+///   definitions declared with `export`, and non-private methods of exported classes.
+///   C and C++ have only the `main` rule.
 pub fn is_entry_point(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) -> bool {
-    if node.kind == Kind::Function && &*node.name == "main" {
-        return &*node.language != "go" || go_package(node, lines).as_deref() == Some("main");
-    }
     let lang = &*node.language;
+    if node.kind == Kind::Function && &*node.name == "main" {
+        return lang != "go" || go_package(node, lines).as_deref() == Some("main");
+    }
+    if node.kind == Kind::Method
+        && ((lang == "java" && &*node.name == "main")
+            || (lang == "csharp" && &*node.name == "Main"))
+    {
+        return true;
+    }
     if node.kind == Kind::File {
         return match lang {
             "python" => lines.lines(&node.file).is_some_and(|ls| {
@@ -194,6 +216,14 @@ pub fn is_entry_point(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) ->
                     .iter()
                     .all(|a| a.kind == Kind::Class && !private(&a.name))
                 && python_reexported(top, lines)
+        }
+        "java" | "csharp" => {
+            let public = |n: &Node| header(n, lines).iter().any(|l| has_word(l, "public"));
+            let chain = ancestors(graph, node);
+            let in_interface = chain
+                .first()
+                .is_some_and(|p| p.kind == Kind::Interface && public(p));
+            (public(node) || in_interface) && chain.iter().all(|a| public(a))
         }
         "javascript" | "typescript" | "tsx" => {
             let exported = |n: &Node| {
@@ -361,7 +391,7 @@ fn header(node: &Node, lines: &dyn LineSource) -> Vec<String> {
     }
     for i in (start.saturating_sub(HEADER_LINES_ABOVE)..start).rev() {
         let t = ls.get(i).unwrap_or("").trim();
-        let decoration = ["#[", "#![", "@", "//", "/*", "*", ")]", "]"]
+        let decoration = ["#[", "#![", "@", "//", "/*", "*", ")]", "]", "["]
             .iter()
             .any(|p| t.starts_with(p));
         if !decoration {
