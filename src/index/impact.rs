@@ -2,8 +2,8 @@
 //! its limits stated.
 //!
 //! For a target node, [`impact`] walks callers breadth-first over `calls` and `references`
-//! edges ([`CodeGraph::walk`], cycle-safe: every node is reached once, at its shortest
-//! distance) and reports the direct callers, every caller grouped by distance, the files
+//! edges (cycle-safe: every node is reached once, at its shortest distance; the depth and
+//! node caps of [`CodeGraph::walk`]) and reports the direct callers, every caller grouped by distance, the files
 //! touched, the tests and entry points among them (rules in [`recognize`]), and a
 //! [`Risk`] level from the thresholds of [`RISK_RULE`]. It never guesses: when unresolved
 //! call sites could be more callers, or dynamic dispatch could reach the target, the answer
