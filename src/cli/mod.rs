@@ -3,8 +3,11 @@
 //! the only thing written to stdout, and text output is sanitized (control characters from
 //! source files are shown escaped, never sent to the terminal).
 
+mod export;
+mod impact;
 mod index_cmd;
 mod output;
+mod path;
 mod progress;
 mod symbols;
 mod walk;
@@ -72,6 +75,13 @@ pub enum Command {
     Callers(walk::WalkArgs),
     /// What SYMBOL calls (transitively, up to --depth).
     Callees(walk::WalkArgs),
+    /// What a change to SYMBOL (or, with --diff, to the working tree) would impact:
+    /// callers by depth, files, tests, entry points, risk.
+    Impact(impact::ImpactArgs),
+    /// The shortest call paths from FROM to TO.
+    Path(path::PathArgs),
+    /// Write the subgraph around SYMBOL as JSON, DOT, GraphML or Mermaid.
+    Export(export::ExportArgs),
 }
 
 /// Runs the parsed command line; returns the process exit code.
@@ -105,6 +115,9 @@ pub fn run(cli: Cli) -> Result<i32> {
             index::Walk::Callees,
             output::use_color(cli.color),
         ),
+        Some(Command::Impact(a)) => impact::run(a, &build(&root, &config, false)?, &root),
+        Some(Command::Path(a)) => path::run(a, &build(&root, &config, false)?),
+        Some(Command::Export(a)) => export::run(a, &build(&root, &config, false)?),
     }
 }
 

@@ -472,6 +472,34 @@ impl CodeGraph {
         n
     }
 
+    /// The edges of the given relations that end at `id` (`Walk::Callers`: incoming),
+    /// start at it (`Walk::Callees`: outgoing) or touch it (`Walk::Both`), in canonical
+    /// order. Empty when `id` is not a node. Cost: the node's degree, not the graph's size;
+    /// only matching edges are copied out.
+    pub fn edges_of(&self, id: &str, walk: Walk, relations: &[Relation]) -> Vec<Edge> {
+        let Some(&ix) = self.by_id.get(id) else {
+            return Vec::new();
+        };
+        let dirs: &[Direction] = match walk {
+            Walk::Callers => &[Direction::Incoming],
+            Walk::Callees => &[Direction::Outgoing],
+            Walk::Both => &[Direction::Incoming, Direction::Outgoing],
+        };
+        let mut v: Vec<Edge> = dirs
+            .iter()
+            .flat_map(|&d| self.graph.edges_directed(ix, d))
+            .filter(|e| relations.contains(&e.weight().relation))
+            .map(|e| e.id())
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .map(|e| self.edge_out(e))
+            .collect();
+        v.sort_by(|a, b| {
+            (&a.source, &a.target, a.relation).cmp(&(&b.source, &b.target, b.relation))
+        });
+        v
+    }
+
     /// Every edge, canonical order.
     pub fn edges(&self) -> Vec<Edge> {
         let mut v: Vec<Edge> = self

@@ -7,10 +7,13 @@
 //! and give byte-identical canonical output whatever the thread count.
 
 pub mod chunk;
+pub mod export;
 pub mod extract;
 pub mod facts;
 pub mod graph;
+pub mod impact;
 pub mod lang;
+pub mod paths;
 pub mod project;
 pub mod resolve;
 pub mod source;
