@@ -10,7 +10,10 @@ fn main() {
     match cli::run(cli) {
         Ok(code) => std::process::exit(code),
         Err(e) => {
-            eprintln!("error: {}", cli::sanitize(&format!("{e:#}")));
+            // Sanitize line by line: the message's own newlines (candidate lists) stay.
+            let msg = format!("{e:#}");
+            let lines: Vec<String> = msg.lines().map(|l| cli::sanitize(l).into_owned()).collect();
+            eprintln!("error: {}", lines.join("\n"));
             std::process::exit(2);
         }
     }
