@@ -131,7 +131,7 @@ fn ambiguous_symbol_lists_every_candidate_id() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("src/parser.js::parse") && err.contains("src/util.js::parse"),
+        err.contains("\n  src/parser.js::parse") && err.contains("\n  src/util.js::parse"),
         "{err}"
     );
 }
