@@ -6,6 +6,7 @@
 mod index_cmd;
 mod output;
 mod progress;
+mod search;
 mod symbols;
 mod walk;
 
@@ -68,6 +69,8 @@ pub enum Command {
     },
     /// Fuzzy search for symbols by name or qualified name.
     Symbols(symbols::SymbolsArgs),
+    /// Full-text, semantic or hybrid search over code chunks.
+    Search(search::SearchArgs),
     /// Who calls SYMBOL (transitively, up to --depth).
     Callers(walk::WalkArgs),
     /// What SYMBOL calls (transitively, up to --depth).
@@ -89,6 +92,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Some(Command::Symbols(a)) => symbols::run(a, &build(&root, &config, false)?),
+        Some(Command::Search(a)) => search::run(&cli, a, &root, &config),
         Some(Command::Callers(a)) => {
             walk::run(a, &build(&root, &config, false)?, index::Walk::Callers)
         }

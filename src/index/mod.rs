@@ -12,6 +12,7 @@ pub mod facts;
 pub mod graph;
 pub mod lang;
 pub mod resolve;
+pub mod search;
 pub mod source;
 
 use std::collections::BTreeMap;
