@@ -1,8 +1,8 @@
 //! Embedding providers behind one trait, [`Embedder`].
 //!
 //! * [`offline::OfflineEmbedder`]: the built-in default. Runs offline, downloads
-//!   nothing: hashed TF-IDF vectors plus co-occurrence context vectors learned from the
-//!   repository's own chunks (random indexing). See its module docs.
+//!   nothing: feature-hashed, stemmed, name-weighted TF-IDF vectors with document
+//!   frequencies learned from the repository's own chunks. See its module docs.
 //! * [`openai::OpenAiEmbedder`]: any OpenAI-compatible `/embeddings` endpoint (OpenAI,
 //!   Ollama, vLLM, llama.cpp), switched on by `OPENAI_BASE_URL` or the config file
 //!   (DESIGN section 8). Source code leaves the machine only through this provider.

@@ -1,20 +1,20 @@
 //! The built-in offline embedder: no network, no model download.
 //!
-//! Technique (measured on the searchbench, README "Search quality"): every text becomes
-//! a bag of terms (code-tokenizer parts, lowercased, light suffix stemming, English and
-//! code stop words dropped) weighted by `(1 + ln tf) · idf`, with document frequencies
-//! learned from the repository's own chunks by [`OfflineEmbedder::fit`].
+//! Technique (measured on the searchbench, README "Search quality"): a text becomes a
+//! bag of terms (code-tokenizer parts, lowercased, light suffix stemming so `parse`,
+//! `parses` and `parsing` meet, English and code stop words dropped), each weighted by
+//! `boost · (1 + ln tf) · idf` with document frequencies learned from the repository's
+//! own chunks by [`OfflineEmbedder::fit`]. The boost reads the graph-aware header of
+//! the embedding input: the definition's own name line counts [`NAME_WEIGHT`], the
+//! callee and caller lists [`NEIGHBOUR_WEIGHT`]. Terms are hashed to [`NONZEROS`] signed
+//! coordinates of a [`DIMENSIONS`]-wide vector (feature hashing), which is normalised.
 //!
-//! * The lexical part hashes each term to [`NONZEROS`] signed coordinates of a
-//!   [`DIMENSIONS`]-wide vector (feature hashing).
-//! * The context part gives each term the sum of the normalised lexical vectors of the
-//!   chunks it occurs in (random indexing over the chunk–term matrix): terms that share
-//!   chunks get similar context vectors, so a query can meet code through words it does
-//!   not contain (`url` near `endpoint`, `cookie` near `header`).
-//!
-//! A vector is `normalize(LEXICAL_WEIGHT · lexical + (1 − LEXICAL_WEIGHT) · context)`,
-//! both parts normalised first. The model's identity ([`Embedder::id`]) includes a hash
-//! of its learned statistics, so vectors of an older fit are never mixed in.
+//! This is lexical, not a language model: it adds stemming, name weighting and the
+//! callers' and callees' names to what BM25 sees, nothing it could not spell. Context
+//! vectors learned from the repository's co-occurrences (random indexing) were tried and
+//! lowered MRR@10 on every benchmark package, so they are not used. The model's identity
+//! ([`Embedder::id`]) includes a hash of its learned statistics, so vectors of an older
+//! fit are never mixed in.
 
 use std::collections::HashMap;
 
@@ -24,11 +24,9 @@ use crate::index::search::tokenize::tokenize;
 /// Vector length.
 pub const DIMENSIONS: usize = 256;
 /// Signed coordinates per hashed term.
-pub const NONZEROS: usize = 4;
-/// Share of the lexical part in the final vector (the rest is the context part).
-pub const LEXICAL_WEIGHT: f32 = 0.5;
+pub const NONZEROS: usize = 2;
 /// Terms kept in the learned vocabulary (most frequent by document frequency).
-pub const MAX_VOCABULARY: usize = 60_000;
+pub const MAX_VOCABULARY: usize = 200_000;
 
 const STOP: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "if", "in",
@@ -63,9 +61,47 @@ pub fn stem(w: &str) -> String {
     s
 }
 
-/// The weighted terms of a text: stemmed parts with their counts.
-pub fn terms(text: &str) -> HashMap<String, u32> {
+/// Occurrences of a term in a text and the largest boost of the places it occurs.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TermCount {
+    /// Occurrences.
+    pub tf: u32,
+    /// Largest boost among its occurrences (1, [`NAME_WEIGHT`] or [`NEIGHBOUR_WEIGHT`]).
+    pub boost: f32,
+}
+
+/// Weight of a term in the definition's name line of the header.
+pub const NAME_WEIGHT: f32 = 10.0;
+/// Weight of a term in the header's callee and caller lists.
+pub const NEIGHBOUR_WEIGHT: f32 = 0.5;
+
+/// The terms of a text. In an embedding input (header starting `file: `, a blank line,
+/// the chunk), the definition's name line of the header (`function: Outer.name`) gets
+/// [`NAME_WEIGHT`], the `calls:` and `called by:` lines [`NEIGHBOUR_WEIGHT`], the rest 1.
+pub fn terms(text: &str) -> HashMap<String, TermCount> {
     let mut m = HashMap::new();
+    let (header, body) = match text.split_once("\n\n") {
+        Some((h, b)) if h.starts_with("file: ") => (h, b),
+        _ => ("", text),
+    };
+    for line in header.lines() {
+        let w = if line.starts_with("calls: ") || line.starts_with("called by: ") {
+            NEIGHBOUR_WEIGHT
+        } else if line.starts_with("file: ")
+            || line.starts_with("within: ")
+            || line.starts_with("lines ")
+        {
+            1.0
+        } else {
+            NAME_WEIGHT
+        };
+        add_terms(&mut m, line, w);
+    }
+    add_terms(&mut m, body, 1.0);
+    m
+}
+
+fn add_terms(m: &mut HashMap<String, TermCount>, text: &str, boost: f32) {
     for t in tokenize(text) {
         if t.whole || t.text.len() < 2 || t.text.chars().all(|c| c.is_ascii_digit()) {
             continue;
@@ -73,9 +109,10 @@ pub fn terms(text: &str) -> HashMap<String, u32> {
         if STOP.contains(&t.text.as_str()) {
             continue;
         }
-        *m.entry(stem(&t.text)).or_insert(0) += 1;
+        let e = m.entry(stem(&t.text)).or_default();
+        e.tf += 1;
+        e.boost = e.boost.max(boost);
     }
-    m
 }
 
 fn hash_term(t: &str) -> [(usize, f32); NONZEROS] {
@@ -90,101 +127,57 @@ fn hash_term(t: &str) -> [(usize, f32); NONZEROS] {
     out
 }
 
-/// The fitted offline model.
+/// The fitted offline model: document frequencies of the repository's terms.
 pub struct OfflineEmbedder {
     idf: HashMap<String, f32>,
-    context: HashMap<String, Vec<f32>>,
     default_idf: f32,
     fingerprint: String,
 }
 
 impl OfflineEmbedder {
-    /// Learns document frequencies and context vectors from `texts` (the chunks'
-    /// embedding inputs). Cost: one pass to count, one pass adding each chunk's lexical
-    /// vector to its terms' context vectors (chunks × distinct terms × [`DIMENSIONS`]).
+    /// Learns inverse document frequencies from `texts` (the chunks' embedding inputs),
+    /// keeping the [`MAX_VOCABULARY`] most frequent terms; unseen terms get the idf of a
+    /// term seen once.
     pub fn fit(texts: &[String]) -> OfflineEmbedder {
-        let docs: Vec<HashMap<String, u32>> = texts.iter().map(|t| terms(t)).collect();
-        let mut df: HashMap<&str, u32> = HashMap::new();
-        for d in &docs {
-            for t in d.keys() {
-                *df.entry(t.as_str()).or_insert(0) += 1;
+        let mut df: HashMap<String, u32> = HashMap::new();
+        for t in texts {
+            for term in terms(t).into_keys() {
+                *df.entry(term).or_insert(0) += 1;
             }
         }
-        let n = docs.len().max(1) as f32;
-        let mut vocab: Vec<(&str, u32)> = df.into_iter().collect();
-        vocab.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let n = texts.len().max(1) as f32;
+        let mut vocab: Vec<(String, u32)> = df.into_iter().collect();
+        vocab.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         vocab.truncate(MAX_VOCABULARY);
-        let idf: HashMap<String, f32> = vocab
-            .iter()
-            .map(|&(t, c)| (t.to_string(), ((n + 1.0) / (c as f32 + 0.5)).ln().max(0.01)))
-            .collect();
-        let default_idf = ((n + 1.0) / 0.5).ln();
+        let idf_of = |c: f32| ((n + 1.0) / (c + 0.5)).ln().max(0.01);
         let mut fp = blake3::Hasher::new();
-        fp.update(format!("offline-v1 {DIMENSIONS} {NONZEROS} {LEXICAL_WEIGHT}").as_bytes());
-        let mut sorted: Vec<(&String, &f32)> = idf.iter().collect();
-        sorted.sort_by(|a, b| a.0.cmp(b.0));
-        for (t, w) in sorted {
+        fp.update(
+            format!("offline-v2 {DIMENSIONS} {NONZEROS} {NAME_WEIGHT} {NEIGHBOUR_WEIGHT}")
+                .as_bytes(),
+        );
+        for (t, c) in &vocab {
             fp.update(t.as_bytes());
-            fp.update(&w.to_le_bytes());
+            fp.update(&c.to_le_bytes());
         }
-        let mut m = OfflineEmbedder {
-            idf,
-            context: HashMap::new(),
-            default_idf,
+        OfflineEmbedder {
+            idf: vocab
+                .into_iter()
+                .map(|(t, c)| (t, idf_of(c as f32)))
+                .collect(),
+            default_idf: idf_of(1.0),
             fingerprint: fp.finalize().to_hex()[..16].to_string(),
-        };
-        let mut context: HashMap<String, Vec<f32>> = HashMap::new();
-        for d in &docs {
-            let lex = m.lexical(d);
-            for t in d.keys() {
-                if !m.idf.contains_key(t) {
-                    continue;
-                }
-                let c = context
-                    .entry(t.clone())
-                    .or_insert_with(|| vec![0.0; DIMENSIONS]);
-                c.iter_mut().zip(&lex).for_each(|(a, b)| *a += b);
-            }
         }
-        for v in context.values_mut() {
-            normalize(v);
-        }
-        m.context = context;
-        m
-    }
-
-    fn weight(&self, term: &str, tf: u32) -> f32 {
-        (1.0 + (tf as f32).ln()) * self.idf.get(term).copied().unwrap_or(self.default_idf)
-    }
-
-    fn lexical(&self, d: &HashMap<String, u32>) -> Vec<f32> {
-        let mut v = vec![0.0; DIMENSIONS];
-        for (t, &tf) in d {
-            let w = self.weight(t, tf);
-            for (i, s) in hash_term(t) {
-                v[i] += s * w;
-            }
-        }
-        normalize(&mut v);
-        v
     }
 
     fn vector(&self, text: &str) -> Vec<f32> {
-        let d = terms(text);
-        let lex = self.lexical(&d);
-        let mut ctx = vec![0.0; DIMENSIONS];
-        for (t, &tf) in &d {
-            if let Some(c) = self.context.get(t) {
-                let w = self.weight(t, tf);
-                ctx.iter_mut().zip(c).for_each(|(a, b)| *a += w * b);
+        let mut v = vec![0.0; DIMENSIONS];
+        for (t, c) in terms(text) {
+            let idf = self.idf.get(&t).copied().unwrap_or(self.default_idf);
+            let w = c.boost * (1.0 + (c.tf.max(1) as f32).ln()) * idf;
+            for (i, s) in hash_term(&t) {
+                v[i] += s * w;
             }
         }
-        normalize(&mut ctx);
-        let mut v: Vec<f32> = lex
-            .iter()
-            .zip(&ctx)
-            .map(|(l, c)| LEXICAL_WEIGHT * l + (1.0 - LEXICAL_WEIGHT) * c)
-            .collect();
         normalize(&mut v);
         v
     }
@@ -192,11 +185,11 @@ impl OfflineEmbedder {
 
 impl Embedder for OfflineEmbedder {
     fn id(&self) -> String {
-        format!("offline-ri-{DIMENSIONS}-{}", self.fingerprint)
+        format!("offline-hash-{DIMENSIONS}-{}", self.fingerprint)
     }
 
     fn cache_slot(&self) -> String {
-        format!("offline-ri-{DIMENSIONS}")
+        format!("offline-hash-{DIMENSIONS}")
     }
 
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
