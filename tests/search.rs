@@ -139,3 +139,82 @@ fn on_disk_index_is_reused_until_the_code_changes() {
         .expect("search")
         .is_empty());
 }
+
+#[test]
+fn cli_json_and_batch_follow_the_contract() {
+    let root = common::fixture("python");
+    let out = assert_cmd::Command::cargo_bin("codegraph-tui")
+        .expect("binary")
+        .args(["-C"])
+        .arg(&root)
+        .args([
+            "--no-cache",
+            "search",
+            "allocate_id",
+            "--json",
+            "--limit",
+            "3",
+        ])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["query"], "allocate_id");
+    assert_eq!(v["mode"], "hybrid");
+    let hit = &v["hits"][0];
+    let mut keys: Vec<&str> = hit
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "end_line",
+            "id",
+            "kind",
+            "path",
+            "score",
+            "semantic_rank",
+            "start_line",
+            "text_rank"
+        ]
+    );
+    assert_eq!(hit["id"], "app/store.py::MemoryStore.allocate_id");
+    assert_eq!(hit["text_rank"], 1);
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let batch = dir.path().join("q.txt");
+    std::fs::write(&batch, "dumps\nqqqqxyzzy\nrender json\n").expect("write");
+    let out = assert_cmd::Command::cargo_bin("codegraph-tui")
+        .expect("binary")
+        .arg("-C")
+        .arg(&root)
+        .args([
+            "--no-cache",
+            "search",
+            "--mode",
+            "text",
+            "--json",
+            "--batch",
+        ])
+        .arg(&batch)
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[1]["query"], "qqqqxyzzy");
+    assert_eq!(lines[1]["hits"].as_array().map(Vec::len), Some(0));
+    assert_eq!(lines[2]["mode"], "text");
+    assert!(lines[2]["hits"][0]["semantic_rank"].is_null());
+}

@@ -33,9 +33,23 @@ pub struct SearchArgs {
     /// Print build counts and query latency (p50, p99) to stderr.
     #[arg(long, hide = true)]
     pub stats: bool,
+    /// Benchmark: time the vector scan over N random vectors (256 and 384 dimensions),
+    /// print JSON, and exit (QUERY is ignored).
+    #[arg(long, hide = true, value_name = "N")]
+    pub bench_vectors: Option<usize>,
 }
 
 pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Result<i32> {
+    if let Some(n) = a.bench_vectors {
+        for dim in [256, 384] {
+            let (p50, p99) = crate::index::search::vector::bench_top_k(n, dim, 60);
+            output::print_json(&serde_json::json!({
+                "vectors": n, "dimensions": dim, "k": 1000,
+                "latency_ms": {"p50": p50, "p99": p99},
+            }))?;
+        }
+        return Ok(0);
+    }
     let queries: Vec<String> = match (&a.query, &a.batch) {
         (Some(q), None) => vec![q.clone()],
         (None, Some(f)) => read_batch(f)?,

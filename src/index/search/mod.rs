@@ -48,7 +48,15 @@ pub enum SearchError {
     },
     /// The embedding provider failed; nothing already stored was changed.
     #[error("embedding failed: {0}")]
-    Embed(#[from] EmbedError),
+    Embed(EmbedError),
+}
+
+// Not `#[from]`: that would also make the error its source, and anyhow chains would
+// print the provider's message twice.
+impl From<EmbedError> for SearchError {
+    fn from(e: EmbedError) -> Self {
+        SearchError::Embed(e)
+    }
 }
 
 /// One searchable chunk with its text. Lines are 1-based and inclusive.

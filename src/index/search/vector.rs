@@ -101,6 +101,34 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + ra.iter().zip(rb).map(|(x, y)| x * y).sum::<f32>()
 }
 
+/// Latency of [`VectorIndex::top_k`] (k = 1000) over `n` deterministic pseudo-random
+/// vectors of `dim` dimensions: (p50, p99) in milliseconds over `queries` queries.
+pub fn bench_top_k(n: usize, dim: usize, queries: usize) -> (f64, f64) {
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rng = move || {
+        // xorshift64*
+        seed ^= seed >> 12;
+        seed ^= seed << 25;
+        seed ^= seed >> 27;
+        (seed.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+    };
+    let vectors: Vec<Vec<f32>> = (0..n).map(|_| (0..dim).map(|_| rng()).collect()).collect();
+    let index = VectorIndex::new(vectors);
+    let mut ms: Vec<f64> = (0..queries.max(1))
+        .map(|_| {
+            let q: Vec<f32> = (0..dim).map(|_| rng()).collect();
+            let t = std::time::Instant::now();
+            let top = index.top_k(&q, 1000);
+            let elapsed = t.elapsed().as_secs_f64() * 1000.0;
+            debug_assert!(top.windows(2).all(|w| w[0].1 >= w[1].1));
+            elapsed
+        })
+        .collect();
+    ms.sort_by(f64::total_cmp);
+    let at = |p: f64| ms[((ms.len() - 1) as f64 * p).round() as usize];
+    (at(0.5), at(0.99))
+}
+
 /// BLAKE3 of an embedding input: the cache key of its vector.
 pub fn input_hash(input: &str) -> [u8; 32] {
     *blake3::hash(input.as_bytes()).as_bytes()
