@@ -70,6 +70,11 @@ fn hybrid_exact_name_first_with_provenance() {
     let hits = s.search("dumps", Mode::Hybrid, 10).expect("search");
     assert_eq!(hits[0].id, "app/store.py::dumps", "{:?}", ids(&hits));
     assert!(hits[0].score > 1.0, "exact name bonus");
+    let filtered = s
+        .search("dumps kind:function", Mode::Hybrid, 3)
+        .expect("search");
+    assert_eq!(filtered[0].id, "app/store.py::dumps");
+    assert!(filtered[0].score > 1.0, "exact name bonus with a filter");
     assert!(hits[0].text_rank.is_some());
     assert!(hits.iter().any(|h| h.semantic_rank.is_some()));
     let mut keys: Vec<(String, u32)> = hits

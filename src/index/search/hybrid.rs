@@ -283,7 +283,13 @@ impl Searcher {
             };
         }
         if mode == Mode::Hybrid {
-            let whole = query.trim();
+            // The query less its filters, so `parse kind:function` still finds `parse`.
+            let whole = q.words.join(" ");
+            let whole = if q.phrases.is_empty() {
+                whole.as_str()
+            } else {
+                query.trim()
+            };
             if let Some(rows) = self.by_name.get(whole) {
                 for &i in rows {
                     let c = &self.chunks[i];
