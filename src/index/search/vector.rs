@@ -17,10 +17,15 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use super::embed::{normalize, Embedder};
 use super::{write_atomic, SearchChunk, SearchError};
 
 const MAGIC: &[u8; 8] = b"CGTVEC02";
+
+/// Rows per parallel work item of the scan.
+const SCAN_BLOCK_ROWS: usize = 4096;
 
 /// Cached vectors by input hash.
 pub type CachedVectors = HashMap<[u8; 32], Vec<f32>>;
@@ -72,10 +77,11 @@ impl VectorIndex {
         }
         let mut q = query.to_vec();
         normalize(&mut q);
+        // Rows are scored in parallel blocks on the global rayon pool.
         let scores: Vec<f32> = self
             .data
-            .chunks_exact(self.dim)
-            .map(|r| dot(r, &q))
+            .par_chunks(self.dim * SCAN_BLOCK_ROWS)
+            .flat_map_iter(|block| block.chunks_exact(self.dim).map(|r| dot(r, &q)))
             .collect();
         let mut idx: Vec<usize> = (0..scores.len()).collect();
         let cmp = |a: &usize, b: &usize| scores[*b].total_cmp(&scores[*a]).then(a.cmp(b));
