@@ -7,6 +7,9 @@
 //! threads = 0                                # 0 = one per core
 //! window_lines = 40                          # line-window chunk size
 //! window_step = 30                           # line-window step (overlap = lines - step)
+//! [embedding]                                # optional: an OpenAI-compatible endpoint
+//! base_url = "http://127.0.0.1:11434/v1"     # switches semantic search to it
+//! model = "nomic-embed-text"
 //! ```
 //! Environment: `CODEGRAPH_CONFIG` (path of the file), `CODEGRAPH_IGNORE_GLOBS` (comma or
 //! newline separated, added to the file's), `CODEGRAPH_MAX_FILE_BYTES`, `CODEGRAPH_THREADS`.
@@ -16,6 +19,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
+use crate::index::search::embed::openai::OpenAiConfig;
 use crate::index::IndexOptions;
 
 /// The parsed configuration.
@@ -32,6 +36,10 @@ pub struct Config {
     pub window_lines: Option<u32>,
     /// Lines between window starts.
     pub window_step: Option<u32>,
+    /// OpenAI-compatible embedding endpoint (`[embedding]` table: `base_url`, `model`,
+    /// `dimensions`, `timeout_secs`, `max_retries`, `max_input_chars`, `batch_size`,
+    /// `backoff_ms`); the API key comes only from `OPENAI_API_KEY`.
+    pub embedding: Option<OpenAiConfig>,
 }
 
 fn dirs() -> Option<directories::ProjectDirs> {

@@ -9,6 +9,7 @@ mod index_cmd;
 mod output;
 mod path;
 mod progress;
+mod search;
 mod symbols;
 mod walk;
 
@@ -71,6 +72,8 @@ pub enum Command {
     },
     /// Fuzzy search for symbols by name or qualified name.
     Symbols(symbols::SymbolsArgs),
+    /// Full-text, semantic or hybrid search over code chunks.
+    Search(search::SearchArgs),
     /// Who calls SYMBOL (transitively, up to --depth).
     Callers(walk::WalkArgs),
     /// What SYMBOL calls (transitively, up to --depth).
@@ -115,6 +118,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             index::Walk::Callees,
             output::use_color(cli.color),
         ),
+        Some(Command::Search(a)) => search::run(&cli, a, &root, &config),
         Some(Command::Impact(a)) => impact::run(a, &build(&root, &config, false)?, &root),
         Some(Command::Path(a)) => path::run(a, &build(&root, &config, false)?),
         Some(Command::Export(a)) => export::run(a, &build(&root, &config, false)?),

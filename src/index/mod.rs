@@ -16,6 +16,7 @@ pub mod lang;
 pub mod paths;
 pub mod project;
 pub mod resolve;
+pub mod search;
 pub mod source;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,146 @@
+//! `codegraph-tui search QUERY | --batch FILE [--mode text|semantic|hybrid] [--limit N]
+//! [--json]`: full-text, semantic or hybrid search over chunks (DESIGN section 5).
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+
+use super::{output, Cli};
+use crate::config::{self, Config};
+use crate::index::search::{Hit, Mode, Searcher};
+
+/// Arguments of `search`.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// Query: words, "quoted phrases", path:, lang:, kind: filters.
+    #[arg(required_unless_present = "batch", conflicts_with = "batch")]
+    pub query: Option<String>,
+    /// Read one query per line from FILE (`-` for stdin) and print one result per line.
+    #[arg(long, value_name = "FILE")]
+    pub batch: Option<PathBuf>,
+    /// Ranking: BM25 text, embedding similarity, or both fused.
+    #[arg(long, value_enum, default_value_t = Mode::Hybrid)]
+    pub mode: Mode,
+    /// Most hits per query.
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+    /// Print `{"query", "mode", "hits": [...]}` per query.
+    #[arg(long)]
+    pub json: bool,
+    /// Print build counts and query latency (p50, p99) to stderr.
+    #[arg(long, hide = true)]
+    pub stats: bool,
+    /// Benchmark: time the vector scan over N random vectors (256 and 384 dimensions),
+    /// print JSON, and exit (QUERY is ignored).
+    #[arg(long, hide = true, value_name = "N")]
+    pub bench_vectors: Option<usize>,
+}
+
+pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Result<i32> {
+    if let Some(n) = a.bench_vectors {
+        for dim in [256, 384] {
+            let (p50, p99) = crate::index::search::vector::bench_top_k(n, dim, 60);
+            output::print_json(&serde_json::json!({
+                "vectors": n, "dimensions": dim, "k": 1000,
+                "latency_ms": {"p50": p50, "p99": p99},
+            }))?;
+        }
+        return Ok(0);
+    }
+    let queries: Vec<String> = match (&a.query, &a.batch) {
+        (Some(q), None) => vec![q.clone()],
+        (None, Some(f)) => read_batch(f)?,
+        _ => bail!("give either QUERY or --batch FILE"),
+    };
+    let idx = super::build(root, config, a.json || a.batch.is_some())?;
+    let cache_dir = if cli.no_cache {
+        None
+    } else {
+        config::cache_dir(root)
+    };
+    let searcher = Searcher::build(
+        &idx,
+        a.mode,
+        cache_dir.as_deref(),
+        None,
+        config.embedding.clone(),
+    )
+    .context("building the search index")?;
+    let mut latencies = Vec::with_capacity(queries.len());
+    let mut any = false;
+    for q in &queries {
+        let t = Instant::now();
+        let hits = searcher.search(q, a.mode, a.limit)?;
+        latencies.push(t.elapsed().as_secs_f64() * 1000.0);
+        any |= !hits.is_empty();
+        print_hits(q, a, &hits)?;
+    }
+    if a.stats {
+        latencies.sort_by(f64::total_cmp);
+        let pct = |p: f64| {
+            latencies
+                .get(((latencies.len() as f64 - 1.0) * p).round() as usize)
+                .copied()
+                .unwrap_or(0.0)
+        };
+        eprintln!(
+            "{}",
+            serde_json::json!({
+                "build": searcher.stats,
+                "source_bytes": idx.stats.bytes,
+                "queries": latencies.len(),
+                "latency_ms": {"p50": pct(0.5), "p99": pct(0.99)},
+            })
+        );
+    }
+    Ok(if any || a.batch.is_some() { 0 } else { 1 })
+}
+
+fn read_batch(f: &Path) -> Result<Vec<String>> {
+    let lines: Vec<String> = if f == Path::new("-") {
+        std::io::stdin()
+            .lock()
+            .lines()
+            .collect::<Result<_, _>>()
+            .context("reading queries from stdin")?
+    } else {
+        let file = std::fs::File::open(f).with_context(|| format!("opening {}", f.display()))?;
+        std::io::BufReader::new(file)
+            .lines()
+            .collect::<Result<_, _>>()
+            .with_context(|| format!("reading {}", f.display()))?
+    };
+    Ok(lines)
+}
+
+fn print_hits(query: &str, a: &SearchArgs, hits: &[Hit]) -> Result<()> {
+    if a.json {
+        return output::print_json(&serde_json::json!({
+            "query": query,
+            "mode": a.mode.as_str(),
+            "hits": hits,
+        }));
+    }
+    let mut lines = Vec::with_capacity(hits.len() + 1);
+    if a.batch.is_some() {
+        lines.push(format!("# {}", output::sanitize(query)));
+    }
+    for h in hits {
+        let rank = |r: Option<usize>| r.map_or("-".to_string(), |r| r.to_string());
+        lines.push(format!(
+            "{:<11} {}  {}:{}-{}  {:.4} (text {}, semantic {})",
+            h.kind,
+            output::sanitize(&h.id),
+            output::sanitize(&h.path),
+            h.start_line,
+            h.end_line,
+            h.score,
+            rank(h.text_rank),
+            rank(h.semantic_rank)
+        ));
+    }
+    output::print_lines(&lines)
+}

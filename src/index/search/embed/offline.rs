@@ -1,0 +1,234 @@
+//! The built-in offline embedder: no network, no model download.
+//!
+//! Technique (measured on the searchbench, README "Search quality"): a text becomes a
+//! bag of terms (code-tokenizer parts, lowercased, light suffix stemming so `parse`,
+//! `parses` and `parsing` meet, English and code stop words dropped), each weighted by
+//! `boost · (1 + ln tf) · idf` with document frequencies learned from the repository's
+//! own chunks by [`OfflineEmbedder::fit`]. The boost reads the graph-aware header of
+//! the embedding input: the definition's own name line counts [`NAME_WEIGHT`], the
+//! callee and caller lists [`NEIGHBOUR_WEIGHT`]. Terms are hashed to [`NONZEROS`] signed
+//! coordinates of a [`DIMENSIONS`]-wide vector (feature hashing), which is normalised.
+//!
+//! This is lexical, not a language model: it adds stemming, name weighting and the
+//! callers' and callees' names to what BM25 sees, nothing it could not spell. Context
+//! vectors learned from the repository's co-occurrences (random indexing) were tried and
+//! lowered MRR@10 on every benchmark package, so they are not used. The model's identity
+//! ([`Embedder::id`]) includes a hash of its learned statistics, so vectors of an older
+//! fit are never mixed in.
+
+use std::collections::HashMap;
+
+use super::{normalize, EmbedError, Embedder};
+use crate::index::search::tokenize::tokenize;
+
+/// Vector length.
+pub const DIMENSIONS: usize = 256;
+/// Signed coordinates per hashed term.
+pub const NONZEROS: usize = 2;
+/// Terms kept in the learned vocabulary (most frequent by document frequency).
+pub const MAX_VOCABULARY: usize = 200_000;
+
+const STOP: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "if", "in",
+    "into", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were",
+    "will", "with", "self", "this", "none", "null", "nil", "true", "false", "let", "var", "const",
+    "def", "fn", "func", "pub", "return", "returns", "given", "which",
+];
+
+/// Light stemming: plural and `-ing`/`-ed` endings, then a final `e`, so `parse`,
+/// `parses`, `parsed` and `parsing` meet. Stems stay at least 3 chars.
+pub fn stem(w: &str) -> String {
+    fn cut(s: &mut String, suffix: &str, min_stem: usize) -> bool {
+        if s.len() >= suffix.len() + min_stem && s.ends_with(suffix) {
+            s.truncate(s.len() - suffix.len());
+            true
+        } else {
+            false
+        }
+    }
+    let mut s = w.to_string();
+    if cut(&mut s, "ies", 3) {
+        s.push('i');
+    } else if s.ends_with("sses") {
+        s.truncate(s.len() - 2);
+    } else if cut(&mut s, "ing", 4) || cut(&mut s, "ed", 3) || cut(&mut s, "es", 3) {
+    } else if !(s.ends_with("ss") || s.ends_with("us") || s.ends_with("is")) {
+        cut(&mut s, "s", 3);
+    }
+    if s.len() > 3 && s.ends_with('e') {
+        s.pop();
+    }
+    s
+}
+
+/// Occurrences of a term in a text and the largest boost of the places it occurs.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TermCount {
+    /// Occurrences.
+    pub tf: u32,
+    /// Largest boost among its occurrences (1, [`NAME_WEIGHT`] or [`NEIGHBOUR_WEIGHT`]).
+    pub boost: f32,
+}
+
+/// Weight of a term in the definition's name line of the header.
+pub const NAME_WEIGHT: f32 = 10.0;
+/// Weight of a term in the header's callee and caller lists.
+pub const NEIGHBOUR_WEIGHT: f32 = 0.5;
+
+/// The terms of a text. In an embedding input (header starting `file: `, a blank line,
+/// the chunk), the definition's name line of the header (`function: Outer.name`) gets
+/// [`NAME_WEIGHT`], the `calls:` and `called by:` lines [`NEIGHBOUR_WEIGHT`], the rest 1.
+pub fn terms(text: &str) -> HashMap<String, TermCount> {
+    let mut m = HashMap::new();
+    let (header, body) = match text.split_once("\n\n") {
+        Some((h, b)) if h.starts_with("file: ") => (h, b),
+        _ => ("", text),
+    };
+    for line in header.lines() {
+        let w = if line.starts_with("calls: ") || line.starts_with("called by: ") {
+            NEIGHBOUR_WEIGHT
+        } else if line.starts_with("file: ")
+            || line.starts_with("within: ")
+            || line.starts_with("lines ")
+        {
+            1.0
+        } else {
+            NAME_WEIGHT
+        };
+        add_terms(&mut m, line, w);
+    }
+    add_terms(&mut m, body, 1.0);
+    m
+}
+
+fn add_terms(m: &mut HashMap<String, TermCount>, text: &str, boost: f32) {
+    for t in tokenize(text) {
+        if t.whole || t.text.len() < 2 || t.text.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        if STOP.contains(&t.text.as_str()) {
+            continue;
+        }
+        let e = m.entry(stem(&t.text)).or_default();
+        e.tf += 1;
+        e.boost = e.boost.max(boost);
+    }
+}
+
+fn hash_term(t: &str) -> [(usize, f32); NONZEROS] {
+    let h = blake3::hash(t.as_bytes());
+    let b = h.as_bytes();
+    let mut out = [(0usize, 0f32); NONZEROS];
+    for (k, slot) in out.iter_mut().enumerate() {
+        let x = u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]);
+        let sign = if x & 1 == 0 { 1.0 } else { -1.0 };
+        *slot = (((x >> 1) as usize) % DIMENSIONS, sign);
+    }
+    out
+}
+
+/// The fitted offline model: document frequencies of the repository's terms.
+pub struct OfflineEmbedder {
+    idf: HashMap<String, f32>,
+    default_idf: f32,
+    fingerprint: String,
+}
+
+impl OfflineEmbedder {
+    /// Learns inverse document frequencies from `texts` (the chunks' embedding inputs),
+    /// keeping the [`MAX_VOCABULARY`] most frequent terms; unseen terms get the idf of a
+    /// term seen once.
+    pub fn fit(texts: &[String]) -> OfflineEmbedder {
+        let mut df: HashMap<String, u32> = HashMap::new();
+        for t in texts {
+            for term in terms(t).into_keys() {
+                *df.entry(term).or_insert(0) += 1;
+            }
+        }
+        let n = texts.len().max(1) as f32;
+        let mut vocab: Vec<(String, u32)> = df.into_iter().collect();
+        vocab.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        vocab.truncate(MAX_VOCABULARY);
+        let idf_of = |c: f32| ((n + 1.0) / (c + 0.5)).ln().max(0.01);
+        let mut fp = blake3::Hasher::new();
+        fp.update(
+            format!("offline-v2 {DIMENSIONS} {NONZEROS} {NAME_WEIGHT} {NEIGHBOUR_WEIGHT}")
+                .as_bytes(),
+        );
+        for (t, c) in &vocab {
+            fp.update(t.as_bytes());
+            fp.update(&c.to_le_bytes());
+        }
+        OfflineEmbedder {
+            idf: vocab
+                .into_iter()
+                .map(|(t, c)| (t, idf_of(c as f32)))
+                .collect(),
+            default_idf: idf_of(1.0),
+            fingerprint: fp.finalize().to_hex()[..16].to_string(),
+        }
+    }
+
+    fn vector(&self, text: &str) -> Vec<f32> {
+        let mut v = vec![0.0; DIMENSIONS];
+        for (t, c) in terms(text) {
+            let idf = self.idf.get(&t).copied().unwrap_or(self.default_idf);
+            let w = c.boost * (1.0 + (c.tf.max(1) as f32).ln()) * idf;
+            for (i, s) in hash_term(&t) {
+                v[i] += s * w;
+            }
+        }
+        normalize(&mut v);
+        v
+    }
+}
+
+impl Embedder for OfflineEmbedder {
+    fn id(&self) -> String {
+        format!("offline-hash-{DIMENSIONS}-{}", self.fingerprint)
+    }
+
+    fn cache_slot(&self) -> String {
+        format!("offline-hash-{DIMENSIONS}")
+    }
+
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts.iter().map(|t| self.vector(t)).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems_meet() {
+        for w in ["parse", "parses", "parsed", "parsing"] {
+            assert_eq!(stem(w), "pars", "{w}");
+        }
+        assert_eq!(stem("cookies"), stem("cookie"));
+        assert_eq!(stem("requests"), "request");
+        assert_eq!(stem("string"), "string");
+        assert_eq!(stem("class"), "class");
+    }
+
+    #[test]
+    fn related_texts_are_closer() {
+        let docs: Vec<String> = [
+            "def set_cookie(response, name, value): header = cookie_header(name)",
+            "def cookie_header(name): return 'Set-Cookie: ' + name",
+            "def add(a, b): return a + b",
+            "def sum_all(xs): total = add(xs[0], xs[1])",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let m = OfflineEmbedder::fit(&docs);
+        let v = m.embed(&docs).expect("offline never fails");
+        let q = m.embed_query("set a cookie").expect("offline never fails");
+        let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+        assert!(dot(&q, &v[0]) > dot(&q, &v[2]));
+        assert!(dot(&q, &v[1]) > dot(&q, &v[3]));
+        assert!((dot(&v[0], &v[0]) - 1.0).abs() < 1e-4);
+    }
+}

@@ -1,0 +1,322 @@
+//! Ranking modes and their fusion. `text` is BM25 alone, `semantic` is cosine over the
+//! chunk vectors alone, `hybrid` merges both candidate lists (up to [`CANDIDATES`] each,
+//! before any truncation) by weighted reciprocal rank fusion,
+//! `score = TEXT_WEIGHT / (RRF_K + text rank) + 1 / (RRF_K + semantic rank)` (Cormack,
+//! Clarke and Büttcher, SIGIR 2009), de-duplicated by chunk. In `hybrid`, a
+//! chunk whose definition's name, qualified name or id equals the whole query ranks
+//! first. Every hit says where it came from (`text_rank`, `semantic_rank`, 1-based).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::embed::offline::OfflineEmbedder;
+use super::embed::openai::{OpenAiConfig, OpenAiEmbedder};
+use super::embed::Embedder;
+use super::query::Query;
+use super::text::TextIndex;
+use super::vector::{embed_chunks, EmbedStats, VectorIndex};
+use super::{collect_chunks, SearchChunk, SearchError};
+use crate::index::Index;
+
+/// The `k` of reciprocal rank fusion. Measured on the searchbench (README "Search
+/// quality"): with the offline embedder, k = 10 and the BM25 list weighted
+/// [`TEXT_WEIGHT`] beat the paper's k = 60 with equal weights.
+pub const RRF_K: f64 = 10.0;
+
+/// Weight of the BM25 list in the fusion (the vector list has weight 1).
+pub const TEXT_WEIGHT: f64 = 2.0;
+
+/// Candidates taken from each list before fusion.
+pub const CANDIDATES: usize = 1000;
+
+/// How to rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// BM25 over the tantivy index.
+    Text,
+    /// Cosine similarity of embeddings.
+    Semantic,
+    /// Reciprocal rank fusion of both, exact name matches first.
+    #[default]
+    Hybrid,
+}
+
+impl Mode {
+    /// `text`, `semantic` or `hybrid`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Text => "text",
+            Mode::Semantic => "semantic",
+            Mode::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// One search hit (DESIGN section 5). Lines are 1-based and inclusive.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hit {
+    /// Node id of the chunk's definition, or the file's id for a window chunk.
+    pub id: String,
+    /// Repo-relative path.
+    pub path: String,
+    /// First line.
+    pub start_line: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// Definition kind or `window`.
+    pub kind: String,
+    /// `text`: BM25; `semantic`: cosine; `hybrid`: the RRF sum, plus 1 for an exact
+    /// name match. Higher is better.
+    pub score: f64,
+    /// 1-based rank in the BM25 list; `None` when that list did not have the hit.
+    pub text_rank: Option<usize>,
+    /// 1-based rank in the vector list; `None` when that list did not have the hit.
+    pub semantic_rank: Option<usize>,
+}
+
+/// What building a [`Searcher`] did: counts for logs and `--stats`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BuildStats {
+    /// Chunks searchable.
+    pub chunks: usize,
+    /// Files whose text could not be read back (their chunks are absent).
+    pub files_unreadable: usize,
+    /// `true` when the on-disk text index was reused as is.
+    pub text_reused: bool,
+    /// Vectors from the cache.
+    pub vectors_cached: usize,
+    /// Vectors computed in this run.
+    pub vectors_embedded: usize,
+    /// Embedder identity, when vectors were built.
+    pub embedder: Option<String>,
+    /// Bytes of the text index on disk (0 in RAM).
+    pub text_index_bytes: u64,
+    /// Bytes of the vector cache file (0 without cache).
+    pub vector_bytes: u64,
+    /// Milliseconds by phase (`chunks`, `text`, `vectors`).
+    pub elapsed_ms: HashMap<String, u64>,
+}
+
+/// Fused score, text rank, semantic rank of one chunk.
+type Fused = (f64, Option<usize>, Option<usize>);
+
+/// Chunks, their text index and (when a mode needs them) their vectors.
+pub struct Searcher {
+    chunks: Vec<SearchChunk>,
+    text: TextIndex,
+    vectors: Option<(VectorIndex, Box<dyn Embedder>)>,
+    by_name: HashMap<String, Vec<usize>>,
+    by_key: HashMap<String, usize>,
+    /// What building did.
+    pub stats: BuildStats,
+}
+
+/// The embedder the configuration asks for: the OpenAI-compatible client when a base URL
+/// is set (environment or `config`), else the offline model fitted on `chunks`.
+///
+/// Errors: [`SearchError::Embed`] for a malformed setting.
+pub fn choose_embedder(
+    chunks: &[SearchChunk],
+    config: Option<OpenAiConfig>,
+) -> Result<Box<dyn Embedder>, SearchError> {
+    match OpenAiConfig::from_env(config)? {
+        Some(c) => Ok(Box::new(OpenAiEmbedder::new(c)?)),
+        None => {
+            let inputs: Vec<String> = chunks.iter().map(SearchChunk::embedding_input).collect();
+            Ok(Box::new(OfflineEmbedder::fit(&inputs)))
+        }
+    }
+}
+
+impl Searcher {
+    /// Builds (or reopens from `cache_dir`) what `mode` needs over the chunks of `idx`:
+    /// always the text index (hybrid's exact-name rule and filters use it too), and the
+    /// vectors for `semantic` and `hybrid`, from `embedder` or [`choose_embedder`].
+    ///
+    /// Errors: [`SearchError`] from the text index, the embedder or the cache; a failure
+    /// leaves the previous on-disk index and vectors in place.
+    pub fn build(
+        idx: &Index,
+        mode: Mode,
+        cache_dir: Option<&Path>,
+        embedder: Option<Box<dyn Embedder>>,
+        openai: Option<OpenAiConfig>,
+    ) -> Result<Searcher, SearchError> {
+        let mut stats = BuildStats::default();
+        let t = std::time::Instant::now();
+        let (chunks, unreadable) = collect_chunks(idx);
+        stats
+            .elapsed_ms
+            .insert("chunks".into(), t.elapsed().as_millis() as u64);
+        stats.chunks = chunks.len();
+        stats.files_unreadable = unreadable;
+        let t = std::time::Instant::now();
+        let text_dir = cache_dir.map(|d| d.join("text"));
+        let text = TextIndex::open_or_build(&chunks, text_dir.as_deref())?;
+        stats.text_reused = text.reused;
+        stats.text_index_bytes = text.size_bytes();
+        stats
+            .elapsed_ms
+            .insert("text".into(), t.elapsed().as_millis() as u64);
+        let vectors = if mode == Mode::Text {
+            None
+        } else {
+            let t = std::time::Instant::now();
+            let e = match embedder {
+                Some(e) => e,
+                None => choose_embedder(&chunks, openai)?,
+            };
+            let (vi, EmbedStats { cached, embedded }) =
+                embed_chunks(&chunks, e.as_ref(), cache_dir)?;
+            stats.vectors_cached = cached;
+            stats.vectors_embedded = embedded;
+            stats.embedder = Some(e.id());
+            if let Some(d) = cache_dir {
+                stats.vector_bytes =
+                    super::text::dir_size(&super::vector::cache_file(d, &e.cache_slot()));
+            }
+            stats
+                .elapsed_ms
+                .insert("vectors".into(), t.elapsed().as_millis() as u64);
+            Some((vi, e))
+        };
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, c) in chunks.iter().enumerate() {
+            if c.kind == "window" {
+                continue;
+            }
+            for k in [&c.name, &c.qualified_name, &c.id] {
+                let v = by_name.entry(k.clone()).or_default();
+                if v.last() != Some(&i) {
+                    v.push(i);
+                }
+            }
+        }
+        let by_key = chunks
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.key.clone(), i))
+            .collect();
+        Ok(Searcher {
+            by_key,
+            chunks,
+            text,
+            vectors,
+            by_name,
+            stats,
+        })
+    }
+
+    /// The searchable chunks, in (path, line) order.
+    pub fn chunks(&self) -> &[SearchChunk] {
+        &self.chunks
+    }
+
+    /// The best `limit` hits for `query` in `mode`, best first; ties by chunk order.
+    ///
+    /// Errors: [`SearchError::Tantivy`] reading the index; [`SearchError::Embed`] when
+    /// the query cannot be embedded; [`SearchError::Embed`] with a configuration message
+    /// when `mode` needs vectors this searcher was built without.
+    pub fn search(&self, query: &str, mode: Mode, limit: usize) -> Result<Vec<Hit>, SearchError> {
+        let q = Query::parse(query);
+        let text_list: Vec<(usize, f64)> = if mode == Mode::Semantic {
+            Vec::new()
+        } else {
+            let depth = if mode == Mode::Text {
+                limit
+            } else {
+                CANDIDATES
+            };
+            self.text
+                .search(&q, depth)?
+                .into_iter()
+                .filter_map(|h| {
+                    self.by_key
+                        .get(h.key.as_str())
+                        .map(|&i| (i, f64::from(h.score)))
+                })
+                .collect()
+        };
+        let sem_list: Vec<(usize, f64)> = if mode == Mode::Text || q.is_empty() {
+            Vec::new()
+        } else {
+            let (vi, e) = self.vectors.as_ref().ok_or_else(|| {
+                super::EmbedError::Config("this searcher was built without vectors".into())
+            })?;
+            let qv = e.embed_query(&q.text())?;
+            let filtered = !(q.paths.is_empty() && q.langs.is_empty() && q.kinds.is_empty());
+            let depth = if filtered {
+                vi.len()
+            } else {
+                CANDIDATES.max(limit)
+            };
+            vi.top_k(&qv, depth)
+                .into_iter()
+                .filter(|&(i, _)| {
+                    let c = &self.chunks[i];
+                    q.accepts(&c.path, &c.language, &c.kind)
+                })
+                .take(CANDIDATES.max(limit))
+                .map(|(i, s)| (i, f64::from(s)))
+                .collect()
+        };
+        let mut fused: HashMap<usize, Fused> = HashMap::new();
+        for (r, &(i, s)) in text_list.iter().enumerate() {
+            let e = fused.entry(i).or_insert((0.0, None, None));
+            e.1 = Some(r + 1);
+            e.0 += if mode == Mode::Hybrid {
+                TEXT_WEIGHT / (RRF_K + (r + 1) as f64)
+            } else {
+                s
+            };
+        }
+        for (r, &(i, s)) in sem_list.iter().enumerate() {
+            let e = fused.entry(i).or_insert((0.0, None, None));
+            e.2 = Some(r + 1);
+            e.0 += if mode == Mode::Hybrid {
+                1.0 / (RRF_K + (r + 1) as f64)
+            } else {
+                s
+            };
+        }
+        if mode == Mode::Hybrid {
+            // The query less its filters, so `parse kind:function` still finds `parse`.
+            let whole = q.words.join(" ");
+            let whole = if q.phrases.is_empty() {
+                whole.as_str()
+            } else {
+                query.trim()
+            };
+            if let Some(rows) = self.by_name.get(whole) {
+                for &i in rows {
+                    let c = &self.chunks[i];
+                    if q.accepts(&c.path, &c.language, &c.kind) {
+                        fused.entry(i).or_insert((0.0, None, None)).0 += 1.0;
+                    }
+                }
+            }
+        }
+        let mut ranked: Vec<(usize, Fused)> = fused.into_iter().collect();
+        ranked.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0).then(a.0.cmp(&b.0)));
+        ranked.truncate(limit);
+        Ok(ranked
+            .into_iter()
+            .map(|(i, (score, tr, sr))| {
+                let c = &self.chunks[i];
+                Hit {
+                    id: c.id.clone(),
+                    path: c.path.clone(),
+                    start_line: c.start_line,
+                    end_line: c.end_line,
+                    kind: c.kind.clone(),
+                    score,
+                    text_rank: tr,
+                    semantic_rank: sr,
+                }
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,226 @@
+//! Search over chunks: full text ([`text`], tantivy BM25 with the code tokenizer of
+//! [`tokenize`]), meaning ([`embed`] providers and the [`vector`] index) and both merged
+//! by reciprocal rank fusion ([`hybrid`]).
+//!
+//! The unit of search is a [`SearchChunk`]: one chunk of [`crate::index::FileFacts`]
+//! with its text read back from `root/path` by line range, plus the metadata of its
+//! definition. Everything here is built from a finished [`Index`]; the on-disk parts
+//! (tantivy directory, vector cache) live in the repository's cache dir (DESIGN
+//! section 7) and are replaced atomically, so a failed run leaves the previous ones.
+
+pub mod embed;
+pub mod hybrid;
+pub mod query;
+pub mod text;
+pub mod tokenize;
+pub mod vector;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use super::facts::ChunkKind;
+use super::{Index, Relation};
+
+pub use embed::{EmbedError, Embedder};
+pub use hybrid::{Hit, Mode, Searcher};
+pub use query::Query;
+pub use text::TextIndex;
+pub use vector::VectorIndex;
+
+/// Errors of search building and querying.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// The tantivy index could not be built, opened or queried.
+    #[error("text index at {path}: {source}")]
+    Tantivy {
+        /// Index directory (`<in memory>` for RAM indexes).
+        path: PathBuf,
+        /// tantivy's error.
+        source: tantivy::TantivyError,
+    },
+    /// A cache file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The embedding provider failed; nothing already stored was changed.
+    #[error("embedding failed: {0}")]
+    Embed(EmbedError),
+}
+
+// Not `#[from]`: that would also make the error its source, and anyhow chains would
+// print the provider's message twice.
+impl From<EmbedError> for SearchError {
+    fn from(e: EmbedError) -> Self {
+        SearchError::Embed(e)
+    }
+}
+
+/// One searchable chunk with its text. Lines are 1-based and inclusive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchChunk {
+    /// Unique key of the chunk: `<path>:<start_line>-<end_line>`.
+    pub key: String,
+    /// Node id of the chunk's definition; the file's id (its path) for window chunks.
+    pub id: String,
+    /// Repo-relative path with `/` separators.
+    pub path: String,
+    /// Registry name of the language.
+    pub language: String,
+    /// The definition's kind (`function`, `class`, ...) or `window`.
+    pub kind: String,
+    /// The definition's own name; empty for windows.
+    pub name: String,
+    /// The definition's qualified name; empty for windows.
+    pub qualified_name: String,
+    /// Doc comment or docstring; empty when absent.
+    pub doc: String,
+    /// First line.
+    pub start_line: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// The source lines `start_line..=end_line`.
+    pub text: String,
+    /// Short graph-aware header (DESIGN section 8): file, language, kind and name, the
+    /// enclosing definition, callees and callers by name.
+    pub header: String,
+}
+
+impl SearchChunk {
+    /// The embedding input: header, a blank line, then the chunk text.
+    pub fn embedding_input(&self) -> String {
+        format!("{}\n\n{}", self.header, self.text)
+    }
+}
+
+/// Most callee or caller names listed in a chunk header.
+const HEADER_NAMES: usize = 8;
+
+/// Collects the chunks of `idx` with their text, in (path, start line) order. Files that
+/// can no longer be read are skipped (their chunks are absent) and counted in the
+/// returned number.
+pub fn collect_chunks(idx: &Index) -> (Vec<SearchChunk>, usize) {
+    let mut calls: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    let mut called_by: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    let edges = idx.graph.edges();
+    for e in &edges {
+        if !matches!(e.relation, Relation::Calls | Relation::References) {
+            continue;
+        }
+        let name_of = |id: &str| idx.graph.node(id).map(|n| n.name.as_str());
+        if let (Some(s), Some(t)) = (name_of(&e.source), name_of(&e.target)) {
+            calls.entry(e.source.as_str()).or_default().insert(t);
+            called_by.entry(e.target.as_str()).or_default().insert(s);
+        }
+    }
+    let list = |m: &HashMap<&str, BTreeSet<&str>>, id: &str| -> String {
+        m.get(id)
+            .map(|s| {
+                s.iter()
+                    .take(HEADER_NAMES)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default()
+    };
+    let mut out = Vec::new();
+    let mut unreadable = 0;
+    for f in &idx.files {
+        let text = match &idx.root {
+            Some(root) => match std::fs::read(root.join(&f.path)) {
+                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                Err(_) => {
+                    unreadable += 1;
+                    continue;
+                }
+            },
+            None => {
+                unreadable += 1;
+                continue;
+            }
+        };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let lines: Vec<&str> = text.lines().collect();
+        for c in &f.chunks {
+            let s = (c.start_line.max(1) as usize - 1).min(lines.len());
+            let e = (c.end_line as usize).min(lines.len()).max(s);
+            let body = lines[s..e].join("\n");
+            let def = c.definition.and_then(|i| f.definitions.get(i as usize));
+            let mut chunk = SearchChunk {
+                key: format!("{}:{}-{}", f.path, c.start_line, c.end_line),
+                id: f.path.clone(),
+                path: f.path.clone(),
+                language: f.language.clone(),
+                kind: "window".into(),
+                name: String::new(),
+                qualified_name: String::new(),
+                doc: String::new(),
+                start_line: c.start_line,
+                end_line: c.end_line,
+                text: body,
+                header: String::new(),
+            };
+            match (c.kind, def) {
+                (ChunkKind::Symbol, Some(d)) => {
+                    chunk.id = d.id.clone();
+                    chunk.kind = d.kind.as_str().into();
+                    chunk.name = d.name.clone();
+                    chunk.qualified_name = d.qualified_name.clone();
+                    chunk.doc = d.doc.clone().unwrap_or_default();
+                    let within = d
+                        .parent
+                        .and_then(|p| f.definitions.get(p as usize))
+                        .map(|p| p.qualified_name.as_str())
+                        .unwrap_or("");
+                    let mut h = format!(
+                        "file: {} ({})\n{}: {}",
+                        f.path, f.language, chunk.kind, d.qualified_name
+                    );
+                    if !within.is_empty() {
+                        h.push_str(&format!("\nwithin: {within}"));
+                    }
+                    let c = list(&calls, &d.id);
+                    if !c.is_empty() {
+                        h.push_str(&format!("\ncalls: {c}"));
+                    }
+                    let b = list(&called_by, &d.id);
+                    if !b.is_empty() {
+                        h.push_str(&format!("\ncalled by: {b}"));
+                    }
+                    chunk.header = h;
+                }
+                _ => {
+                    chunk.header = format!(
+                        "file: {} ({})\nlines {}-{}",
+                        f.path, f.language, c.start_line, c.end_line
+                    );
+                }
+            }
+            out.push(chunk);
+        }
+    }
+    (out, unreadable)
+}
+
+/// Writes `bytes` to `path` atomically (a sibling temp file, then rename).
+///
+/// Errors: [`SearchError::Io`] with the path.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SearchError> {
+    let io = |source| SearchError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
+}

@@ -1,0 +1,225 @@
+//! Search over the fixture repos: BM25 finds identifiers in any shape, filters restrict,
+//! phrases match across identifier shapes, hybrid puts exact names first and reports
+//! provenance, and the on-disk text index is reused when nothing changed.
+
+mod common;
+
+use codegraph_tui::index::search::{Hit, Mode, Searcher};
+
+fn searcher(name: &str, mode: Mode) -> Searcher {
+    let idx = common::index(&common::fixture(name), 2);
+    Searcher::build(&idx, mode, None, None, None).expect("searcher")
+}
+
+fn ids(hits: &[Hit]) -> Vec<&str> {
+    hits.iter().map(|h| h.id.as_str()).collect()
+}
+
+#[test]
+fn text_finds_identifiers_in_any_shape() {
+    let s = searcher("python", Mode::Text);
+    for q in ["allocate_id", "allocateId", "AllocateId", "allocate id"] {
+        let hits = s.search(q, Mode::Text, 5).expect("search");
+        assert_eq!(
+            hits.first().map(|h| h.id.as_str()),
+            Some("app/store.py::MemoryStore.allocate_id"),
+            "query {q:?}: {:?}",
+            ids(&hits)
+        );
+        assert_eq!(hits[0].text_rank, Some(1));
+        assert_eq!(hits[0].semantic_rank, None);
+    }
+}
+
+#[test]
+fn filters_and_phrases() {
+    let s = searcher("multi", Mode::Text);
+    let all = s.search("parse", Mode::Text, 50).expect("search");
+    assert!(!all.is_empty());
+    let py = s.search("lang:python", Mode::Text, 100).expect("search");
+    assert!(
+        !py.is_empty() && py.iter().all(|h| h.path.ends_with(".py")),
+        "{:?}",
+        ids(&py)
+    );
+    let windows = s.search("kind:window", Mode::Text, 100).expect("search");
+    assert!(windows.iter().all(|h| h.kind == "window"));
+    assert!(windows.iter().any(|h| h.path == "README.md"));
+    let web = s.search("path:web/", Mode::Text, 100).expect("search");
+    assert!(!web.is_empty() && web.iter().all(|h| h.path.starts_with("web/")));
+
+    let r = searcher("rust", Mode::Text);
+    let hits = r
+        .search("\"parse config\" path:storage/", Mode::Text, 5)
+        .expect("search");
+    assert_eq!(
+        hits.first().map(|h| h.id.as_str()),
+        Some("src/storage/codec.rs::parse_config"),
+        "{:?}",
+        ids(&hits)
+    );
+    assert!(r
+        .search("\"config parse zzz\"", Mode::Text, 5)
+        .expect("search")
+        .is_empty());
+}
+
+#[test]
+fn hybrid_exact_name_first_with_provenance() {
+    let s = searcher("python", Mode::Hybrid);
+    let hits = s.search("dumps", Mode::Hybrid, 10).expect("search");
+    assert_eq!(hits[0].id, "app/store.py::dumps", "{:?}", ids(&hits));
+    assert!(hits[0].score > 1.0, "exact name bonus");
+    let filtered = s
+        .search("dumps kind:function", Mode::Hybrid, 3)
+        .expect("search");
+    assert_eq!(filtered[0].id, "app/store.py::dumps");
+    assert!(filtered[0].score > 1.0, "exact name bonus with a filter");
+    assert!(hits[0].text_rank.is_some());
+    assert!(hits.iter().any(|h| h.semantic_rank.is_some()));
+    let mut keys: Vec<(String, u32)> = hits
+        .iter()
+        .map(|h| (h.path.clone(), h.start_line))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), hits.len(), "de-duplicated by chunk");
+    // Scores are non-increasing.
+    assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+}
+
+#[test]
+fn semantic_ranks_related_code() {
+    let s = searcher("python", Mode::Semantic);
+    let hits = s
+        .search("render a json response kind:function", Mode::Semantic, 5)
+        .expect("search");
+    assert_eq!(
+        hits.first().map(|h| h.id.as_str()),
+        Some("app/render.py::render_json"),
+        "{:?}",
+        ids(&hits)
+    );
+    assert!(hits
+        .iter()
+        .all(|h| h.text_rank.is_none() && h.semantic_rank.is_some()));
+}
+
+#[test]
+fn on_disk_index_is_reused_until_the_code_changes() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let cache = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        repo.path().join("a.py"),
+        "def alpha_beta():\n    return 1\n",
+    )
+    .expect("write");
+    let build = || {
+        let idx = common::index(repo.path(), 1);
+        Searcher::build(&idx, Mode::Hybrid, Some(cache.path()), None, None).expect("searcher")
+    };
+    let first = build();
+    assert!(!first.stats.text_reused);
+    assert!(first.stats.text_index_bytes > 0);
+    assert_eq!(first.stats.vectors_embedded, 1);
+    let second = build();
+    assert!(second.stats.text_reused);
+    assert_eq!(
+        (second.stats.vectors_embedded, second.stats.vectors_cached),
+        (0, 1)
+    );
+    assert_eq!(
+        second.search("alphaBeta", Mode::Text, 3).expect("search")[0].id,
+        "a.py::alpha_beta"
+    );
+    std::fs::write(repo.path().join("a.py"), "def gamma():\n    return 2\n").expect("write");
+    let third = build();
+    assert!(!third.stats.text_reused);
+    assert_eq!(
+        third.search("gamma", Mode::Hybrid, 3).expect("search")[0].id,
+        "a.py::gamma"
+    );
+    assert!(third
+        .search("alpha", Mode::Text, 3)
+        .expect("search")
+        .is_empty());
+}
+
+#[test]
+fn cli_json_and_batch_follow_the_contract() {
+    let root = common::fixture("python");
+    let out = assert_cmd::Command::cargo_bin("codegraph-tui")
+        .expect("binary")
+        .args(["-C"])
+        .arg(&root)
+        .args([
+            "--no-cache",
+            "search",
+            "allocate_id",
+            "--json",
+            "--limit",
+            "3",
+        ])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["query"], "allocate_id");
+    assert_eq!(v["mode"], "hybrid");
+    let hit = &v["hits"][0];
+    let mut keys: Vec<&str> = hit
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "end_line",
+            "id",
+            "kind",
+            "path",
+            "score",
+            "semantic_rank",
+            "start_line",
+            "text_rank"
+        ]
+    );
+    assert_eq!(hit["id"], "app/store.py::MemoryStore.allocate_id");
+    assert_eq!(hit["text_rank"], 1);
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let batch = dir.path().join("q.txt");
+    std::fs::write(&batch, "dumps\nqqqqxyzzy\nrender json\n").expect("write");
+    let out = assert_cmd::Command::cargo_bin("codegraph-tui")
+        .expect("binary")
+        .arg("-C")
+        .arg(&root)
+        .args([
+            "--no-cache",
+            "search",
+            "--mode",
+            "text",
+            "--json",
+            "--batch",
+        ])
+        .arg(&batch)
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[1]["query"], "qqqqxyzzy");
+    assert_eq!(lines[1]["hits"].as_array().map(Vec::len), Some(0));
+    assert_eq!(lines[2]["mode"], "text");
+    assert!(lines[2]["hits"][0]["semantic_rank"].is_null());
+}
