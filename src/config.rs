@@ -7,9 +7,12 @@
 //! threads = 0                                # 0 = one per core
 //! window_lines = 40                          # line-window chunk size
 //! window_step = 30                           # line-window step (overlap = lines - step)
+//! theme = "dark"                             # TUI theme: dark, light, gruvbox or a file
+//!                                            # <config dir>/themes/<name>.toml
 //! ```
 //! Environment: `CODEGRAPH_CONFIG` (path of the file), `CODEGRAPH_IGNORE_GLOBS` (comma or
-//! newline separated, added to the file's), `CODEGRAPH_MAX_FILE_BYTES`, `CODEGRAPH_THREADS`.
+//! newline separated, added to the file's), `CODEGRAPH_MAX_FILE_BYTES`, `CODEGRAPH_THREADS`,
+//! `CODEGRAPH_THEME`.
 
 use std::path::{Path, PathBuf};
 
@@ -32,6 +35,8 @@ pub struct Config {
     pub window_lines: Option<u32>,
     /// Lines between window starts.
     pub window_step: Option<u32>,
+    /// TUI colour theme name.
+    pub theme: Option<String>,
 }
 
 fn dirs() -> Option<directories::ProjectDirs> {
@@ -99,6 +104,11 @@ impl Config {
                     .parse()
                     .context("CODEGRAPH_MAX_FILE_BYTES must be a number of bytes")?,
             );
+        }
+        if let Ok(v) = std::env::var("CODEGRAPH_THEME") {
+            if !v.trim().is_empty() {
+                c.theme = Some(v.trim().to_string());
+            }
         }
         if let Ok(v) = std::env::var("CODEGRAPH_THREADS") {
             c.threads = Some(
