@@ -103,8 +103,10 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
                             format!("{} ", kind_marker(node.kind)),
                             if guessed { base } else { t.get("ui.kind") },
                         ));
+                        // The in-file name (`Router.dispatch`): short, and the path follows.
+                        let label = node.id.split_once("::").map_or(&*node.id, |(_, r)| r);
                         spans.push(Span::styled(
-                            safe(&node.qualified_name).into_owned(),
+                            safe(label).into_owned(),
                             if i == 0 {
                                 base.add_modifier(Modifier::BOLD)
                             } else {
