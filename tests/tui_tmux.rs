@@ -20,7 +20,7 @@ struct Session {
 impl Session {
     /// A detached 100x30 session running the TUI on `repo`; the shell prints the exit
     /// status afterwards so the test can see it.
-    fn start(tag: &str, repo: &Path, cwd: &Path) -> Option<Session> {
+    fn start(tag: &str, repo: &Path, cwd: &Path, env: &[String]) -> Option<Session> {
         if Command::new("tmux").arg("-V").output().is_err() {
             assert!(
                 std::env::var_os("CI").is_none(),
@@ -59,7 +59,12 @@ impl Session {
             .success();
         assert!(ok, "tmux new-session failed");
         let s = Session { name };
-        s.text(&format!("'{bin}' '{}'; echo CG_EXIT=$?", repo.display()));
+        // Variables go on the command line: tmux may pass its arguments through a shell.
+        s.text(&format!(
+            "{} '{bin}' '{}'; echo CG_EXIT=$?",
+            env.join(" "),
+            repo.display()
+        ));
         s.keys(&["Enter"]);
         Some(s)
     }
@@ -158,7 +163,20 @@ impl Drop for Session {
 #[test]
 fn search_enter_expand_export_quit_in_a_real_terminal() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(s) = Session::start("main", &common::fixture("python"), dir.path()) else {
+    // A fake editor that records its arguments.
+    let editor = dir.path().join("editor.sh");
+    let args_file = dir.path().join("editor-args");
+    std::fs::write(
+        &editor,
+        format!("#!/bin/sh\necho \"$@\" > '{}'\n", args_file.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let env = [
+        format!("EDITOR={}", editor.display()),
+        "VISUAL=".to_string(),
+    ];
+    let Some(s) = Session::start("main", &common::fixture("python"), dir.path(), &env) else {
         return;
     };
     s.wait_for(&["ready", "38 symbols", "Search symbols"]);
@@ -175,6 +193,25 @@ fn search_enter_expand_export_quit_in_a_real_terminal() {
     // Expand configure (third caller): build_app calls it.
     s.keys(&["Down", "Down", "Down", "l"]);
     s.wait_for(&["▾ fn configure", "build_app [local]"]);
+    // e opens $EDITOR at the call site of configure -> render_json (app/main.py:16),
+    // then the TUI comes back.
+    s.keys(&["e"]);
+    let start = Instant::now();
+    while !args_file.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "editor not run:\n{}",
+            s.capture()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    s.wait_for(&["Callers of render_json", "? help"]);
+    assert_eq!(s.flag("#{alternate_on}"), "1");
+    let args = std::fs::read_to_string(&args_file).unwrap();
+    assert!(
+        args.starts_with("+16 ") && args.trim_end().ends_with("app/main.py"),
+        "{args}"
+    );
     // Export to the temp dir (default path is relative to the working directory).
     s.keys(&["x"]);
     s.wait_for(&["Export shown subgraph", "./codegraph-render_json.json"]);
@@ -215,7 +252,7 @@ fn search_enter_expand_export_quit_in_a_real_terminal() {
 #[test]
 fn sigterm_and_ctrl_z_restore_the_terminal() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(s) = Session::start("signals", &common::fixture("python"), dir.path()) else {
+    let Some(s) = Session::start("signals", &common::fixture("python"), dir.path(), &[]) else {
         return;
     };
     s.wait_for(&["ready", "Search symbols"]);
