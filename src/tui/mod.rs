@@ -21,7 +21,7 @@ use std::io::{stdout, IsTerminal, Stdout};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use ratatui::backend::CrosstermBackend;
@@ -94,6 +94,7 @@ pub fn run(opts: TuiOptions) -> Result<()> {
             "the terminal UI needs a terminal on stdout; use a subcommand for scripts (see --help)"
         );
     }
+    let started = Instant::now();
     let signals = Signals::register()?;
     let (tx, rx) = mpsc::channel::<IndexEvent>();
     let worker = Worker::spawn(opts.root.clone(), opts.index, move |e| {
@@ -109,7 +110,7 @@ pub fn run(opts: TuiOptions) -> Result<()> {
     }));
     let _ = execute!(stdout(), EnableMouseCapture);
     tracing::info!(root = %app.root.display(), "tui started");
-    let r = event_loop(&mut terminal, &mut app, &rx, &worker, &signals);
+    let r = event_loop(started, &mut terminal, &mut app, &rx, &worker, &signals);
     leave_terminal();
     drop(worker);
     tracing::info!("tui ended");
@@ -117,6 +118,7 @@ pub fn run(opts: TuiOptions) -> Result<()> {
 }
 
 fn event_loop(
+    started: Instant,
     terminal: &mut Term,
     app: &mut App,
     rx: &mpsc::Receiver<IndexEvent>,
@@ -124,6 +126,10 @@ fn event_loop(
     signals: &Signals,
 ) -> Result<()> {
     let mut dirty = true;
+    // When the last input batch arrived: the next frame's delay after it is logged (debug
+    // level, `-v`) as `input_to_frame_us`, the number README's latency figures come from.
+    let mut input_at: Option<Instant> = None;
+    let mut first_frame = true;
     loop {
         while let Ok(e) = rx.try_recv() {
             app.handle(AppEvent::Index(e));
@@ -147,6 +153,20 @@ fn event_loop(
         if dirty {
             terminal.draw(|f| panels::draw(f, app))?;
             dirty = false;
+            if let Some(t) = input_at.take() {
+                tracing::debug!(
+                    input_to_frame_us = t.elapsed().as_micros() as u64,
+                    matched = app.search.matched(),
+                    "frame"
+                );
+            }
+            if first_frame {
+                first_frame = false;
+                tracing::info!(
+                    since_start_ms = started.elapsed().as_millis() as u64,
+                    "first frame"
+                );
+            }
         }
         if app.quit {
             return Ok(());
@@ -160,6 +180,7 @@ fn event_loop(
         let busy = app.status.phase != crate::worker::Phase::Idle || app.search.busy();
         let wait = Duration::from_millis(if busy { 50 } else { 250 });
         if event::poll(wait)? {
+            input_at = Some(Instant::now());
             app.handle(AppEvent::Input(event::read()?));
             // Take whatever else is queued before drawing (fast typing, wheel bursts).
             while event::poll(Duration::ZERO)? {
