@@ -13,6 +13,13 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// tmux on a private server socket, so the tests never touch the user's sessions.
+fn tmux() -> Command {
+    let mut c = Command::new("tmux");
+    c.args(["-L", &format!("cgtest-{}", std::process::id())]);
+    c
+}
+
 struct Session {
     name: String,
 }
@@ -21,7 +28,7 @@ impl Session {
     /// A detached 100x30 session running the TUI on `repo`; the shell prints the exit
     /// status afterwards so the test can see it.
     fn start(tag: &str, repo: &Path, cwd: &Path, env: &[String]) -> Option<Session> {
-        if Command::new("tmux").arg("-V").output().is_err() {
+        if tmux().arg("-V").output().is_err() {
             assert!(
                 std::env::var_os("CI").is_none(),
                 "tmux is required under CI"
@@ -33,7 +40,7 @@ impl Session {
         let bin = env!("CARGO_BIN_EXE_codegraph-tui");
         // An interactive shell, so Ctrl-Z gets real job control (a process in an orphaned
         // process group is never stopped by SIGTSTP).
-        let ok = Command::new("tmux")
+        let ok = tmux()
             .args([
                 "new-session",
                 "-d",
@@ -70,7 +77,7 @@ impl Session {
     }
 
     fn keys(&self, keys: &[&str]) {
-        let ok = Command::new("tmux")
+        let ok = tmux()
             .args(["send-keys", "-t", &self.name])
             .args(keys)
             .status()
@@ -86,7 +93,7 @@ impl Session {
     }
 
     fn text(&self, s: &str) {
-        let ok = Command::new("tmux")
+        let ok = tmux()
             .args(["send-keys", "-t", &self.name, "-l", s])
             .status()
             .unwrap()
@@ -95,7 +102,7 @@ impl Session {
     }
 
     fn capture(&self) -> String {
-        let out = Command::new("tmux")
+        let out = tmux()
             .args(["capture-pane", "-p", "-t", &self.name])
             .output()
             .unwrap();
@@ -103,7 +110,7 @@ impl Session {
     }
 
     fn flag(&self, f: &str) -> String {
-        let out = Command::new("tmux")
+        let out = tmux()
             .args(["display-message", "-p", "-t", &self.name, f])
             .output()
             .unwrap();
@@ -154,9 +161,7 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.name])
-            .status();
+        let _ = tmux().args(["kill-session", "-t", &self.name]).status();
     }
 }
 
