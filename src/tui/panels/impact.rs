@@ -65,10 +65,14 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     for (d, ids) in r.by_depth.iter().enumerate() {
         for id in ids {
             let (q, loc) = g.node(id).map_or((id.to_string(), String::new()), |n| {
-                (
-                    n.qualified_name.to_string(),
-                    format!("{}:{}", n.file, n.start_line),
-                )
+                if n.kind == crate::index::Kind::File {
+                    ("(top level)".to_string(), n.file.to_string())
+                } else {
+                    (
+                        n.qualified_name.to_string(),
+                        format!("{}:{}", n.file, n.start_line),
+                    )
+                }
             });
             lines.push(Line::from(vec![
                 Span::styled(format!("d{} ", d + 1), t.get("ui.tier")),

@@ -104,7 +104,10 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
                             if guessed { base } else { t.get("ui.kind") },
                         ));
                         // The in-file name (`Router.dispatch`): short, and the path follows.
-                        let label = node.id.split_once("::").map_or(&*node.id, |(_, r)| r);
+                        let label = match node.kind {
+                            crate::index::Kind::File => "(top level)",
+                            _ => node.id.split_once("::").map_or(&*node.id, |(_, r)| r),
+                        };
                         spans.push(Span::styled(
                             safe(label).into_owned(),
                             if i == 0 {
