@@ -7,12 +7,15 @@
 //! threads = 0                                # 0 = one per core
 //! window_lines = 40                          # line-window chunk size
 //! window_step = 30                           # line-window step (overlap = lines - step)
+//! theme = "dark"                             # TUI theme: dark, light, gruvbox or a file
+//!                                            # <config dir>/themes/<name>.toml
 //! [embedding]                                # optional: an OpenAI-compatible endpoint
 //! base_url = "http://127.0.0.1:11434/v1"     # switches semantic search to it
 //! model = "nomic-embed-text"
 //! ```
 //! Environment: `CODEGRAPH_CONFIG` (path of the file), `CODEGRAPH_IGNORE_GLOBS` (comma or
-//! newline separated, added to the file's), `CODEGRAPH_MAX_FILE_BYTES`, `CODEGRAPH_THREADS`.
+//! newline separated, added to the file's), `CODEGRAPH_MAX_FILE_BYTES`, `CODEGRAPH_THREADS`,
+//! `CODEGRAPH_THEME`.
 
 use std::path::{Path, PathBuf};
 
@@ -40,6 +43,8 @@ pub struct Config {
     /// `dimensions`, `timeout_secs`, `max_retries`, `max_input_chars`, `batch_size`,
     /// `backoff_ms`); the API key comes only from `OPENAI_API_KEY`.
     pub embedding: Option<OpenAiConfig>,
+    /// TUI colour theme name.
+    pub theme: Option<String>,
 }
 
 fn dirs() -> Option<directories::ProjectDirs> {
@@ -107,6 +112,11 @@ impl Config {
                     .parse()
                     .context("CODEGRAPH_MAX_FILE_BYTES must be a number of bytes")?,
             );
+        }
+        if let Ok(v) = std::env::var("CODEGRAPH_THEME") {
+            if !v.trim().is_empty() {
+                c.theme = Some(v.trim().to_string());
+            }
         }
         if let Ok(v) = std::env::var("CODEGRAPH_THREADS") {
             c.threads = Some(

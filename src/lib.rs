@@ -6,8 +6,12 @@
 //!   resolves calls across files and builds the [`index::graph::CodeGraph`]. No terminal code.
 //! * [`cli`]: the command-line front end (clap), one file per subcommand.
 //! * [`config`]: `config.toml` in the user config dir plus environment overrides.
+//! * [`worker`]: the background thread that owns indexing and publishes snapshots.
+//! * [`tui`]: the terminal UI (ratatui), a front end over the worker's snapshots.
 #![warn(missing_docs)]
 
 pub mod cli;
 pub mod config;
 pub mod index;
+pub mod tui;
+pub mod worker;

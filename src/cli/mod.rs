@@ -11,6 +11,7 @@ mod path;
 mod progress;
 mod search;
 mod symbols;
+mod tui_launch;
 mod walk;
 
 use std::path::{Path, PathBuf};
@@ -94,7 +95,7 @@ pub fn run(cli: Cli) -> Result<i32> {
     let root = repo_root(cli.repo.as_deref().or(cli.path.as_deref()))?;
     let config = Config::load()?;
     match &cli.command {
-        None => bail!("the terminal UI is not built yet; use a subcommand (see --help)"),
+        None => tui_launch::run(&cli, &root, &config),
         Some(Command::Index(a)) => index_cmd::run(&cli, a, &root, &config),
         Some(Command::Graph { json: _ }) => {
             let idx = build(&root, &config, false)?;

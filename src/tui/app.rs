@@ -1,0 +1,787 @@
+//! Application state and the one place it changes: [`App::handle`] takes an [`AppEvent`]
+//! (a key, a mouse event, a worker event), turns keys into [`Action`]s through the keymap
+//! and applies them. Drawing (`panels/`) reads this state; nothing here touches the
+//! terminal. Work the terminal must do (run `$EDITOR`, suspend) is left in
+//! [`App::pending`] for the event loop, and requests for the worker in [`App::outbox`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ratatui::crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+
+use super::impact::ImpactReport;
+use super::keymap::{map_key, Action, KeyMeaning};
+use super::search::SymbolSearch;
+use super::source::{SourceCache, SourceView};
+use super::theme::Theme;
+use super::tree::{CallTree, Filters, Row};
+use crate::index::Walk;
+use crate::worker::{IndexCommand, IndexEvent, Phase, Snapshot};
+
+/// One event of the loop.
+#[derive(Debug, Clone)]
+pub enum AppEvent {
+    /// Terminal input (keys, mouse, resize).
+    Input(Event),
+    /// A worker notification.
+    Index(IndexEvent),
+}
+
+/// The panel with keyboard focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// The search box and its results.
+    Search,
+    /// The call tree.
+    Tree,
+    /// The source view.
+    Source,
+    /// The impact panel.
+    Impact,
+}
+
+impl Focus {
+    const ORDER: [Focus; 4] = [Focus::Search, Focus::Tree, Focus::Source, Focus::Impact];
+
+    fn step(self, by: isize) -> Focus {
+        let i = Focus::ORDER.iter().position(|f| *f == self).unwrap_or(0) as isize;
+        Focus::ORDER[(i + by).rem_euclid(4) as usize]
+    }
+}
+
+/// A modal layer over the panels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Overlay {
+    /// None: keys go to the panels.
+    None,
+    /// The key help (scrolled by this many lines).
+    Help(usize),
+    /// The export path prompt.
+    ExportPrompt(String),
+    /// The export path exists: overwrite?
+    ConfirmOverwrite(String),
+}
+
+/// Something only the event loop can do, because it owns the terminal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum External {
+    /// Run `$VISUAL`/`$EDITOR` on a file at a 1-based line, then redraw.
+    Editor {
+        /// Absolute path.
+        path: PathBuf,
+        /// 1-based line.
+        line: u32,
+    },
+    /// Stop the process (SIGTSTP) with the terminal restored; set it up again on resume.
+    Suspend,
+}
+
+/// What the status bar shows.
+#[derive(Debug, Clone)]
+pub struct Status {
+    /// The worker's phase.
+    pub phase: Phase,
+    /// Files processed in the current run.
+    pub done: u64,
+    /// Files found by the walk (0 while walking).
+    pub total: u64,
+    /// Cache state and similar notices.
+    pub notice: Option<String>,
+    /// The last error (sanitized when drawn).
+    pub error: Option<String>,
+    /// The last message (export written, toggles).
+    pub message: Option<String>,
+}
+
+/// Screen areas of the last frame, for mouse hit-testing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Areas {
+    /// Search panel.
+    pub search: Rect,
+    /// Call tree panel.
+    pub tree: Rect,
+    /// Source panel.
+    pub source: Rect,
+    /// Impact panel.
+    pub impact: Rect,
+}
+
+/// The whole UI state.
+pub struct App {
+    /// Repository root (absolute).
+    pub root: PathBuf,
+    /// Colours.
+    pub theme: Theme,
+    /// The newest snapshot, once the first run finished.
+    pub snapshot: Option<Arc<Snapshot>>,
+    /// Newest worker generation seen; older events are dropped.
+    pub generation: u64,
+    /// Keyboard focus.
+    pub focus: Focus,
+    /// Modal layer.
+    pub overlay: Overlay,
+    /// Symbol search.
+    pub search: SymbolSearch,
+    /// The call tree of the focused symbol.
+    pub tree: Option<CallTree>,
+    /// Call-tree filters.
+    pub filters: Filters,
+    /// Roots visited (id and direction) and the position in that list.
+    pub history: Vec<(Arc<str>, Walk)>,
+    /// Index of the current root in [`App::history`].
+    pub history_pos: usize,
+    /// The source panel.
+    pub source: SourceView,
+    sources: SourceCache,
+    /// The impact of the tree's root.
+    pub impact: Option<ImpactReport>,
+    /// Status bar.
+    pub status: Status,
+    /// Set by the quit action.
+    pub quit: bool,
+    /// Work for the event loop.
+    pub pending: Option<External>,
+    /// Commands for the worker.
+    pub outbox: Vec<IndexCommand>,
+    /// Last frame's areas.
+    pub areas: Areas,
+    /// Matcher used to find matched character positions for drawing.
+    pub matcher: nucleo::Matcher,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App")
+            .field("root", &self.root)
+            .field("focus", &self.focus)
+            .field("overlay", &self.overlay)
+            .finish_non_exhaustive()
+    }
+}
+
+impl App {
+    /// A fresh UI for `root`, with the search box focused and no snapshot yet.
+    pub fn new(root: PathBuf, theme: Theme) -> App {
+        App {
+            root,
+            theme,
+            snapshot: None,
+            generation: 0,
+            focus: Focus::Search,
+            overlay: Overlay::None,
+            search: SymbolSearch::new(),
+            tree: None,
+            filters: Filters::default(),
+            history: Vec::new(),
+            history_pos: 0,
+            source: SourceView::default(),
+            sources: SourceCache::default(),
+            impact: None,
+            status: Status {
+                phase: Phase::Walking,
+                done: 0,
+                total: 0,
+                notice: None,
+                error: None,
+                message: None,
+            },
+            quit: false,
+            pending: None,
+            outbox: Vec::new(),
+            areas: Areas::default(),
+            matcher: nucleo::Matcher::new(nucleo::Config::DEFAULT),
+        }
+    }
+
+    /// Lets the search publish new matches; returns `true` when something to draw
+    /// changed (the source view follows the selected match).
+    pub fn tick(&mut self) -> bool {
+        let changed = self.search.tick(10);
+        if changed {
+            self.sync_source(false);
+        }
+        changed || self.search.busy()
+    }
+
+    /// `true` when a text input has the keyboard.
+    pub fn in_input(&self) -> bool {
+        matches!(
+            self.overlay,
+            Overlay::ExportPrompt(_) | Overlay::ConfirmOverwrite(_)
+        ) || (self.overlay == Overlay::None && self.focus == Focus::Search)
+    }
+
+    /// Applies one event.
+    pub fn handle(&mut self, ev: AppEvent) {
+        match ev {
+            AppEvent::Input(Event::Key(k)) => self.key(k),
+            AppEvent::Input(Event::Mouse(m)) => self.mouse(m),
+            AppEvent::Input(_) => {}
+            AppEvent::Index(e) => self.index_event(e),
+        }
+    }
+
+    /// Applies one key.
+    pub fn key(&mut self, k: KeyEvent) {
+        let in_tree = self.focus == Focus::Tree && self.overlay == Overlay::None;
+        match map_key(k, self.in_input(), in_tree) {
+            Some(KeyMeaning::Action(a)) => self.apply(a),
+            Some(KeyMeaning::Insert(c)) => self.insert(c),
+            None => {}
+        }
+    }
+
+    /// Applies a worker event, dropping those of older runs.
+    pub fn index_event(&mut self, e: IndexEvent) {
+        if e.generation() < self.generation {
+            return;
+        }
+        self.generation = e.generation();
+        match e {
+            IndexEvent::Progress {
+                phase, done, total, ..
+            } => {
+                self.status.phase = phase;
+                self.status.done = done;
+                self.status.total = total;
+            }
+            IndexEvent::Ready { snapshot, .. } => self.set_snapshot(snapshot),
+            IndexEvent::Failed { message, .. } => {
+                self.status.phase = Phase::Idle;
+                self.status.error = Some(format!("indexing failed: {message}"));
+            }
+            IndexEvent::Notice { message, .. } => self.status.notice = Some(message),
+        }
+    }
+
+    /// Installs a finished snapshot: search is re-fed, the tree and impact recomputed for
+    /// the same root (if it still exists).
+    pub fn set_snapshot(&mut self, snap: Arc<Snapshot>) {
+        self.status.phase = Phase::Idle;
+        self.search.load(&snap);
+        self.sources.clear();
+        self.snapshot = Some(snap.clone());
+        if let Some(t) = &self.tree {
+            let (root, dir) = (t.root().clone(), t.direction);
+            if snap.index.graph.node(&root).is_some() {
+                self.tree = Some(CallTree::new(&snap, root.clone(), dir));
+                self.impact = ImpactReport::compute(&snap, &root);
+            } else {
+                self.status.error = Some(format!("{root} is gone after re-indexing"));
+                self.tree = None;
+                self.impact = None;
+            }
+        }
+        self.sync_source(true);
+    }
+
+    /// Makes `id` the root of the call tree (callers first), recording it in the history.
+    pub fn focus_symbol(&mut self, id: Arc<str>, dir: Walk) {
+        self.history
+            .truncate(self.history.len().min(self.history_pos + 1));
+        if self.history.last() != Some(&(id.clone(), dir)) {
+            self.history.push((id.clone(), dir));
+        }
+        self.history_pos = self.history.len() - 1;
+        self.show_root(id, dir);
+    }
+
+    fn show_root(&mut self, id: Arc<str>, dir: Walk) {
+        let Some(snap) = self.snapshot.clone() else {
+            return;
+        };
+        self.tree = Some(CallTree::new(&snap, id.clone(), dir));
+        self.impact = ImpactReport::compute(&snap, &id);
+        self.sync_source(true);
+    }
+
+    /// The visible call-tree rows (empty without a tree or snapshot).
+    pub fn tree_rows(&self) -> Vec<Row> {
+        match (&self.tree, &self.snapshot) {
+            (Some(t), Some(s)) => t.rows(s, self.filters),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Arena index of the selected tree node (an unresolved row selects its node).
+    pub fn selected_tree_node(&self) -> Option<usize> {
+        let rows = self.tree_rows();
+        let t = self.tree.as_ref()?;
+        match rows.get(t.selected.min(rows.len().saturating_sub(1)))? {
+            Row::Node(i) | Row::Unresolved { node: i, .. } => Some(*i),
+        }
+    }
+
+    fn page(&self) -> isize {
+        let h = match self.focus {
+            Focus::Search => self.areas.search.height.saturating_sub(3),
+            Focus::Tree => self.areas.tree.height.saturating_sub(2),
+            Focus::Source => self.areas.source.height.saturating_sub(2),
+            Focus::Impact => self.areas.impact.height.saturating_sub(2),
+        };
+        h.max(1) as isize
+    }
+
+    /// Applies one action.
+    pub fn apply(&mut self, a: Action) {
+        self.status.message = None;
+        if self.overlay != Overlay::None && self.overlay_action(a) {
+            return;
+        }
+        match a {
+            Action::Quit => self.quit = true,
+            Action::Escape => {
+                if self.focus == Focus::Search {
+                    self.focus = Focus::Tree;
+                }
+            }
+            Action::FocusNext => self.focus = self.focus.step(1),
+            Action::FocusPrev => self.focus = self.focus.step(-1),
+            Action::FocusSearch => self.focus = Focus::Search,
+            Action::ToggleHelp => self.overlay = Overlay::Help(0),
+            Action::Up => self.move_by(-1),
+            Action::Down => self.move_by(1),
+            Action::PageUp => self.move_by(-self.page()),
+            Action::PageDown => self.move_by(self.page()),
+            Action::Top => self.move_by(-(isize::MAX / 2)),
+            Action::Bottom => self.move_by(isize::MAX / 2),
+            Action::Expand => self.expand(true),
+            Action::Collapse => self.expand(false),
+            Action::Activate => self.activate(),
+            Action::Back => self.history_step(-1),
+            Action::Forward => self.history_step(1),
+            Action::ToggleDirection => {
+                if let Some(t) = &self.tree {
+                    let dir = match t.direction {
+                        Walk::Callers => Walk::Callees,
+                        _ => Walk::Callers,
+                    };
+                    let root = t.root().clone();
+                    if let Some(h) = self.history.get_mut(self.history_pos) {
+                        h.1 = dir;
+                    }
+                    self.show_root(root, dir);
+                }
+            }
+            Action::ToggleTests => {
+                self.filters.hide_tests = !self.filters.hide_tests;
+                self.status.message = Some(
+                    if self.filters.hide_tests {
+                        "test code hidden"
+                    } else {
+                        "test code shown"
+                    }
+                    .into(),
+                );
+                self.clamp_tree();
+            }
+            Action::ToggleUniqueName => {
+                self.filters.hide_unique_name = !self.filters.hide_unique_name;
+                self.status.message = Some(
+                    if self.filters.hide_unique_name {
+                        "unique_name edges hidden"
+                    } else {
+                        "unique_name edges shown"
+                    }
+                    .into(),
+                );
+                self.clamp_tree();
+            }
+            Action::OpenEditor => {
+                if !self.source.path.is_empty() {
+                    self.pending = Some(External::Editor {
+                        path: self.root.join(&self.source.path),
+                        line: self.source.focus_line(),
+                    });
+                }
+            }
+            Action::Export => match &self.tree {
+                Some(t) => {
+                    let name = self
+                        .snapshot
+                        .as_ref()
+                        .and_then(|s| s.index.graph.node(t.root()))
+                        .map_or("graph".to_string(), |n| file_safe(&n.name));
+                    self.overlay = Overlay::ExportPrompt(format!("./codegraph-{name}.json"));
+                }
+                None => self.status.message = Some("nothing to export: pick a symbol first".into()),
+            },
+            Action::Reindex => {
+                self.outbox.push(IndexCommand::Reindex);
+                self.status.message = Some("re-indexing".into());
+            }
+            Action::Suspend => self.pending = Some(External::Suspend),
+            Action::DeleteChar => self.edit_query(|q| {
+                q.pop();
+            }),
+            Action::DeleteWord => self.edit_query(|q| {
+                let t = q.trim_end().len();
+                q.truncate(t);
+                let cut = q
+                    .rfind(|c: char| !c.is_alphanumeric() && c != '_')
+                    .map_or(0, |i| i + 1);
+                q.truncate(cut);
+            }),
+            Action::ClearInput => self.edit_query(String::clear),
+        }
+        self.sync_source(false);
+    }
+
+    /// Actions while an overlay is open; `true` when consumed.
+    fn overlay_action(&mut self, a: Action) -> bool {
+        match (&mut self.overlay, a) {
+            (Overlay::Help(s), Action::Down) => *s += 1,
+            (Overlay::Help(s), Action::Up) => *s = s.saturating_sub(1),
+            (Overlay::Help(s), Action::PageDown) => *s += 10,
+            (Overlay::Help(s), Action::PageUp) => *s = s.saturating_sub(10),
+            (Overlay::Help(_), Action::Suspend) => return false,
+            (Overlay::Help(_), _) => self.overlay = Overlay::None,
+            (Overlay::ExportPrompt(p), Action::Activate) => {
+                let p = p.clone();
+                self.export(&p, false);
+            }
+            (Overlay::ExportPrompt(p), Action::DeleteChar) => {
+                p.pop();
+            }
+            (Overlay::ExportPrompt(p), Action::ClearInput) => p.clear(),
+            (Overlay::ExportPrompt(_), Action::Escape) => {
+                self.overlay = Overlay::None;
+                self.status.message = Some("export cancelled".into());
+            }
+            (Overlay::ConfirmOverwrite(p), Action::Escape) => {
+                self.overlay = Overlay::ExportPrompt(p.clone());
+            }
+            (_, Action::Quit) => return false,
+            _ => {}
+        }
+        true
+    }
+
+    fn insert(&mut self, c: char) {
+        match &mut self.overlay {
+            Overlay::ExportPrompt(p) => p.push(c),
+            Overlay::ConfirmOverwrite(p) => {
+                let p = p.clone();
+                match c {
+                    'y' | 'Y' => self.export(&p, true),
+                    'n' | 'N' => self.overlay = Overlay::ExportPrompt(p),
+                    _ => {}
+                }
+            }
+            Overlay::Help(_) => self.overlay = Overlay::None,
+            Overlay::None => {
+                self.edit_query(|q| q.push(c));
+                self.sync_source(false);
+            }
+        }
+    }
+
+    fn edit_query(&mut self, f: impl FnOnce(&mut String)) {
+        if let Overlay::ExportPrompt(p) = &mut self.overlay {
+            f(p);
+            return;
+        }
+        let mut q = self.search.query.clone();
+        f(&mut q);
+        if q != self.search.query {
+            self.search.set_query(q);
+        }
+    }
+
+    fn move_by(&mut self, d: isize) {
+        match self.focus {
+            Focus::Search => self.search.move_by(d),
+            Focus::Tree => {
+                let n = self.tree_rows().len();
+                if let Some(t) = &mut self.tree {
+                    t.selected = (t.selected as isize)
+                        .saturating_add(d)
+                        .clamp(0, n.saturating_sub(1) as isize)
+                        as usize;
+                }
+            }
+            Focus::Source => {
+                let h = self.areas.source.height.saturating_sub(2) as usize;
+                self.source.scroll =
+                    (self.source.scroll as isize).saturating_add(d).max(0) as usize;
+                self.source.clamp(h);
+            }
+            Focus::Impact => {
+                if let Some(i) = &mut self.impact {
+                    i.scroll = (i.scroll as isize).saturating_add(d).max(0) as usize;
+                }
+            }
+        }
+    }
+
+    fn clamp_tree(&mut self) {
+        let n = self.tree_rows().len();
+        if let Some(t) = &mut self.tree {
+            t.selected = t.selected.min(n.saturating_sub(1));
+        }
+    }
+
+    fn expand(&mut self, open: bool) {
+        if self.focus != Focus::Tree {
+            return;
+        }
+        let (Some(i), Some(snap)) = (self.selected_tree_node(), self.snapshot.clone()) else {
+            return;
+        };
+        let filters = self.filters;
+        let Some(t) = &mut self.tree else { return };
+        if open {
+            if t.nodes[i].cycle {
+                self.status.message = Some("cycle: this symbol is already above".into());
+            } else if t.nodes[i].expanded {
+                // Already open: step onto the first child, like a file tree.
+                if t.nodes[i].children.as_ref().is_some_and(|c| !c.is_empty()) {
+                    t.selected += 1;
+                }
+            } else {
+                t.expand(&snap, i);
+            }
+        } else if t.nodes[i].expanded && i != 0 {
+            t.nodes[i].expanded = false;
+        } else if let Some(p) = t.nodes[i].parent {
+            let rows = t.rows(&snap, filters);
+            if let Some(r) = rows.iter().position(|r| *r == Row::Node(p)) {
+                t.selected = r;
+            }
+        }
+        self.clamp_tree();
+    }
+
+    fn activate(&mut self) {
+        match self.focus {
+            Focus::Search => {
+                if let Some(s) = self.search.selected_symbol() {
+                    let id = s.id.clone();
+                    self.focus_symbol(id, Walk::Callers);
+                    self.focus = Focus::Tree;
+                }
+            }
+            Focus::Tree => {
+                if let (Some(i), Some(t)) = (self.selected_tree_node(), &self.tree) {
+                    if i != 0 {
+                        let (id, dir) = (t.nodes[i].id.clone(), t.direction);
+                        self.focus_symbol(id, dir);
+                    }
+                }
+            }
+            Focus::Source | Focus::Impact => {}
+        }
+    }
+
+    fn history_step(&mut self, d: isize) {
+        let to = self.history_pos as isize + d;
+        if to < 0 || to as usize >= self.history.len() {
+            self.status.message = Some(if d < 0 {
+                "no earlier root".into()
+            } else {
+                "no later root".into()
+            });
+            return;
+        }
+        self.history_pos = to as usize;
+        let (id, dir) = self.history[self.history_pos].clone();
+        self.show_root(id, dir);
+    }
+
+    /// Writes the shown subgraph (root, direction, depth as on screen) to `path` as
+    /// subgraph JSON; without `overwrite`, an existing file opens the confirmation.
+    pub fn export(&mut self, path: &str, overwrite: bool) {
+        let (Some(t), Some(snap)) = (&self.tree, &self.snapshot) else {
+            self.overlay = Overlay::None;
+            return;
+        };
+        let rows = t.rows(snap, self.filters);
+        let depth = t.shown_depth(&rows);
+        let Some(sub) = snap.index.graph.walk(t.root(), t.direction, depth) else {
+            self.overlay = Overlay::None;
+            self.status.error = Some(format!("{} is not in the graph", t.root()));
+            return;
+        };
+        let mut json = match serde_json::to_vec_pretty(&sub) {
+            Ok(j) => j,
+            Err(e) => {
+                self.status.error = Some(format!("export: {e}"));
+                return;
+            }
+        };
+        json.push(b'\n');
+        let p = Path::new(path);
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true);
+        if overwrite {
+            opts.create(true).truncate(true);
+        } else {
+            opts.create_new(true);
+        }
+        let r = opts
+            .open(p)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &json));
+        match r {
+            Ok(()) => {
+                self.overlay = Overlay::None;
+                let shown = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+                self.status.message = Some(format!(
+                    "exported {} nodes, {} edges to {}",
+                    sub.nodes.len(),
+                    sub.edges.len(),
+                    shown.display()
+                ));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                self.overlay = Overlay::ConfirmOverwrite(path.to_string());
+            }
+            Err(e) => {
+                self.overlay = Overlay::ExportPrompt(path.to_string());
+                self.status.error = Some(format!("cannot write {path}: {e}"));
+            }
+        }
+    }
+
+    /// Points the source view at the current symbol: the selected search result while
+    /// the search has focus, else the selected call-tree node. `recenter` forces scrolling
+    /// to it even when the file did not change.
+    pub fn sync_source(&mut self, recenter: bool) {
+        let Some(snap) = self.snapshot.clone() else {
+            return;
+        };
+        let g = &snap.index.graph;
+        let (id, sites): (Option<Arc<str>>, Vec<(u32, u32)>) = match self.focus {
+            Focus::Search if self.tree.is_none() || !self.search.query.is_empty() => (
+                self.search.selected_symbol().map(|s| s.id.clone()),
+                Vec::new(),
+            ),
+            _ => match (self.selected_tree_node(), &self.tree) {
+                (Some(i), Some(t)) => {
+                    let n = &t.nodes[i];
+                    let sites = n.via.as_ref().map_or(Vec::new(), |v| {
+                        v.sites.iter().map(|s| (s.line, s.column)).collect()
+                    });
+                    (Some(n.id.clone()), sites)
+                }
+                _ => (None, Vec::new()),
+            },
+        };
+        let Some(node) = id.as_deref().and_then(|id| g.node(id)) else {
+            return;
+        };
+        let range = Some((node.start_line, node.end_line));
+        // Sites are in the caller's file: show them only when that is the shown file.
+        let sites: Vec<(u32, u32)> = match self.tree.as_ref().map(|t| t.direction) {
+            Some(Walk::Callees) => Vec::new(),
+            _ => sites,
+        };
+        let same = self.source.path == *node.file && self.source.range == range;
+        if same && self.source.sites == sites && !recenter {
+            return;
+        }
+        if self.source.path != *node.file {
+            match self
+                .sources
+                .get(&self.root, &node.file, &node.language, &self.theme)
+            {
+                Ok(lines) => {
+                    self.source.lines = lines;
+                    self.source.error = None;
+                }
+                Err(e) => {
+                    self.source.lines = Arc::new(Vec::new());
+                    self.source.error = Some(e);
+                }
+            }
+            self.source.path = node.file.to_string();
+        }
+        self.source.range = range;
+        self.source.sites = sites;
+        let h = (self.areas.source.height.saturating_sub(2) as usize).max(10);
+        let line = self.source.focus_line();
+        self.source.center_on(line, h);
+    }
+
+    /// Applies a mouse event: a click focuses the panel under it and selects the row; the
+    /// wheel scrolls the panel under the pointer.
+    pub fn mouse(&mut self, m: MouseEvent) {
+        if self.overlay != Overlay::None {
+            if matches!(m.kind, MouseEventKind::Down(_)) {
+                if let Overlay::Help(_) = self.overlay {
+                    self.overlay = Overlay::None;
+                }
+            }
+            return;
+        }
+        let pos = Position::new(m.column, m.row);
+        let a = self.areas;
+        let Some((panel, area)) = [
+            (Focus::Search, a.search),
+            (Focus::Tree, a.tree),
+            (Focus::Source, a.source),
+            (Focus::Impact, a.impact),
+        ]
+        .into_iter()
+        .find(|(_, r)| r.contains(pos)) else {
+            return;
+        };
+        match m.kind {
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+                let d = if m.kind == MouseEventKind::ScrollDown {
+                    3
+                } else {
+                    -3
+                };
+                let keep = self.focus;
+                self.focus = panel;
+                self.move_by(d);
+                self.focus = keep;
+                self.sync_source(false);
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                self.focus = panel;
+                let inner_row = m.row.saturating_sub(area.y + 1) as usize;
+                match panel {
+                    Focus::Search if inner_row >= 1 => {
+                        let target = self.search.offset + inner_row - 1;
+                        if target < self.search.matched() {
+                            self.search.selected = target;
+                        }
+                    }
+                    Focus::Tree => {
+                        let n = self.tree_rows().len();
+                        if let Some(t) = &mut self.tree {
+                            let target = t.offset + inner_row;
+                            if target < n {
+                                t.selected = target;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                self.sync_source(false);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A file-name-safe version of a symbol name.
+fn file_safe(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        "symbol".into()
+    } else {
+        s
+    }
+}

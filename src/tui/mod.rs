@@ -1,0 +1,226 @@
+//! The terminal UI (DESIGN section 6): one event loop over terminal input, worker events
+//! and a tick. Keys become [`keymap::Action`]s, [`App`] applies them, `panels` draws.
+//! The [`crate::worker`] indexes in the background; the loop never blocks on it.
+//!
+//! The terminal is always restored: on quit, on panic (ratatui's hook, chained with one
+//! that also releases the mouse), on SIGTERM/SIGHUP/SIGINT (flags checked every loop
+//! turn), around Ctrl-Z (restored, SIGTSTP raised, set up again on resume) and around
+//! `$EDITOR`. Logs go to a file (see `main.rs`), never to the terminal.
+
+pub mod app;
+pub mod highlight;
+pub mod impact;
+pub mod keymap;
+pub mod panels;
+pub mod search;
+pub mod source;
+pub mod theme;
+pub mod tree;
+
+use std::io::{stdout, IsTerminal, Stdout};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{self, DisableMouseCapture, EnableMouseCapture};
+use ratatui::crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use ratatui::crossterm::{cursor, execute};
+use ratatui::Terminal;
+
+pub use app::{App, AppEvent};
+pub use theme::Theme;
+
+use crate::index::IndexOptions;
+use crate::worker::{IndexEvent, Worker};
+
+/// What the TUI needs to start.
+#[derive(Debug)]
+pub struct TuiOptions {
+    /// Repository root (absolute).
+    pub root: PathBuf,
+    /// Engine options (from the config file and environment).
+    pub index: IndexOptions,
+    /// The colour theme (or [`Theme::monochrome`]).
+    pub theme: Theme,
+}
+
+type Term = Terminal<CrosstermBackend<Stdout>>;
+
+/// Signals that end or refresh the UI, set by signal-hook handlers.
+struct Signals {
+    term: Arc<AtomicBool>,
+    cont: Arc<AtomicBool>,
+}
+
+impl Signals {
+    fn register() -> Result<Signals> {
+        use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGTERM};
+        let term = Arc::new(AtomicBool::new(false));
+        let cont = Arc::new(AtomicBool::new(false));
+        for s in [SIGTERM, SIGHUP, SIGINT] {
+            signal_hook::flag::register(s, term.clone()).context("installing signal handlers")?;
+        }
+        signal_hook::flag::register(SIGCONT, cont.clone()).context("installing SIGCONT")?;
+        Ok(Signals { term, cont })
+    }
+}
+
+/// Leaves raw mode and the alternate screen, releases the mouse, shows the cursor.
+/// Safe to call more than once.
+pub fn leave_terminal() {
+    let _ = execute!(stdout(), DisableMouseCapture, cursor::Show);
+    let _ = disable_raw_mode();
+    let _ = execute!(stdout(), LeaveAlternateScreen);
+}
+
+fn enter_terminal(t: &mut Term) -> Result<()> {
+    enable_raw_mode()?;
+    execute!(stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    t.clear()?;
+    Ok(())
+}
+
+/// Runs the TUI until the user quits or a terminating signal arrives.
+///
+/// Errors: stdout is not a terminal, or the terminal cannot be set up.
+pub fn run(opts: TuiOptions) -> Result<()> {
+    if !stdout().is_terminal() {
+        bail!(
+            "the terminal UI needs a terminal on stdout; use a subcommand for scripts (see --help)"
+        );
+    }
+    let started = Instant::now();
+    let signals = Signals::register()?;
+    let (tx, rx) = mpsc::channel::<IndexEvent>();
+    let worker = Worker::spawn(opts.root.clone(), opts.index, move |e| {
+        let _ = tx.send(e);
+    })
+    .context("starting the indexing thread")?;
+    let mut app = App::new(opts.root, opts.theme);
+    let mut terminal = ratatui::try_init().context("setting up the terminal")?;
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        leave_terminal();
+        prev(info);
+    }));
+    let _ = execute!(stdout(), EnableMouseCapture);
+    tracing::info!(root = %app.root.display(), "tui started");
+    let r = event_loop(started, &mut terminal, &mut app, &rx, &worker, &signals);
+    leave_terminal();
+    drop(worker);
+    tracing::info!("tui ended");
+    r
+}
+
+fn event_loop(
+    started: Instant,
+    terminal: &mut Term,
+    app: &mut App,
+    rx: &mpsc::Receiver<IndexEvent>,
+    worker: &Worker,
+    signals: &Signals,
+) -> Result<()> {
+    let mut dirty = true;
+    // When the last input batch arrived: the next frame's delay after it is logged (debug
+    // level, `-v`) as `input_to_frame_us`, the number README's latency figures come from.
+    let mut input_at: Option<Instant> = None;
+    let mut first_frame = true;
+    loop {
+        while let Ok(e) = rx.try_recv() {
+            app.handle(AppEvent::Index(e));
+            dirty = true;
+        }
+        if app.tick() {
+            dirty = true;
+        }
+        for c in app.outbox.drain(..) {
+            worker.send(c);
+        }
+        if signals.term.load(Ordering::Relaxed) {
+            tracing::info!("terminating signal: restoring the terminal");
+            return Ok(());
+        }
+        if signals.cont.swap(false, Ordering::Relaxed) {
+            // Resumed after an external stop: the shell may have reset the terminal.
+            enter_terminal(terminal)?;
+            dirty = true;
+        }
+        if dirty {
+            terminal.draw(|f| panels::draw(f, app))?;
+            dirty = false;
+            if let Some(t) = input_at.take() {
+                tracing::debug!(
+                    input_to_frame_us = t.elapsed().as_micros() as u64,
+                    matched = app.search.matched(),
+                    "frame"
+                );
+            }
+            if first_frame {
+                first_frame = false;
+                tracing::info!(
+                    since_start_ms = started.elapsed().as_millis() as u64,
+                    "first frame"
+                );
+            }
+        }
+        if app.quit {
+            return Ok(());
+        }
+        if let Some(p) = app.pending.take() {
+            external(terminal, app, p)?;
+            signals.cont.store(false, Ordering::Relaxed);
+            dirty = true;
+            continue;
+        }
+        let busy = app.status.phase != crate::worker::Phase::Idle || app.search.busy();
+        let wait = Duration::from_millis(if busy { 50 } else { 250 });
+        if event::poll(wait)? {
+            input_at = Some(Instant::now());
+            app.handle(AppEvent::Input(event::read()?));
+            // Take whatever else is queued before drawing (fast typing, wheel bursts).
+            while event::poll(Duration::ZERO)? {
+                app.handle(AppEvent::Input(event::read()?));
+            }
+            dirty = true;
+        }
+    }
+}
+
+/// Runs what only the loop can: `$EDITOR`, suspension.
+fn external(terminal: &mut Term, app: &mut App, p: app::External) -> Result<()> {
+    leave_terminal();
+    match p {
+        app::External::Editor { path, line } => {
+            let editor = std::env::var("VISUAL")
+                .ok()
+                .filter(|s| !s.trim().is_empty())
+                .or_else(|| {
+                    std::env::var("EDITOR")
+                        .ok()
+                        .filter(|s| !s.trim().is_empty())
+                })
+                .unwrap_or_else(|| "vi".into());
+            let mut parts = editor.split_whitespace();
+            let prog = parts.next().unwrap_or("vi");
+            let status = std::process::Command::new(prog)
+                .args(parts)
+                .arg(format!("+{line}"))
+                .arg(&path)
+                .status();
+            match status {
+                Ok(s) if s.success() => {}
+                Ok(s) => app.status.error = Some(format!("{prog} exited with {s}")),
+                Err(e) => app.status.error = Some(format!("cannot run {prog}: {e}")),
+            }
+        }
+        app::External::Suspend => {
+            let _ = signal_hook::low_level::raise(signal_hook::consts::SIGTSTP);
+        }
+    }
+    enter_terminal(terminal)
+}

@@ -1,0 +1,106 @@
+//! The search panel: the query line and the ranked symbols, matched characters marked.
+
+use ratatui::layout::{Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::{follow, hint, kind_marker, panel, safe};
+use crate::tui::app::{App, Focus, Overlay};
+
+pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+    let counts = if app.snapshot.is_some() {
+        format!(
+            " {}/{} ",
+            app.search.matched(),
+            app.search.injected().max(app.search.expected)
+        )
+    } else {
+        String::new()
+    };
+    let block = panel(app, Line::from(" Search symbols "), Focus::Search)
+        .title_top(Line::from(counts).right_aligned());
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if inner.height == 0 {
+        return;
+    }
+    let t = &app.theme;
+    let query = Line::from(vec![
+        Span::styled("> ", t.get("ui.title")),
+        Span::styled(safe(&app.search.query).into_owned(), t.get("ui.text")),
+    ]);
+    f.render_widget(Paragraph::new(query), Rect { height: 1, ..inner });
+    if app.focus == Focus::Search && app.overlay == Overlay::None {
+        let x = inner.x + 2 + safe(&app.search.query).chars().count() as u16;
+        f.set_cursor_position(Position::new(
+            x.min(inner.right().saturating_sub(1)),
+            inner.y,
+        ));
+    }
+    let list = Rect {
+        y: inner.y + 1,
+        height: inner.height - 1,
+        ..inner
+    };
+    if app.snapshot.is_none() {
+        f.render_widget(
+            hint(app, "indexing… symbols appear when the first pass ends"),
+            list,
+        );
+        return;
+    }
+    let h = list.height as usize;
+    let sel = app.search.selected;
+    follow(sel, &mut app.search.offset, h);
+    let mut lines = Vec::with_capacity(h);
+    for i in app.search.offset..app.search.offset + h {
+        let Some(sym) = app.search.get(i).cloned() else {
+            break;
+        };
+        let hits = app.search.indices(&sym.qualified_name, &mut app.matcher);
+        let t = &app.theme;
+        let name_start = sym.qualified_name.chars().count()
+            - sym
+                .name
+                .chars()
+                .count()
+                .min(sym.qualified_name.chars().count());
+        let mut spans = vec![Span::styled(
+            format!("{} ", kind_marker(sym.kind)),
+            t.get("ui.kind"),
+        )];
+        for (ci, c) in sym.qualified_name.chars().enumerate() {
+            let mut st = if ci >= name_start {
+                t.get("ui.text")
+                    .add_modifier(ratatui::style::Modifier::BOLD)
+            } else {
+                t.get("ui.text")
+            };
+            if hits.binary_search(&(ci as u32)).is_ok() {
+                st = st.patch(t.get("ui.match"));
+            }
+            let s = safe(c.encode_utf8(&mut [0; 4])).into_owned();
+            spans.push(Span::styled(s, st));
+        }
+        spans.push(Span::styled(
+            format!("  {}:{}", safe(&sym.file), sym.line),
+            t.get("ui.path"),
+        ));
+        let mut line = Line::from(spans);
+        if i == sel {
+            line = line.patch_style(t.get("ui.selection"));
+        }
+        lines.push(line);
+    }
+    if lines.is_empty() {
+        let msg = if app.search.busy() {
+            "matching…"
+        } else {
+            "no symbol matches"
+        };
+        f.render_widget(hint(app, msg), list);
+        return;
+    }
+    f.render_widget(Paragraph::new(lines), list);
+}

@@ -1,0 +1,135 @@
+//! The source panel: the highlighted file with line numbers, the definition's lines
+//! marked in the gutter and background, and call sites marked and underlined.
+
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::{hint, panel, safe};
+use crate::tui::app::{App, Focus};
+
+pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+    let s = &app.source;
+    let title = if s.path.is_empty() {
+        " Source ".to_string()
+    } else {
+        match s.range {
+            Some((a, b)) => format!(" {} :{a}-{b} ", safe(&s.path)),
+            None => format!(" {} ", safe(&s.path)),
+        }
+    };
+    let block = panel(app, Line::from(title), Focus::Source);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if let Some(e) = &s.error {
+        f.render_widget(hint(app, e), inner);
+        return;
+    }
+    if s.path.is_empty() {
+        f.render_widget(hint(app, "the selected symbol's source shows here"), inner);
+        return;
+    }
+    let h = inner.height as usize;
+    let t = &app.theme;
+    let width = s.lines.len().max(1).to_string().len();
+    let mut out = Vec::with_capacity(h);
+    for (i, l) in s.lines.iter().enumerate().skip(s.scroll).take(h) {
+        let no = i as u32 + 1;
+        let in_def = s.range.is_some_and(|(a, b)| no >= a && no <= b);
+        let site_cols: Vec<u32> = s
+            .sites
+            .iter()
+            .filter(|(line, _)| *line == no)
+            .map(|(_, c)| *c)
+            .collect();
+        let marker = if !site_cols.is_empty() {
+            Span::styled("●", t.get("ui.callsite"))
+        } else if in_def {
+            Span::styled("▌", t.get("ui.gutter.definition"))
+        } else {
+            Span::raw(" ")
+        };
+        let num_style = if in_def {
+            t.get("ui.gutter.definition")
+        } else {
+            t.get("ui.gutter")
+        };
+        let mut spans = vec![
+            Span::styled(format!("{no:>width$}"), num_style),
+            marker,
+            Span::raw(" "),
+        ];
+        let body = mark_sites(l, &site_cols, t.get("ui.callsite"));
+        spans.extend(body);
+        let mut line = Line::from(spans);
+        if in_def {
+            line = line.patch_style(t.get("ui.definition"));
+        }
+        out.push(line);
+    }
+    f.render_widget(Paragraph::new(out), inner);
+}
+
+/// Copies a line's spans, patching `style` onto the identifier that starts at each
+/// 1-based char column in `cols`.
+fn mark_sites(l: &Line<'static>, cols: &[u32], style: Style) -> Vec<Span<'static>> {
+    if cols.is_empty() {
+        return l.spans.clone();
+    }
+    let mut out = Vec::new();
+    let mut col = 1u32;
+    let mut marking = false;
+    for sp in &l.spans {
+        let mut run = String::new();
+        let mut run_marked = false;
+        for c in sp.content.chars() {
+            if cols.contains(&col) {
+                marking = true;
+            } else if marking && !(c.is_alphanumeric() || c == '_') {
+                marking = false;
+            }
+            if marking != run_marked && !run.is_empty() {
+                let st = if run_marked {
+                    sp.style.patch(style)
+                } else {
+                    sp.style
+                };
+                out.push(Span::styled(std::mem::take(&mut run), st));
+            }
+            run_marked = marking;
+            run.push(c);
+            col += 1;
+        }
+        if !run.is_empty() {
+            let st = if run_marked {
+                sp.style.patch(style)
+            } else {
+                sp.style
+            };
+            out.push(Span::styled(run, st));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_identifier_at_a_site_column_is_marked() {
+        let l = Line::from(vec![Span::raw("    x = "), Span::raw("foo(bar)")]);
+        let st = Style::new().add_modifier(ratatui::style::Modifier::UNDERLINED);
+        let spans = mark_sites(&l, &[9], st);
+        let marked: String = spans
+            .iter()
+            .filter(|s| s.style == st)
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(marked, "foo");
+        let all: String = spans.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(all, "    x = foo(bar)");
+    }
+}

@@ -1,0 +1,71 @@
+//! The status bar: indexing phase and progress bar, counts, cache state, the last error
+//! or message, and the help key.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::safe;
+use crate::tui::app::App;
+use crate::worker::Phase;
+
+pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+    let t = &app.theme;
+    let s = &app.status;
+    let mut spans = Vec::new();
+    if s.phase != Phase::Idle {
+        spans.push(Span::styled(
+            format!(" indexing: {} ", s.phase.label()),
+            t.get("ui.title"),
+        ));
+        if s.total > 0 {
+            let w = 12u64;
+            let fill = (s.done * w / s.total.max(1)).min(w) as usize;
+            spans.push(Span::styled("█".repeat(fill), t.get("ui.progress")));
+            spans.push(Span::styled(
+                "░".repeat(w as usize - fill),
+                t.get("ui.text.dim"),
+            ));
+            spans.push(Span::raw(format!(" {}/{} ", s.done, s.total)));
+        }
+    } else if app.snapshot.is_some() {
+        spans.push(Span::styled(" ready ", t.get("ui.progress")));
+    }
+    if let Some(snap) = &app.snapshot {
+        let st = &snap.index.stats;
+        spans.push(Span::raw(format!(
+            "· {} files · {} symbols · {} calls ",
+            snap.index.files.len(),
+            st.definitions,
+            st.edges.get("calls").copied().unwrap_or(0)
+        )));
+    }
+    if let Some(e) = &s.error {
+        spans.push(Span::styled(format!("· {} ", safe(e)), t.get("ui.error")));
+    } else if let Some(m) = &s.message {
+        spans.push(Span::styled(format!("· {} ", safe(m)), t.get("ui.notice")));
+    } else if let Some(n) = &s.notice {
+        spans.push(Span::styled(
+            format!("· {} ", safe(n)),
+            t.get("ui.text.dim"),
+        ));
+    }
+    let help = Span::styled(" ? help ", t.get("ui.help.key"));
+    let help_w = help.width() as u16;
+    f.render_widget(
+        Paragraph::new(Line::from(spans)).style(t.get("ui.statusbar")),
+        Rect {
+            width: area.width.saturating_sub(help_w),
+            ..area
+        },
+    );
+    f.render_widget(
+        Paragraph::new(Line::from(help)).style(t.get("ui.statusbar")),
+        Rect {
+            x: area.right().saturating_sub(help_w),
+            width: help_w.min(area.width),
+            ..area
+        },
+    );
+}

@@ -1,0 +1,192 @@
+//! The symbol search model: nucleo (helix's picker engine) fed through its [`Injector`]
+//! from a background thread as a snapshot's symbols arrive, so the first matches show
+//! while the rest are still being added. The query matches the qualified name (which ends
+//! with the name). Drawing is in `panels/search.rs`; matched character positions are
+//! computed there only for the rows on screen.
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use nucleo::pattern::{CaseMatching, Normalization};
+use nucleo::{Config, Injector, Nucleo};
+
+use crate::index::Kind;
+use crate::worker::Snapshot;
+
+/// One searchable symbol (a definition node), cheap to clone (shared strings).
+#[derive(Debug, Clone)]
+pub struct Symbol {
+    /// Node id.
+    pub id: Arc<str>,
+    /// Own name.
+    pub name: Arc<str>,
+    /// Qualified name (the matched text).
+    pub qualified_name: Arc<str>,
+    /// Kind.
+    pub kind: Kind,
+    /// Repo-relative path.
+    pub file: Arc<str>,
+    /// 1-based first line.
+    pub line: u32,
+}
+
+/// Search state: the input, nucleo, the selection.
+pub struct SymbolSearch {
+    /// The query as typed.
+    pub query: String,
+    nucleo: Nucleo<Symbol>,
+    feeder: Option<JoinHandle<()>>,
+    /// Index of the selected match (0 = best).
+    pub selected: usize,
+    /// First match row on screen.
+    pub offset: usize,
+    /// Symbols the current snapshot holds (the injector's goal).
+    pub expected: usize,
+}
+
+impl std::fmt::Debug for SymbolSearch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SymbolSearch")
+            .field("query", &self.query)
+            .field("selected", &self.selected)
+            .finish()
+    }
+}
+
+impl Default for SymbolSearch {
+    fn default() -> Self {
+        SymbolSearch::new()
+    }
+}
+
+impl SymbolSearch {
+    /// An empty search with its own matcher threads.
+    pub fn new() -> SymbolSearch {
+        let nucleo = Nucleo::new(Config::DEFAULT, Arc::new(|| {}), None, 1);
+        SymbolSearch {
+            query: String::new(),
+            nucleo,
+            feeder: None,
+            selected: 0,
+            offset: 0,
+            expected: 0,
+        }
+    }
+
+    /// Replaces the items with the snapshot's definitions, injected from a thread (items
+    /// of an older snapshot still being injected go to a disconnected store and vanish).
+    pub fn load(&mut self, snap: &Arc<Snapshot>) {
+        self.nucleo.restart(true);
+        let injector: Injector<Symbol> = self.nucleo.injector();
+        let snap = snap.clone();
+        self.expected = snap
+            .index
+            .graph
+            .nodes()
+            .filter(|n| n.kind != Kind::File)
+            .count();
+        let spawned = std::thread::Builder::new()
+            .name("codegraph-search-feed".into())
+            .spawn(move || {
+                let mut nodes: Vec<_> = snap
+                    .index
+                    .graph
+                    .nodes()
+                    .filter(|n| n.kind != Kind::File)
+                    .collect();
+                // A stable order, so equal scores rank the same on every run.
+                nodes.sort_by(|a, b| a.id.cmp(&b.id));
+                for n in nodes {
+                    let s = Symbol {
+                        id: n.id.clone(),
+                        name: n.name.clone(),
+                        qualified_name: n.qualified_name.clone(),
+                        kind: n.kind,
+                        file: n.file.clone(),
+                        line: n.start_line,
+                    };
+                    injector.push(s, |s, cols| cols[0] = s.qualified_name.as_ref().into());
+                }
+            });
+        self.feeder = spawned.ok();
+        self.selected = 0;
+        self.offset = 0;
+    }
+
+    /// Sets the query text (smart case; a prefix extension re-matches only prior hits).
+    pub fn set_query(&mut self, q: String) {
+        let append = q.starts_with(&self.query);
+        self.nucleo
+            .pattern
+            .reparse(0, &q, CaseMatching::Smart, Normalization::Smart, append);
+        self.query = q;
+        self.selected = 0;
+        self.offset = 0;
+    }
+
+    /// Lets the matcher publish new results (waits at most `ms` milliseconds). Returns
+    /// `true` when the visible results changed.
+    pub fn tick(&mut self, ms: u64) -> bool {
+        self.nucleo.tick(ms).changed
+    }
+
+    /// `true` while symbols are still being injected or matched.
+    pub fn busy(&self) -> bool {
+        self.feeder.as_ref().is_some_and(|f| !f.is_finished())
+    }
+
+    /// Waits for injection and matching to finish (tests and scripted runs).
+    pub fn settle(&mut self) {
+        if let Some(f) = self.feeder.take() {
+            let _ = f.join();
+        }
+        while self.nucleo.tick(50).running {}
+    }
+
+    /// Number of matches.
+    pub fn matched(&self) -> usize {
+        self.nucleo.snapshot().matched_item_count() as usize
+    }
+
+    /// Number of symbols injected so far.
+    pub fn injected(&self) -> usize {
+        self.nucleo.snapshot().item_count() as usize
+    }
+
+    /// The match at rank `i` (0 = best).
+    pub fn get(&self, i: usize) -> Option<&Symbol> {
+        self.nucleo
+            .snapshot()
+            .get_matched_item(i as u32)
+            .map(|it| it.data)
+    }
+
+    /// The selected match.
+    pub fn selected_symbol(&self) -> Option<&Symbol> {
+        self.get(self.selected)
+    }
+
+    /// Char positions in `text` matched by the query (sorted, unique), for highlighting.
+    pub fn indices(&self, text: &str, matcher: &mut nucleo::Matcher) -> Vec<u32> {
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        let hay = nucleo::Utf32Str::new(text, &mut buf);
+        self.nucleo
+            .pattern
+            .column_pattern(0)
+            .indices(hay, matcher, &mut out);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Moves the selection by `delta` rows, clamped to the matches.
+    pub fn move_by(&mut self, delta: isize) {
+        let n = self.matched();
+        if n == 0 {
+            self.selected = 0;
+            return;
+        }
+        self.selected = (self.selected as isize + delta).clamp(0, n as isize - 1) as usize;
+    }
+}

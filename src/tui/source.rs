@@ -1,0 +1,105 @@
+//! The source view model: the file of the shown symbol, read and highlighted once when
+//! the symbol changes (never while drawing), with the definition's line range and the
+//! call sites to mark. A small cache keeps recently shown files.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use ratatui::text::Line;
+
+use super::highlight;
+use super::theme::Theme;
+
+/// Files kept highlighted in memory.
+const CACHE_FILES: usize = 16;
+
+/// Largest file read for display, in bytes.
+const MAX_SOURCE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// What the source panel shows.
+#[derive(Debug, Clone, Default)]
+pub struct SourceView {
+    /// Repo-relative path shown ("" when nothing is).
+    pub path: String,
+    /// Highlighted lines.
+    pub lines: Arc<Vec<Line<'static>>>,
+    /// The definition's range, 1-based inclusive.
+    pub range: Option<(u32, u32)>,
+    /// Call sites to mark: (1-based line, 1-based char column).
+    pub sites: Vec<(u32, u32)>,
+    /// First line on screen, 0-based.
+    pub scroll: usize,
+    /// Why the file could not be shown, if it could not.
+    pub error: Option<String>,
+}
+
+impl SourceView {
+    /// The line `e` opens the editor at: the first call site, else the definition's start.
+    pub fn focus_line(&self) -> u32 {
+        self.sites
+            .first()
+            .map(|s| s.0)
+            .or(self.range.map(|r| r.0))
+            .unwrap_or(1)
+    }
+
+    /// Scrolls so `line` (1-based) sits a few lines below the top of a `height`-line view.
+    pub fn center_on(&mut self, line: u32, height: usize) {
+        let margin = (height / 4).max(1);
+        self.scroll = (line as usize).saturating_sub(1).saturating_sub(margin);
+        self.clamp(height);
+    }
+
+    /// Keeps the scroll inside the file.
+    pub fn clamp(&mut self, height: usize) {
+        let max = self.lines.len().saturating_sub(height.max(1));
+        self.scroll = self.scroll.min(max);
+    }
+}
+
+/// Highlighted files by path.
+#[derive(Debug, Default)]
+pub struct SourceCache {
+    files: HashMap<String, Arc<Vec<Line<'static>>>>,
+    order: Vec<String>,
+}
+
+impl SourceCache {
+    /// The highlighted lines of `path` (repo-relative) under `root`.
+    ///
+    /// Errors: the file is missing, unreadable or too large (message for the panel).
+    pub fn get(
+        &mut self,
+        root: &Path,
+        path: &str,
+        language: &str,
+        theme: &Theme,
+    ) -> Result<Arc<Vec<Line<'static>>>, String> {
+        if let Some(l) = self.files.get(path) {
+            return Ok(l.clone());
+        }
+        let full = root.join(path);
+        let meta = std::fs::metadata(&full).map_err(|e| format!("cannot read: {e}"))?;
+        if meta.len() > MAX_SOURCE_BYTES {
+            return Err(format!("too large to show ({} bytes)", meta.len()));
+        }
+        let bytes = std::fs::read(&full).map_err(|e| format!("cannot read: {e}"))?;
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let lines = Arc::new(highlight::highlight(language, text, theme));
+        if self.order.len() >= CACHE_FILES {
+            let old = self.order.remove(0);
+            self.files.remove(&old);
+        }
+        self.order.push(path.to_string());
+        self.files.insert(path.to_string(), lines.clone());
+        Ok(lines)
+    }
+
+    /// Forgets every file (after a re-index, files may have changed).
+    pub fn clear(&mut self) {
+        self.files.clear();
+        self.order.clear();
+    }
+}

@@ -1,0 +1,274 @@
+//! The call-tree model: callers (or callees) of a root symbol, expanded lazily one level
+//! at a time from [`CodeGraph::walk`] with depth 1, so a huge graph costs only what is
+//! on screen. A node that already appears among its own ancestors is a cycle: it is marked
+//! and never expanded again. Filters (test code, `unique_name` edges) apply when rows are
+//! listed, so toggling them needs no recomputation.
+
+use std::sync::Arc;
+
+use crate::index::graph::Site;
+use crate::index::{CodeGraph, Node, Relation, Tier, Walk};
+use crate::worker::Snapshot;
+
+/// The edge that led from a tree node's parent to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Via {
+    /// `calls` or `references`.
+    pub relation: Relation,
+    /// Resolution tier.
+    pub resolution: Tier,
+    /// Call sites (in the caller's file), sorted.
+    pub sites: Vec<Site>,
+}
+
+/// One node of the tree (arena-allocated).
+#[derive(Debug, Clone)]
+pub struct TreeNode {
+    /// Graph node id.
+    pub id: Arc<str>,
+    /// The edge from the parent (`None` for the root).
+    pub via: Option<Via>,
+    /// 0 for the root.
+    pub depth: u32,
+    /// Arena index of the parent.
+    pub parent: Option<usize>,
+    /// Arena indices of the children, once computed.
+    pub children: Option<Vec<usize>>,
+    /// Children shown.
+    pub expanded: bool,
+    /// The id appears among the ancestors: not expandable.
+    pub cycle: bool,
+}
+
+/// A visible row of the tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Row {
+    /// A tree node (arena index).
+    Node(usize),
+    /// Under an expanded node: how many unresolved references could add to its children.
+    Unresolved {
+        /// Arena index of the node.
+        node: usize,
+        /// The count.
+        count: u32,
+    },
+}
+
+/// The call tree of one root.
+#[derive(Debug, Clone)]
+pub struct CallTree {
+    /// Callers or callees.
+    pub direction: Walk,
+    /// Arena; index 0 is the root.
+    pub nodes: Vec<TreeNode>,
+    /// Selected row.
+    pub selected: usize,
+    /// First row on screen.
+    pub offset: usize,
+}
+
+/// Row filters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Filters {
+    /// Hide nodes in test code.
+    pub hide_tests: bool,
+    /// Hide edges resolved only by a repo-wide unique name.
+    pub hide_unique_name: bool,
+}
+
+/// `true` when a node lives in test code: a test directory, a test file name
+/// (`test_x.py`, `x_test.go`, `x.test.ts`, `x.spec.js`, `XTest.java`) or a test function
+/// name (`test_x`, `TestX`).
+pub fn is_test(n: &Node) -> bool {
+    let f = n.file.to_ascii_lowercase();
+    let in_dir = f.split('/').rev().skip(1).any(|d| {
+        matches!(
+            d,
+            "test" | "tests" | "testing" | "__tests__" | "spec" | "specs"
+        )
+    });
+    let file = f.rsplit('/').next().unwrap_or(&f);
+    let stem = file.split('.').next().unwrap_or(file);
+    let test_file = stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_tests")
+        || file.contains(".test.")
+        || file.contains(".spec.")
+        || n.file.rsplit('/').next().is_some_and(|x| {
+            let s = x.split('.').next().unwrap_or(x);
+            s.ends_with("Test") || s.ends_with("Tests")
+        });
+    let test_name = n.name.starts_with("test_")
+        || (n.name.starts_with("Test") && n.kind != crate::index::Kind::Class);
+    in_dir || test_file || test_name
+}
+
+impl CallTree {
+    /// A tree rooted at `root`, expanded one level.
+    pub fn new(snap: &Snapshot, root: Arc<str>, direction: Walk) -> CallTree {
+        let mut t = CallTree {
+            direction,
+            nodes: vec![TreeNode {
+                id: root,
+                via: None,
+                depth: 0,
+                parent: None,
+                children: None,
+                expanded: false,
+                cycle: false,
+            }],
+            selected: 0,
+            offset: 0,
+        };
+        t.expand(snap, 0);
+        t
+    }
+
+    /// The root's id.
+    pub fn root(&self) -> &Arc<str> {
+        &self.nodes[0].id
+    }
+
+    /// Expands arena node `i`, computing its children on first use. Cycles stay closed.
+    pub fn expand(&mut self, snap: &Snapshot, i: usize) {
+        if self.nodes[i].cycle {
+            return;
+        }
+        if self.nodes[i].children.is_none() {
+            let kids = neighbours(&snap.index.graph, &self.nodes[i].id, self.direction);
+            let depth = self.nodes[i].depth + 1;
+            let mut ids = Vec::with_capacity(kids.len());
+            for (id, via) in kids {
+                let cycle = self.has_ancestor(i, &id);
+                ids.push(self.nodes.len());
+                self.nodes.push(TreeNode {
+                    id,
+                    via: Some(via),
+                    depth,
+                    parent: Some(i),
+                    children: None,
+                    expanded: false,
+                    cycle,
+                });
+            }
+            self.nodes[i].children = Some(ids);
+        }
+        self.nodes[i].expanded = true;
+    }
+
+    /// `true` when `id` is node `i` or one of its ancestors.
+    fn has_ancestor(&self, mut i: usize, id: &str) -> bool {
+        loop {
+            if &*self.nodes[i].id == id {
+                return true;
+            }
+            match self.nodes[i].parent {
+                Some(p) => i = p,
+                None => return false,
+            }
+        }
+    }
+
+    /// Unresolved references that could add children to node `i`: for callers, the
+    /// non-external unresolved calls with the node's name; for callees, the node's own
+    /// unresolved calls.
+    pub fn unresolved_count(&self, snap: &Snapshot, i: usize) -> u32 {
+        let id = &self.nodes[i].id;
+        match self.direction {
+            Walk::Callees => snap.index.graph.unresolved_of(id).len() as u32,
+            _ => snap
+                .index
+                .graph
+                .node(id)
+                .and_then(|n| snap.unresolved_by_name.get(&*n.name).copied())
+                .unwrap_or(0),
+        }
+    }
+
+    /// The visible rows, depth first, filters applied (the root is always shown).
+    pub fn rows(&self, snap: &Snapshot, f: Filters) -> Vec<Row> {
+        let mut out = Vec::new();
+        let mut stack = vec![0usize];
+        while let Some(i) = stack.pop() {
+            out.push(Row::Node(i));
+            let n = &self.nodes[i];
+            if !n.expanded {
+                continue;
+            }
+            let count = self.unresolved_count(snap, i);
+            if count > 0 {
+                // Right under the node, before its children (which the stack pops later).
+                out.push(Row::Unresolved { node: i, count });
+            }
+            if let Some(kids) = &n.children {
+                for &k in kids.iter().rev() {
+                    if self.visible(snap, k, f) {
+                        stack.push(k);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn visible(&self, snap: &Snapshot, i: usize, f: Filters) -> bool {
+        let n = &self.nodes[i];
+        if f.hide_unique_name
+            && n.via
+                .as_ref()
+                .is_some_and(|v| v.resolution == Tier::UniqueName)
+        {
+            return false;
+        }
+        if f.hide_tests {
+            if let Some(node) = snap.index.graph.node(&n.id) {
+                if is_test(node) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Deepest level among the visible rows (at least 1): the depth an export uses.
+    pub fn shown_depth(&self, rows: &[Row]) -> u32 {
+        rows.iter()
+            .filter_map(|r| match r {
+                Row::Node(i) => Some(self.nodes[*i].depth),
+                Row::Unresolved { .. } => None,
+            })
+            .max()
+            .unwrap_or(0)
+            .max(1)
+    }
+}
+
+/// Direct callers (or callees) of `id` over `calls` and `references` edges, sorted by
+/// file and line, each with the edge that links them.
+pub fn neighbours(g: &CodeGraph, id: &str, dir: Walk) -> Vec<(Arc<str>, Via)> {
+    let Some(sub) = g.walk(id, dir, 1) else {
+        return Vec::new();
+    };
+    // (id, edge, sort key: file and line)
+    type Entry = (Arc<str>, Via, (Arc<str>, u32));
+    let mut out: Vec<Entry> = Vec::new();
+    for e in sub.edges {
+        let other = match dir {
+            Walk::Callees => (e.source == id).then_some(&e.target),
+            _ => (e.target == id).then_some(&e.source),
+        };
+        let Some(other) = other else { continue };
+        let Some(n) = g.node(other) else { continue };
+        out.push((
+            n.id.clone(),
+            Via {
+                relation: e.relation,
+                resolution: e.resolution,
+                sites: e.sites,
+            },
+            (n.file.clone(), n.start_line),
+        ));
+    }
+    out.sort_by(|a, b| a.2.cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
+    out.into_iter().map(|(id, v, _)| (id, v)).collect()
+}

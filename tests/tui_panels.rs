@@ -1,0 +1,362 @@
+//! The TUI in-process: each panel drawn on ratatui's `TestBackend` and snapshotted with
+//! insta, and scenario tests that feed keys to the app and check state and screen
+//! (search, expand, re-root, back/forward, callees, filters, export, sizes, safety).
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use codegraph_tui::index::Walk;
+use codegraph_tui::tui::app::{Focus, Overlay};
+use codegraph_tui::tui::keymap::{Scope, BINDINGS};
+use codegraph_tui::tui::panels;
+use codegraph_tui::tui::{App, Theme};
+use codegraph_tui::worker::Snapshot;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::Modifier;
+use ratatui::Terminal;
+
+fn app_on(root: &std::path::Path, theme: Theme) -> App {
+    let idx = common::index(root, 2);
+    let root = idx.root.clone().expect("root");
+    let mut app = App::new(root, theme);
+    app.set_snapshot(Arc::new(Snapshot::new(1, idx, Duration::ZERO)));
+    app.search.settle();
+    app.tick();
+    app
+}
+
+fn python() -> App {
+    app_on(
+        &common::fixture("python"),
+        Theme::load("dark", None).unwrap(),
+    )
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.key(KeyEvent::new(code, KeyModifiers::NONE));
+    app.search.settle();
+    app.tick();
+}
+
+fn ctrl(app: &mut App, c: char) {
+    app.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL));
+}
+
+fn typ(app: &mut App, s: &str) {
+    for c in s.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| panels::draw(f, app)).unwrap();
+    t
+}
+
+fn screen(app: &mut App, w: u16, h: u16) -> String {
+    let t = draw(app, w, h);
+    let buf = t.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Search "render_json", Enter: the call tree shows its callers.
+fn focused_render_json() -> App {
+    let mut app = python();
+    typ(&mut app, "render_json");
+    key(&mut app, KeyCode::Enter);
+    app
+}
+
+#[test]
+fn search_panel_ranks_and_marks_matches() {
+    let mut app = python();
+    typ(&mut app, "rndr");
+    assert!(app.search.matched() >= 3, "{}", app.search.matched());
+    let first = app.search.get(0).unwrap().qualified_name.to_string();
+    assert!(first.starts_with("app.render.render_"), "{first}");
+    insta::assert_snapshot!("search_rndr", screen(&mut app, 100, 30));
+    // Matched chars carry the match style (underlined in the dark theme).
+    let t = draw(&mut app, 100, 30);
+    let buf = t.backend().buffer();
+    let row: Vec<_> = (0..45).map(|x| &buf[(x, 2)]).collect();
+    let marked: String = row
+        .iter()
+        .filter(|c| c.modifier.contains(Modifier::UNDERLINED))
+        .map(|c| c.symbol())
+        .collect();
+    assert_eq!(marked, "rndr");
+}
+
+#[test]
+fn enter_shows_callers_with_tiers_source_and_impact() {
+    let mut app = focused_render_json();
+    assert_eq!(app.focus, Focus::Tree);
+    let s = screen(&mut app, 100, 30);
+    assert!(s.contains("Callers of render_json"), "{s}");
+    assert!(s.contains("list_items [import]"), "{s}");
+    assert!(s.contains("configure [qualified]"), "{s}");
+    assert!(s.contains("def render_json(data, status=200):"), "{s}");
+    assert!(s.contains("Impact of render_json"), "{s}");
+    insta::assert_snapshot!("callers_render_json", s);
+}
+
+#[test]
+fn expand_reroot_back_forward_and_callees() {
+    let mut app = focused_render_json();
+    // Select configure (third child) and expand it: build_app calls it.
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Char('l'));
+    let s = screen(&mut app, 100, 30);
+    assert!(s.contains("▾ fn configure"), "{s}");
+    assert!(s.contains("    ▸ fn build_app"), "{s}");
+    insta::assert_snapshot!("expanded_configure", s);
+    // The source follows the selection and marks the call site.
+    assert_eq!(app.source.path, "app/main.py");
+    assert!(!app.source.sites.is_empty());
+    // Re-root on configure, back, forward.
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        &**app.tree.as_ref().unwrap().root(),
+        "app/main.py::configure"
+    );
+    assert_eq!(app.history.len(), 2);
+    key(&mut app, KeyCode::Backspace);
+    assert_eq!(
+        &**app.tree.as_ref().unwrap().root(),
+        "app/render.py::render_json"
+    );
+    key(&mut app, KeyCode::Char(']'));
+    assert_eq!(
+        &**app.tree.as_ref().unwrap().root(),
+        "app/main.py::configure"
+    );
+    // Callees of configure.
+    key(&mut app, KeyCode::Char('c'));
+    assert_eq!(app.tree.as_ref().unwrap().direction, Walk::Callees);
+    let s = screen(&mut app, 100, 30);
+    assert!(s.contains("Callees of configure"), "{s}");
+    assert!(s.contains("create_item [import]"), "{s}");
+    assert!(s.contains("add_route [unique_name]"), "{s}");
+    insta::assert_snapshot!("callees_configure", s);
+    // h goes back to the root row.
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Char('h'));
+    assert_eq!(app.tree.as_ref().unwrap().selected, 0);
+}
+
+#[test]
+fn recursion_is_marked_as_a_cycle_and_not_expanded() {
+    let mut app = python();
+    typ(&mut app, "router.parse_query");
+    assert_eq!(
+        &*app.search.get(0).unwrap().id,
+        "app/router.py::parse_query"
+    );
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&mut app, 100, 30);
+    assert!(s.contains("↻ fn parse_query [local] cycle"), "{s}");
+    let t = app.tree.as_ref().unwrap();
+    let cyc = t.nodes.iter().position(|n| n.cycle).unwrap();
+    let before = t.nodes.len();
+    let row = app
+        .tree_rows()
+        .iter()
+        .position(|r| *r == codegraph_tui::tui::tree::Row::Node(cyc))
+        .unwrap();
+    app.tree.as_mut().unwrap().selected = row;
+    key(&mut app, KeyCode::Char('l'));
+    assert_eq!(app.tree.as_ref().unwrap().nodes.len(), before);
+    assert!(app.status.message.as_deref().unwrap().contains("cycle"));
+}
+
+#[test]
+fn filters_hide_tests_and_unique_name_edges() {
+    let mut app = python();
+    typ(&mut app, "main.configure");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('c'));
+    let rows = app.tree_rows().len();
+    assert!(screen(&mut app, 100, 30).contains("[unique_name]"));
+    key(&mut app, KeyCode::Char('u'));
+    assert!(app.filters.hide_unique_name);
+    let s = screen(&mut app, 100, 30);
+    assert!(s.contains("[-guessed]"), "{s}");
+    assert!(!s.contains("[unique_name]"), "{s}");
+    assert!(app.tree_rows().len() < rows);
+    key(&mut app, KeyCode::Char('u'));
+    assert_eq!(app.tree_rows().len(), rows);
+    // The python fixture has no test code: hiding tests changes nothing but the title.
+    key(&mut app, KeyCode::Char('t'));
+    assert!(app.filters.hide_tests);
+    assert!(screen(&mut app, 100, 30).contains("[-tests]"));
+    assert_eq!(app.tree_rows().len(), rows);
+}
+
+#[test]
+fn export_writes_subgraph_json_and_asks_before_overwriting() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.json");
+    let mut app = focused_render_json();
+    key(&mut app, KeyCode::Char('x'));
+    assert_eq!(
+        app.overlay,
+        Overlay::ExportPrompt("./codegraph-render_json.json".into())
+    );
+    insta::assert_snapshot!("export_prompt", screen(&mut app, 100, 30));
+    ctrl(&mut app, 'u');
+    typ(&mut app, path.to_str().unwrap());
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.overlay, Overlay::None);
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(v["schema"], "codegraph-tui/subgraph@1");
+    assert_eq!(v["root"], "app/render.py::render_json");
+    assert_eq!(v["direction"], "callers");
+    assert_eq!(v["depth"], 1);
+    let ids: Vec<&str> = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"app/handlers.py::list_items"), "{ids:?}");
+    assert!(app.status.message.as_deref().unwrap().contains("out.json"));
+    // Again: the file exists, so the app asks; n goes back to the prompt, y overwrites.
+    std::fs::write(&path, "keep").unwrap();
+    key(&mut app, KeyCode::Char('x'));
+    ctrl(&mut app, 'u');
+    typ(&mut app, path.to_str().unwrap());
+    key(&mut app, KeyCode::Enter);
+    assert!(matches!(app.overlay, Overlay::ConfirmOverwrite(_)));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "keep");
+    key(&mut app, KeyCode::Char('n'));
+    assert!(matches!(app.overlay, Overlay::ExportPrompt(_)));
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('y'));
+    assert_eq!(app.overlay, Overlay::None);
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("subgraph@1"));
+}
+
+#[test]
+fn help_lists_every_binding() {
+    let mut app = python();
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('?'));
+    assert!(matches!(app.overlay, Overlay::Help(_)));
+    let s = screen(&mut app, 100, 60);
+    for b in BINDINGS {
+        assert!(s.contains(b.label), "help lacks {}", b.label);
+        assert!(s.contains(b.help), "help lacks {}", b.help);
+        let _ = b.scope == Scope::Global;
+    }
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.overlay, Overlay::None);
+}
+
+#[test]
+fn works_at_80x24_and_says_when_too_small() {
+    let mut app = focused_render_json();
+    let s = screen(&mut app, 80, 24);
+    assert!(s.contains("Callers of render_json"), "{s}");
+    assert!(s.contains("? help"), "{s}");
+    insta::assert_snapshot!("render_json_80x24", s);
+    let small = screen(&mut app, 50, 12);
+    assert!(small.contains("terminal too small: 50x12"), "{small}");
+}
+
+#[test]
+fn keys_in_the_search_box_type_and_q_quits_only_outside_it() {
+    let mut app = python();
+    typ(&mut app, "q");
+    assert!(!app.quit);
+    assert_eq!(app.search.query, "q");
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.focus, Focus::Tree);
+    key(&mut app, KeyCode::Char('/'));
+    assert_eq!(app.focus, Focus::Search);
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Focus::Tree);
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Focus::Source);
+    key(&mut app, KeyCode::Char('q'));
+    assert!(app.quit);
+}
+
+#[test]
+fn monochrome_still_shows_the_selection() {
+    let mut app = app_on(&common::fixture("python"), Theme::monochrome());
+    typ(&mut app, "render_json");
+    key(&mut app, KeyCode::Enter);
+    let t = draw(&mut app, 100, 30);
+    let buf = t.backend().buffer();
+    let area = app.areas.tree;
+    let sel = &buf[(area.x + 3, area.y + 1)];
+    assert!(sel.modifier.contains(Modifier::REVERSED), "{sel:?}");
+    let colours = buf
+        .content()
+        .iter()
+        .any(|c| !matches!(c.fg, ratatui::style::Color::Reset));
+    assert!(!colours, "monochrome drew a colour");
+}
+
+#[test]
+fn control_characters_from_files_and_names_are_shown_not_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("evil.py"),
+        "def evil():\n    return '\x1b[2J\x1b]0;pwned\x07'\n\ndef caller():\n    evil()\n",
+    )
+    .unwrap();
+    let mut app = app_on(dir.path(), Theme::load("dark", None).unwrap());
+    typ(&mut app, "evil");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&mut app, 100, 30);
+    assert!(!s.contains('\x1b') && !s.contains('\x07'), "{s:?}");
+    assert!(s.contains("\\x1b[2J"), "{s}");
+    assert!(s.contains("caller"), "{s}");
+}
+
+#[test]
+fn mouse_click_selects_and_wheel_scrolls() {
+    use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let mut app = focused_render_json();
+    draw(&mut app, 100, 30);
+    let a = app.areas.tree;
+    app.mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: a.x + 5,
+        row: a.y + 3,
+        modifiers: KeyModifiers::NONE,
+    });
+    assert_eq!(app.tree.as_ref().unwrap().selected, 2);
+    let s = app.areas.source;
+    let before = app.source.scroll;
+    app.mouse(MouseEvent {
+        kind: MouseEventKind::ScrollUp,
+        column: s.x + 5,
+        row: s.y + 3,
+        modifiers: KeyModifiers::NONE,
+    });
+    assert!(
+        app.source.scroll + 3 == before,
+        "{} {} {}",
+        before,
+        app.source.scroll,
+        app.source.lines.len()
+    );
+    assert_eq!(app.focus, Focus::Tree);
+}

@@ -1,0 +1,312 @@
+//! End-to-end: the real binary in a real terminal (tmux). Starts the TUI on the python
+//! fixture, waits for indexing, types a symbol name, presses Enter, checks the call tree
+//! shows a known caller, expands a node, exports the subgraph and checks the JSON, quits
+//! with q and checks the terminal was restored (alternate screen left, cursor shown,
+//! mouse released). Also: SIGTERM and Ctrl-Z/continue restore the terminal.
+//!
+//! Needs tmux (`.ci/run` installs it). Without tmux the tests are skipped with a message,
+//! except under CI (`CI` set), where a missing tmux is a failure.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// tmux on a private server socket, so the tests never touch the user's sessions.
+fn tmux() -> Command {
+    let mut c = Command::new("tmux");
+    c.args(["-L", &format!("cgtest-{}", std::process::id())]);
+    c
+}
+
+struct Session {
+    name: String,
+}
+
+impl Session {
+    /// A detached 100x30 session running the TUI on `repo`; the shell prints the exit
+    /// status afterwards so the test can see it.
+    fn start(tag: &str, repo: &Path, cwd: &Path, env: &[String]) -> Option<Session> {
+        if tmux().arg("-V").output().is_err() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "tmux is required under CI"
+            );
+            eprintln!("tmux not found: skipping the end-to-end TUI test");
+            return None;
+        }
+        let name = format!("cgtest-{tag}-{}", std::process::id());
+        let bin = env!("CARGO_BIN_EXE_codegraph-tui");
+        // An interactive shell, so Ctrl-Z gets real job control (a process in an orphaned
+        // process group is never stopped by SIGTSTP).
+        let ok = tmux()
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                &name,
+                "-x",
+                "100",
+                "-y",
+                "30",
+                "-c",
+            ])
+            .arg(cwd)
+            .args(["env", "PS1=$ ", "TERM=xterm-256color"])
+            .args([
+                "CODEGRAPH_CONFIG=/nonexistent/cg.toml",
+                "bash",
+                "--norc",
+                "--noprofile",
+                "-i",
+            ])
+            .status()
+            .expect("tmux runs")
+            .success();
+        assert!(ok, "tmux new-session failed");
+        let s = Session { name };
+        // Variables go on the command line: tmux may pass its arguments through a shell.
+        s.text(&format!(
+            "{} '{bin}' '{}'; echo CG_EXIT=$?",
+            env.join(" "),
+            repo.display()
+        ));
+        s.keys(&["Enter"]);
+        Some(s)
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let ok = tmux()
+            .args(["send-keys", "-t", &self.name])
+            .args(keys)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+    }
+
+    /// Esc alone: a pause after it, so the next key is not read as Alt+key.
+    fn escape(&self) {
+        self.keys(&["Escape"]);
+        std::thread::sleep(Duration::from_millis(300));
+    }
+
+    fn text(&self, s: &str) {
+        let ok = tmux()
+            .args(["send-keys", "-t", &self.name, "-l", s])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+    }
+
+    fn capture(&self) -> String {
+        let out = tmux()
+            .args(["capture-pane", "-p", "-t", &self.name])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn flag(&self, f: &str) -> String {
+        let out = tmux()
+            .args(["display-message", "-p", "-t", &self.name, f])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// Waits until every needle is on screen (30 s at most), returning the screen.
+    fn wait_for(&self, needles: &[&str]) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.capture();
+            if needles.iter().all(|n| s.contains(n)) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "timed out waiting for {needles:?}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The TUI's process id (the child of the pane's shell).
+    fn tui_pid(&self) -> String {
+        let shell = self.flag("#{pane_pid}");
+        let out = Command::new("pgrep")
+            .args(["-P", &shell, "codegraph-tui"])
+            .output()
+            .unwrap();
+        let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert!(!pid.is_empty(), "no codegraph-tui under the pane's shell");
+        pid
+    }
+
+    /// After the TUI ended: the terminal is back to normal.
+    fn assert_restored(&self) {
+        let s = self.wait_for(&["CG_EXIT=0"]);
+        assert_eq!(
+            self.flag("#{alternate_on}"),
+            "0",
+            "still on the alternate screen:\n{s}"
+        );
+        assert_eq!(self.flag("#{cursor_flag}"), "1", "cursor left hidden");
+        assert_eq!(self.flag("#{mouse_any_flag}"), "0", "mouse left captured");
+        assert_eq!(self.flag("#{mouse_all_flag}"), "0", "mouse left captured");
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = tmux().args(["kill-session", "-t", &self.name]).status();
+    }
+}
+
+#[test]
+fn search_enter_expand_export_quit_in_a_real_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    // A fake editor that records its arguments.
+    let editor = dir.path().join("editor.sh");
+    let args_file = dir.path().join("editor-args");
+    std::fs::write(
+        &editor,
+        format!("#!/bin/sh\necho \"$@\" > '{}'\n", args_file.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let env = [
+        format!("EDITOR={}", editor.display()),
+        "VISUAL=".to_string(),
+    ];
+    let Some(s) = Session::start("main", &common::fixture("python"), dir.path(), &env) else {
+        return;
+    };
+    s.wait_for(&["ready", "38 symbols", "Search symbols"]);
+    assert_eq!(s.flag("#{alternate_on}"), "1");
+    s.text("render_json");
+    s.wait_for(&["> render_json", "fn app.render.render_json"]);
+    s.keys(&["Enter"]);
+    let screen = s.wait_for(&["Callers of render_json", "list_items [import]"]);
+    assert!(
+        screen.contains("def render_json(data, status=200):"),
+        "{screen}"
+    );
+    assert!(screen.contains("Impact of render_json"), "{screen}");
+    // Expand configure (third caller): build_app calls it.
+    s.keys(&["Down", "Down", "Down", "l"]);
+    s.wait_for(&["▾ fn configure", "build_app [local]"]);
+    // e opens $EDITOR at the call site of configure -> render_json (app/main.py:16),
+    // then the TUI comes back.
+    s.keys(&["e"]);
+    let start = Instant::now();
+    while !args_file.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "editor not run:\n{}",
+            s.capture()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    s.wait_for(&["Callers of render_json", "? help"]);
+    assert_eq!(s.flag("#{alternate_on}"), "1");
+    let args = std::fs::read_to_string(&args_file).unwrap();
+    assert!(
+        args.starts_with("+16 ") && args.trim_end().ends_with("app/main.py"),
+        "{args}"
+    );
+    // Export to the temp dir (default path is relative to the working directory).
+    s.keys(&["x"]);
+    s.wait_for(&["Export shown subgraph", "./codegraph-render_json.json"]);
+    s.keys(&["Enter"]);
+    s.wait_for(&["exported"]);
+    let out = dir.path().join("codegraph-render_json.json");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(v["schema"], "codegraph-tui/subgraph@1");
+    assert_eq!(v["root"], "app/render.py::render_json");
+    assert_eq!(v["depth"], 2);
+    let ids: Vec<&str> = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"app/main.py::build_app"), "{ids:?}");
+    // Exporting again asks before overwriting.
+    s.keys(&["x"]);
+    s.wait_for(&["Export shown subgraph"]);
+    s.keys(&["Enter"]);
+    s.wait_for(&["overwrite"]);
+    s.keys(&["n"]);
+    s.wait_for(&["Export shown subgraph"]);
+    s.escape();
+    // Help overlay, then quit.
+    s.keys(&["?"]);
+    s.wait_for(&[
+        "Keys (Esc closes",
+        "this help",
+        "search symbols (from anywhere)",
+    ]);
+    s.escape();
+    s.keys(&["q"]);
+    s.assert_restored();
+}
+
+#[test]
+fn sigterm_and_ctrl_z_restore_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(s) = Session::start("signals", &common::fixture("python"), dir.path(), &[]) else {
+        return;
+    };
+    s.wait_for(&["ready", "Search symbols"]);
+    let pid = s.tui_pid();
+    // Ctrl-Z: the terminal is restored while stopped, set up again on continue.
+    s.keys(&["C-z"]);
+    s.wait_for(&["Stopped"]);
+    assert_eq!(
+        s.flag("#{alternate_on}"),
+        "0",
+        "Ctrl-Z kept the alternate screen"
+    );
+    assert_eq!(s.flag("#{mouse_any_flag}"), "0");
+    assert_eq!(s.flag("#{cursor_flag}"), "1");
+    s.text("fg");
+    s.keys(&["Enter"]);
+    s.wait_for(&["Search symbols", "? help"]);
+    assert_eq!(s.flag("#{alternate_on}"), "1");
+    // Still responsive after resuming.
+    s.text("build_app");
+    s.wait_for(&["> build_app"]);
+    // SIGTERM: restored and a clean exit. (After `fg` the shell runs only the resumed
+    // process, not the rest of the command line, so ask the shell for the status.)
+    let ok = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(ok.success());
+    let start = Instant::now();
+    while Command::new("kill")
+        .args(["-0", &pid])
+        .status()
+        .unwrap()
+        .success()
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "SIGTERM did not end the TUI"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Type only once the prompt is back (the shell may flush input typed earlier).
+    let start = Instant::now();
+    while !s.capture().trim_end().ends_with('$') {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "no prompt after the TUI ended"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    s.text("echo CG_EXIT=$?");
+    s.keys(&["Enter"]);
+    s.assert_restored();
+}
