@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use modules::{ModuleTable, Target};
 
-use super::facts::{CallSite, Definition, FileFacts, Import, Kind};
+use super::facts::{Binding, CallSite, Definition, FileFacts, Import, Kind};
 use rayon::prelude::*;
 
 use super::graph::{RawEdge, Relation, Site, Tier, Unresolved, UnresolvedReason};
@@ -149,6 +149,13 @@ fn inline_constructor(recv: &str) -> Option<&str> {
     ok.then_some(name)
 }
 
+/// A typed name's lookup key: `self.x` and `this.x` share the key `x` with a field `x`.
+fn binding_key(name: &str) -> &str {
+    name.strip_prefix("self.")
+        .or_else(|| name.strip_prefix("this."))
+        .unwrap_or(name)
+}
+
 /// Byte index of the `(` matching the end of `s` (which had its final `)` removed).
 fn matching_open_paren(s: &str) -> Option<usize> {
     let mut depth = 0i32;
@@ -182,6 +189,9 @@ struct Ctx<'a> {
     types: HashMap<(&'a str, &'a str), Vec<DefRef>>,
     /// file → local name → bindings.
     bindings: Vec<HashMap<&'a str, Vec<&'a Import>>>,
+    /// file → typed names by key (the name, `self.`/`this.` stripped), so receiver typing
+    /// never scans a file's bindings.
+    typed: Vec<HashMap<&'a str, Vec<&'a Binding>>>,
 }
 
 fn is_typeish(k: Kind) -> bool {
@@ -215,6 +225,7 @@ impl<'a> Ctx<'a> {
             members: HashMap::new(),
             types: HashMap::new(),
             bindings: Vec::with_capacity(files.len()),
+            typed: Vec::with_capacity(files.len()),
         };
         for (fi, f) in files.iter().enumerate() {
             let fam = family(&f.language);
@@ -249,6 +260,11 @@ impl<'a> Ctx<'a> {
                 }
             }
             c.bindings.push(b);
+            let mut typed: HashMap<&str, Vec<&Binding>> = HashMap::new();
+            for b in &f.bindings {
+                typed.entry(binding_key(&b.name)).or_default().push(b);
+            }
+            c.typed.push(typed);
         }
         c
     }
@@ -560,6 +576,15 @@ impl<'a> Ctx<'a> {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// Typed names of file `fi` whose key (see [`binding_key`]) is `binding_key(name)`.
+    fn typed_by(&self, fi: u32, name: &str) -> impl Iterator<Item = &'a Binding> + '_ {
+        self.typed[fi as usize]
+            .get(binding_key(name))
+            .into_iter()
+            .flatten()
+            .copied()
     }
 
     /// Narrows candidates the way the languages themselves decide, when that leaves fewer:
@@ -1058,9 +1083,9 @@ impl<'a> Ctx<'a> {
                 // Fields assigned in the owner's methods (`self.x = Foo()`).
                 let f = &self.files[fi as usize];
                 let assigned = format!("{}.{}", segs[0], segs[1]);
-                let types: Vec<&str> = f
-                    .bindings
-                    .iter()
+                let _ = f;
+                let types: Vec<&str> = self
+                    .typed_by(fi, &assigned)
                     .filter(|b| {
                         b.name == assigned
                             && b.scope
@@ -1110,9 +1135,9 @@ impl<'a> Ctx<'a> {
         let f = &self.files[fi as usize];
         let mut scope = caller;
         loop {
-            let types: Vec<&str> = f
-                .bindings
-                .iter()
+            let _ = f;
+            let types: Vec<&str> = self
+                .typed_by(fi, name)
                 .filter(|b| b.scope == scope && b.name == name)
                 .map(|b| b.type_name.as_str())
                 .collect();
@@ -1150,18 +1175,16 @@ impl<'a> Ctx<'a> {
                 .or_else(|| b.strip_prefix("this."))
                 .is_some_and(|r| r == field)
         };
-        let mut types: Vec<&str> = tf
-            .bindings
-            .iter()
+        let mut types: Vec<&str> = self
+            .typed_by(t.0, field)
             .filter(|b| {
                 (b.scope == Some(t.1) && b.name == field) || (inside(b.scope) && self_name(&b.name))
             })
             .map(|b| b.type_name.as_str())
             .collect();
         if types.is_empty() {
-            types = tf
-                .bindings
-                .iter()
+            types = self
+                .typed_by(t.0, field)
                 .filter(|b| {
                     b.name == field
                         && b.scope.is_some_and(|s| {
@@ -1266,28 +1289,28 @@ impl<'a> Ctx<'a> {
     /// repo (same family, guarded); several is `ambiguous`, none is `external`.
     fn method_fallback(&self, fi: u32, name: &str) -> Result<(DefRef, Tier), UnresolvedReason> {
         let fam = self.fam(fi);
-        let cands: Vec<DefRef> = self
+        let is_method = |r: &DefRef| matches!(self.def(*r).kind, Kind::Method | Kind::Constructor);
+        let all = self
             .by_name
             .get(&(fam, name))
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|&r| {
-                let d = self.def(r);
-                matches!(d.kind, Kind::Method | Kind::Constructor)
-            })
-            .collect();
-        let cands = self.pick(fi, cands);
+            .map_or(&[][..], Vec::as_slice);
         // In statically typed languages the receiver's type decides; when we could not
         // type it, a repo method that merely shares the name is more often wrong than right
         // (measured against go/types and javac: unique-name precision 0.57 on x/tools), so
         // no guess is made. Python and JavaScript keep the guarded guess.
-        let guess = matches!(fam, "python" | "js")
-            && self.files[fi as usize].language != "typescript"
-            && self.files[fi as usize].language != "tsx";
+        let lang = self.files[fi as usize].language.as_str();
+        let guess = matches!(fam, "python" | "js") && lang != "typescript" && lang != "tsx";
+        if !guess || !unique_name_allowed(name) {
+            return Err(if all.iter().any(is_method) {
+                UnresolvedReason::Ambiguous
+            } else {
+                UnresolvedReason::External
+            });
+        }
+        let cands = self.pick(fi, all.iter().copied().filter(is_method).collect());
         match cands.len() {
             0 => Err(UnresolvedReason::External),
-            1 if guess && unique_name_allowed(name) => Ok((cands[0], Tier::UniqueName)),
+            1 => Ok((cands[0], Tier::UniqueName)),
             _ => Err(UnresolvedReason::Ambiguous),
         }
     }

@@ -110,7 +110,7 @@ pub fn collect_chunks(idx: &Index) -> (Vec<SearchChunk>, usize) {
         if !matches!(e.relation, Relation::Calls | Relation::References) {
             continue;
         }
-        let name_of = |id: &str| idx.graph.node(id).map(|n| n.name.as_str());
+        let name_of = |id: &str| idx.graph.node(id).map(|n| &*n.name);
         if let (Some(s), Some(t)) = (name_of(&e.source), name_of(&e.target)) {
             calls.entry(e.source.as_str()).or_default().insert(t);
             called_by.entry(e.target.as_str()).or_default().insert(s);
@@ -166,15 +166,15 @@ pub fn collect_chunks(idx: &Index) -> (Vec<SearchChunk>, usize) {
             };
             match (c.kind, def) {
                 (ChunkKind::Symbol, Some(d)) => {
-                    chunk.id = d.id.clone();
+                    chunk.id = d.id.to_string();
                     chunk.kind = d.kind.as_str().into();
-                    chunk.name = d.name.clone();
-                    chunk.qualified_name = d.qualified_name.clone();
+                    chunk.name = d.name.to_string();
+                    chunk.qualified_name = d.qualified_name.to_string();
                     chunk.doc = d.doc.clone().unwrap_or_default();
                     let within = d
                         .parent
                         .and_then(|p| f.definitions.get(p as usize))
-                        .map(|p| p.qualified_name.as_str())
+                        .map(|p| &*p.qualified_name)
                         .unwrap_or("");
                     let mut h = format!(
                         "file: {} ({})\n{}: {}",
