@@ -320,13 +320,12 @@ pub fn index_inputs(inputs: Vec<RawInput>, options: &IndexOptions) -> Result<Ind
     Ok(finish(&pool, None, outcomes, stats, Vec::new(), started))
 }
 
-/// Walks `root` with [`FsSource`] and indexes every supported file, reading and parsing in
-/// parallel.
-///
-/// Errors: [`IndexError::Root`] when `root` is not a readable directory;
-/// [`IndexError::Threads`] when the pool cannot start.
-pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexError> {
-    let started = Instant::now();
+/// The walk and the thread pool shared by [`index_repo`] and [`parse_only`], so the
+/// benchmark baseline walks exactly as indexing does.
+fn walk_with_pool(
+    root: &Path,
+    options: &IndexOptions,
+) -> Result<(FsSource, rayon::ThreadPool, source::WalkResult), IndexError> {
     let src = FsSource::new(
         root,
         WalkOptions {
@@ -336,6 +335,17 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexErr
     )?;
     let pool = pool(options.threads)?;
     let walked = src.walk();
+    Ok((src, pool, walked))
+}
+
+/// Walks `root` with [`FsSource`] and indexes every supported file, reading and parsing in
+/// parallel.
+///
+/// Errors: [`IndexError::Root`] when `root` is not a readable directory;
+/// [`IndexError::Threads`] when the pool cannot start.
+pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexError> {
+    let started = Instant::now();
+    let (src, pool, walked) = walk_with_pool(root, options)?;
     let mut stats = IndexStats {
         files_seen: walked.files_seen,
         paths_ignored: walked.paths_ignored,
@@ -383,15 +393,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexErr
 ///
 /// Errors: as [`index_repo`].
 pub fn parse_only(root: &Path, options: &IndexOptions) -> Result<(u64, u64), IndexError> {
-    let src = FsSource::new(
-        root,
-        WalkOptions {
-            threads: options.threads,
-            ..options.walk.clone()
-        },
-    )?;
-    let pool = pool(options.threads)?;
-    let walked = src.walk();
+    let (src, pool, walked) = walk_with_pool(root, options)?;
     let counts: Vec<(u64, u64)> = pool.install(|| {
         walked
             .files
