@@ -11,6 +11,8 @@ fn cg() -> Command {
         "CODEGRAPH_CONFIG",
         "/nonexistent/codegraph-test-config.toml",
     );
+    // Caches of test runs stay under target/, never in the user's cache folder.
+    c.env("XDG_CACHE_HOME", env!("CARGO_TARGET_TMPDIR"));
     c
 }
 

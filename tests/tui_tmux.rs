@@ -54,6 +54,7 @@ impl Session {
             ])
             .arg(cwd)
             .args(["env", "PS1=$ ", "TERM=xterm-256color"])
+            .arg(format!("XDG_CACHE_HOME={}", env!("CARGO_TARGET_TMPDIR")))
             .args([
                 "CODEGRAPH_CONFIG=/nonexistent/cg.toml",
                 "bash",

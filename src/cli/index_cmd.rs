@@ -1,12 +1,16 @@
-//! `codegraph-tui index [PATH] [--json]`: build the index and print its counts.
+//! `codegraph-tui index [PATH] [--json] [--rebuild] [--watch]`: build (or bring up to
+//! date) the index and print its counts; with `--watch`, keep it up to date and print one
+//! line per update.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use clap::Args;
 
+use super::watch;
 use super::{output, Cli};
-use crate::config::{self, Config};
+use crate::config::Config;
+use crate::index::session::Session;
 use crate::index::{self, IndexStats};
 
 /// Arguments of `index`.
@@ -15,9 +19,16 @@ pub struct IndexArgs {
     /// Repository root (same as -C).
     #[arg(value_name = "PATH")]
     pub path: Option<PathBuf>,
-    /// Print `{"root", "cache_dir", "stats"}` as JSON.
+    /// Print `{"root", "cache_dir", "cache", "stats"}` as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Discard the cached index of this repository and index from scratch.
+    #[arg(long)]
+    pub rebuild: bool,
+    /// Keep watching the repository: one line (or, with --json, one JSON object) per
+    /// update, until interrupted.
+    #[arg(long)]
+    pub watch: bool,
     /// Benchmark baseline: walk, read and parse with tree-sitter only (no extraction).
     #[arg(long, hide = true)]
     pub parse_only: bool,
@@ -37,22 +48,48 @@ pub(super) fn run(cli: &Cli, a: &IndexArgs, root: &Path, config: &Config) -> Res
         )?;
         return Ok(0);
     }
-    let idx = super::build(&root, config, false)?;
-    let cache_dir = if cli.no_cache {
-        None
-    } else {
-        config::cache_dir(&root)
-    };
+    let (idx, session) = super::open_index(cli, &root, config, a.json, a.rebuild)?;
     if a.json {
         output::print_json(&serde_json::json!({
             "root": root,
-            "cache_dir": cache_dir,
+            "cache_dir": session.report.dir,
+            "cache": session.report,
             "stats": idx.stats,
         }))?;
     } else {
-        output::print_lines(&summary(&root, &idx.stats))?;
+        let mut lines = summary(&root, &idx.stats);
+        lines.push(cache_line(&session));
+        output::print_lines(&lines)?;
+    }
+    if a.watch {
+        return watch::run(&root, config, idx, session, a.json);
     }
     Ok(0)
+}
+
+fn cache_line(session: &Session) -> String {
+    let r = &session.report;
+    let mut s = match &r.dir {
+        None => "cache: off (in memory)".to_string(),
+        Some(d) => format!(
+            "cache: {} ({}, {:.1} MB{})",
+            output::sanitize(&d.display().to_string()),
+            serde_json::to_value(r.state)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            session.size_bytes() as f64 / 1e6,
+            if r.read_only {
+                ", read-only: another instance holds the lock"
+            } else {
+                ""
+            },
+        ),
+    };
+    if let Some(reason) = &r.reason {
+        s.push_str(&format!("; {}", output::sanitize(reason)));
+    }
+    s
 }
 
 fn summary(root: &Path, s: &IndexStats) -> Vec<String> {

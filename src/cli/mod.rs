@@ -13,13 +13,17 @@ mod search;
 mod symbols;
 mod tui_launch;
 mod walk;
+mod watch;
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::config::Config;
+use std::io::IsTerminal;
+
+use crate::config::{self, Config};
+use crate::index::session::Session;
 use crate::index::{self, Index};
 
 pub use output::sanitize;
@@ -46,6 +50,9 @@ pub struct Cli {
     /// Index in memory only: read no cache and write none.
     #[arg(long, global = true)]
     pub no_cache: bool,
+    /// TUI: do not watch the repository for changes (press r to reconcile on demand).
+    #[arg(long, global = true)]
+    pub no_watch: bool,
     /// Colour in text output.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -98,31 +105,31 @@ pub fn run(cli: Cli) -> Result<i32> {
         None => tui_launch::run(&cli, &root, &config),
         Some(Command::Index(a)) => index_cmd::run(&cli, a, &root, &config),
         Some(Command::Graph { json: _ }) => {
-            let idx = build(&root, &config, false)?;
+            let idx = build(&cli, &root, &config, false)?;
             output::print_json(&idx.graph.to_canonical_json())?;
             Ok(0)
         }
         Some(Command::Symbols(a)) => symbols::run(
             a,
-            &build(&root, &config, false)?,
+            &build(&cli, &root, &config, false)?,
             output::use_color(cli.color),
         ),
         Some(Command::Callers(a)) => walk::run(
             a,
-            &build(&root, &config, false)?,
+            &build(&cli, &root, &config, false)?,
             index::Walk::Callers,
             output::use_color(cli.color),
         ),
         Some(Command::Callees(a)) => walk::run(
             a,
-            &build(&root, &config, false)?,
+            &build(&cli, &root, &config, false)?,
             index::Walk::Callees,
             output::use_color(cli.color),
         ),
         Some(Command::Search(a)) => search::run(&cli, a, &root, &config),
-        Some(Command::Impact(a)) => impact::run(a, &build(&root, &config, false)?, &root),
-        Some(Command::Path(a)) => path::run(a, &build(&root, &config, false)?),
-        Some(Command::Export(a)) => export::run(a, &build(&root, &config, false)?),
+        Some(Command::Impact(a)) => impact::run(a, &build(&cli, &root, &config, false)?, &root),
+        Some(Command::Path(a)) => path::run(a, &build(&cli, &root, &config, false)?),
+        Some(Command::Export(a)) => export::run(a, &build(&cli, &root, &config, false)?),
     }
 }
 
@@ -156,15 +163,48 @@ pub fn repo_root(given: Option<&Path>) -> Result<PathBuf> {
     }
 }
 
-/// Indexes `root` with the config's options, drawing a progress bar on stderr when it is
-/// a terminal and `quiet` is false.
-pub(crate) fn build(root: &Path, config: &Config, quiet: bool) -> Result<Index> {
+/// The index of `root`, always in step with the disk: the cached snapshot reconciled
+/// with the files (or a fresh index, saved for next time), drawing a progress bar on
+/// stderr when it is a terminal and `quiet` is false.
+pub(crate) fn build(cli: &Cli, root: &Path, config: &Config, quiet: bool) -> Result<Index> {
+    Ok(open_index(cli, root, config, quiet, false)?.0)
+}
+
+/// As [`build`], also returning the [`Session`] (what the cache did, where search indexes
+/// may be written); `rebuild` discards the cache first.
+pub(crate) fn open_index(
+    cli: &Cli,
+    root: &Path,
+    config: &Config,
+    quiet: bool,
+    rebuild: bool,
+) -> Result<(Index, Session)> {
     let mut opts = config.index_options();
+    let dir = if cli.no_cache {
+        None
+    } else {
+        config::cache_dir(root)
+    };
+    let mut session = Session::open(dir.as_deref());
+    if rebuild {
+        session.clear().context("discarding the cache")?;
+    }
+    let prev = session.load(root, &opts);
+    if let Some(reason) = &session.report.reason {
+        if !quiet && std::io::stderr().is_terminal() {
+            eprintln!("codegraph-tui: {}", output::sanitize(reason));
+        }
+    }
     let bar = (!quiet).then(progress::Bar::start).flatten();
     if let Some(b) = &bar {
         opts.progress = Some(b.counters());
     }
-    let idx = index::index_repo(root, &opts);
+    let fresh = session.refresh(root, &opts, prev.as_ref());
     drop(bar);
-    Ok(idx?)
+    let idx = match (fresh?, prev) {
+        (Some((idx, _)), _) => idx,
+        (None, Some(prev)) => prev,
+        (None, None) => unreachable!("a refresh without a previous index always indexes"),
+    };
+    Ok((idx, session))
 }

@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use super::{output, Cli};
-use crate::config::{self, Config};
+use crate::config::Config;
 use crate::index::search::{Hit, Mode, Searcher};
 
 /// Arguments of `search`.
@@ -55,16 +55,11 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
         (None, Some(f)) => read_batch(f)?,
         _ => bail!("give either QUERY or --batch FILE"),
     };
-    let idx = super::build(root, config, a.json || a.batch.is_some())?;
-    let cache_dir = if cli.no_cache {
-        None
-    } else {
-        config::cache_dir(root)
-    };
+    let (idx, session) = super::open_index(cli, root, config, a.json || a.batch.is_some(), false)?;
     let searcher = Searcher::build(
         &idx,
         a.mode,
-        cache_dir.as_deref(),
+        session.writable_dir(),
         None,
         config.embedding.clone(),
     )

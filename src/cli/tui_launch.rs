@@ -26,6 +26,14 @@ pub(super) fn run(cli: &Cli, root: &Path, config: &Config) -> Result<i32> {
         root: root.to_path_buf(),
         index: config.index_options(),
         theme,
+        setup: crate::worker::Setup {
+            cache_dir: if cli.no_cache {
+                None
+            } else {
+                crate::config::cache_dir(root)
+            },
+            watch: !cli.no_watch,
+        },
     })?;
     Ok(0)
 }

@@ -174,7 +174,7 @@ struct EdgeData {
 
 /// An edge between node indices as the resolver makes it (node index = position in the
 /// node list given to [`CodeGraph::from_parts`]).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RawEdge {
     /// Source node position.
     pub source: u32,
@@ -302,6 +302,30 @@ impl CodeGraph {
             g.unresolved.entry(u.caller.clone()).or_default().push(u);
         }
         g
+    }
+
+    /// The edges and unresolved calls back in [`from_parts`](CodeGraph::from_parts) form:
+    /// edges between node positions (insertion order; the graph never removes nodes), in
+    /// insertion order, and the unresolved calls grouped by caller. `from_parts` with the
+    /// same node list rebuilds an identical graph; the on-disk cache stores this.
+    pub fn to_raw_parts(&self) -> (Vec<RawEdge>, Vec<Unresolved>) {
+        let edges = self
+            .graph
+            .edge_indices()
+            .filter_map(|e| {
+                let (s, t) = self.graph.edge_endpoints(e)?;
+                let d = &self.graph[e];
+                Some(RawEdge {
+                    source: s.index() as u32,
+                    target: t.index() as u32,
+                    relation: d.relation,
+                    resolution: d.resolution,
+                    sites: d.sites.to_vec(),
+                })
+            })
+            .collect();
+        let unresolved = self.unresolved.values().flatten().cloned().collect();
+        (edges, unresolved)
     }
 
     /// Number of nodes.

@@ -12,12 +12,15 @@ pub mod extract;
 pub mod facts;
 pub mod graph;
 pub mod impact;
+pub mod incremental;
 pub mod lang;
 pub mod paths;
 pub mod project;
 pub mod resolve;
 pub mod search;
+pub mod session;
 pub mod source;
+pub mod store;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,14 +30,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use chunk::ChunkOptions;
 pub use facts::{FileFacts, Kind};
 pub use graph::{
     CodeGraph, Edge, Node, Relation, Subgraph, Tier, Unresolved, UnresolvedReason, Walk,
 };
-pub use source::{Caps, FsSource, RawInput, SkipReason, WalkOptions};
+pub use source::{Caps, FileStamp, FsSource, RawInput, SkipReason, WalkOptions};
 
 /// Errors of the engine. Per-file problems are never errors: they are counted in
 /// [`IndexStats`] and the file is skipped.
@@ -84,7 +87,7 @@ pub struct Progress {
 }
 
 /// Counts of one run (DESIGN section 5, `index --json`).
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct IndexStats {
     /// Non-directory entries the walk yielded (0 for inputs given directly).
     pub files_seen: u64,
@@ -158,17 +161,25 @@ pub struct Index {
     pub stats: IndexStats,
     /// Skipped paths with their reasons, sorted by path.
     pub skipped: Vec<(String, SkipReason)>,
+    /// Size and mtime of every file that was read or stat'ed for reading (indexed,
+    /// windowed, binary, too large), by path: what [`incremental::reconcile`] compares.
+    /// Empty for inputs not read from a directory.
+    pub stamps: BTreeMap<String, FileStamp>,
+    /// When reading started, nanoseconds since the Unix epoch: a file whose mtime is
+    /// within [`incremental::RACY_NS`] of it is hashed again on the next reconciliation
+    /// (git's "racily clean" rule), since a write in the same clock tick keeps its mtime.
+    pub stamped_at_ns: i64,
 }
 
 /// The outcome of processing one input.
-enum Outcome {
+pub(crate) enum Outcome {
     Facts(Box<FileFacts>),
     Skipped(String, SkipReason),
 }
 
 /// Sniffs, parses and extracts one input. Never panics on bad input; every failure is a
 /// [`SkipReason`].
-fn process(input: &RawInput, o: &IndexOptions) -> Outcome {
+pub(crate) fn process(input: &RawInput, o: &IndexOptions) -> Outcome {
     let spec = match input.language.as_deref() {
         Some(name) => lang::by_name(name),
         None => lang::for_path(&input.path),
@@ -199,7 +210,7 @@ fn process(input: &RawInput, o: &IndexOptions) -> Outcome {
     }
 }
 
-fn pool(threads: usize) -> Result<rayon::ThreadPool, IndexError> {
+pub(crate) fn pool(threads: usize) -> Result<rayon::ThreadPool, IndexError> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("codegraph-index-{i}"))
@@ -210,15 +221,36 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool, IndexError> {
         })
 }
 
+/// What reading produced besides facts: skips found by the walk, file stamps and when
+/// reading started.
+#[derive(Default)]
+pub(crate) struct Extras {
+    pub(crate) skipped: Vec<(String, SkipReason)>,
+    pub(crate) stamps: BTreeMap<String, FileStamp>,
+    pub(crate) stamped_at_ns: i64,
+}
+
+/// Nanoseconds since the Unix epoch now (0 if the clock is before it).
+pub(crate) fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
+}
+
 /// Resolves facts into the graph and fills the counts.
-fn finish(
+pub(crate) fn finish(
     pool: &rayon::ThreadPool,
     root: Option<PathBuf>,
     outcomes: Vec<Outcome>,
-    mut stats: IndexStats,
-    mut skipped: Vec<(String, SkipReason)>,
+    stats: IndexStats,
+    extras: Extras,
     started: Instant,
 ) -> Index {
+    let Extras {
+        mut skipped,
+        stamps,
+        stamped_at_ns,
+    } = extras;
     let mut files = Vec::with_capacity(outcomes.len());
     for o in outcomes {
         match o {
@@ -226,18 +258,43 @@ fn finish(
             Outcome::Skipped(p, r) => skipped.push((p, r)),
         }
     }
-    for (_, r) in &skipped {
-        stats.count_skip(*r);
-    }
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    skipped.sort_by(|a, b| a.0.cmp(&b.0));
     let t = Instant::now();
     let res = pool.install(|| resolve::resolve(&files));
     let nodes = graph_nodes(&files);
     let graph = CodeGraph::from_parts(nodes, res.edges, res.unresolved);
+    let mut stats = stats;
     stats
         .elapsed_ms
         .insert("resolve".into(), t.elapsed().as_millis() as u64);
+    assemble(
+        root,
+        files,
+        graph,
+        stats,
+        skipped,
+        stamps,
+        stamped_at_ns,
+        started,
+    )
+}
+
+/// Fills the counts derived from facts, graph and skips, and builds the [`Index`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn assemble(
+    root: Option<PathBuf>,
+    files: Vec<FileFacts>,
+    graph: CodeGraph,
+    mut stats: IndexStats,
+    mut skipped: Vec<(String, SkipReason)>,
+    stamps: BTreeMap<String, FileStamp>,
+    stamped_at_ns: i64,
+    started: Instant,
+) -> Index {
+    skipped.sort_by(|a, b| a.0.cmp(&b.0));
+    for (_, r) in &skipped {
+        stats.count_skip(*r);
+    }
     for f in &files {
         match f.mode {
             facts::FileMode::Parsed => stats.files_indexed += 1,
@@ -269,11 +326,13 @@ fn finish(
         graph,
         stats,
         skipped,
+        stamps,
+        stamped_at_ns,
     }
 }
 
 /// Graph nodes of all files: one file node each, one node per definition.
-fn graph_nodes(files: &[FileFacts]) -> Vec<Node> {
+pub(crate) fn graph_nodes(files: &[FileFacts]) -> Vec<Node> {
     let mut nodes = Vec::new();
     for f in files {
         let path: std::sync::Arc<str> = f.path.as_str().into();
@@ -317,12 +376,19 @@ pub fn index_inputs(inputs: Vec<RawInput>, options: &IndexOptions) -> Result<Ind
     stats
         .elapsed_ms
         .insert("parse".into(), started.elapsed().as_millis() as u64);
-    Ok(finish(&pool, None, outcomes, stats, Vec::new(), started))
+    Ok(finish(
+        &pool,
+        None,
+        outcomes,
+        stats,
+        Extras::default(),
+        started,
+    ))
 }
 
 /// The walk and the thread pool shared by [`index_repo`] and [`parse_only`], so the
 /// benchmark baseline walks exactly as indexing does.
-fn walk_with_pool(
+pub(crate) fn walk_with_pool(
     root: &Path,
     options: &IndexOptions,
 ) -> Result<(FsSource, rayon::ThreadPool, source::WalkResult), IndexError> {
@@ -358,31 +424,45 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexErr
     if let Some(p) = &options.progress {
         p.total.store(walked.files.len() as u64, Ordering::Relaxed);
     }
-    let outcomes: Vec<Outcome> = pool.install(|| {
+    let stamped_at_ns = now_ns();
+    let read: Vec<(Outcome, Option<FileStamp>)> = pool.install(|| {
         walked
             .files
             .par_iter()
             .map(|e| {
-                let out = match src.read(e, options.caps.max_file_bytes) {
+                let (stamp, input) = src.read_stamped(e, options.caps.max_file_bytes);
+                let out = match input {
                     Ok(input) => process(&input, options),
                     Err(r) => Outcome::Skipped(e.path.clone(), r),
                 };
                 if let Some(p) = &options.progress {
                     p.done.fetch_add(1, Ordering::Relaxed);
                 }
-                out
+                (out, stamp)
             })
             .collect()
     });
     stats
         .elapsed_ms
         .insert("parse".into(), t.elapsed().as_millis() as u64);
+    let mut stamps = BTreeMap::new();
+    let mut outcomes = Vec::with_capacity(read.len());
+    for (e, (out, stamp)) in walked.files.iter().zip(read) {
+        if let Some(s) = stamp {
+            stamps.insert(e.path.clone(), s);
+        }
+        outcomes.push(out);
+    }
     Ok(finish(
         &pool,
         Some(src.root().to_path_buf()),
         outcomes,
         stats,
-        walked.skipped,
+        Extras {
+            skipped: walked.skipped,
+            stamps,
+            stamped_at_ns,
+        },
         started,
     ))
 }
@@ -472,6 +552,6 @@ impl Indexer {
         stats
             .elapsed_ms
             .insert("parse".into(), started.elapsed().as_millis() as u64);
-        finish(&pool, None, outcomes, stats, Vec::new(), started)
+        finish(&pool, None, outcomes, stats, Extras::default(), started)
     }
 }

@@ -56,7 +56,7 @@ pub struct RawInput {
 }
 
 /// Why an input was not indexed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum SkipReason {
     /// NUL byte in the first 8 KiB, or not valid UTF-8.
     Binary,
@@ -148,6 +148,35 @@ pub struct WalkOptions {
     pub threads: usize,
 }
 
+/// Size and modification time of a file when it was read: what reconciliation compares
+/// before it hashes content (DESIGN section 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileStamp {
+    /// Length in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the Unix epoch (negative before it; 0 when
+    /// the platform gives none).
+    pub mtime_ns: i64,
+}
+
+impl FileStamp {
+    /// The stamp of `meta`.
+    pub fn of(meta: &std::fs::Metadata) -> FileStamp {
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .map(|t| match t.duration_since(std::time::UNIX_EPOCH) {
+                Ok(d) => d.as_nanos() as i64,
+                Err(e) => -(e.duration().as_nanos() as i64),
+            })
+            .unwrap_or(0);
+        FileStamp {
+            size: meta.len(),
+            mtime_ns,
+        }
+    }
+}
+
 /// A regular file found by the walk, not yet read.
 #[derive(Debug, Clone)]
 pub struct FsEntry {
@@ -210,6 +239,30 @@ impl FsSource {
             if let Err(e) = b.add_line(None, g) {
                 tracing::warn!("ignoring bad ignore glob {g:?}: {e}");
             }
+        }
+        b.build().unwrap_or_else(|_| Gitignore::empty())
+    }
+
+    /// The ignore rules for single paths (a watcher's events): the default and operator
+    /// globs plus the root's `.gitignore` and `.ignore`. Nested ignore files are not read
+    /// here; a path they exclude costs one needless reconciliation, never a wrong index,
+    /// since the reconciliation walk applies every rule.
+    pub fn path_matcher(&self) -> Gitignore {
+        let mut b = GitignoreBuilder::new(&self.root);
+        for f in [".gitignore", ".ignore"] {
+            let p = self.root.join(f);
+            if p.is_file() {
+                if let Some(e) = b.add(&p) {
+                    tracing::debug!("{}: {e}", p.display());
+                }
+            }
+        }
+        for g in DEFAULT_IGNORES
+            .iter()
+            .copied()
+            .chain(self.options.ignore_globs.iter().map(String::as_str))
+        {
+            let _ = b.add_line(None, g);
         }
         b.build().unwrap_or_else(|_| Gitignore::empty())
     }
@@ -290,25 +343,51 @@ impl FsSource {
     /// Errors: [`SkipReason::TooLarge`] from the file's metadata; [`SkipReason::Unreadable`]
     /// on any I/O error (logged at debug with the error).
     pub fn read(&self, entry: &FsEntry, max_bytes: u64) -> Result<RawInput, SkipReason> {
-        let meta = std::fs::symlink_metadata(&entry.abs).map_err(|e| {
-            tracing::debug!(path = %entry.path, "unreadable: {e}");
-            SkipReason::Unreadable
-        })?;
+        self.read_stamped(entry, max_bytes).1
+    }
+
+    /// As [`read`](FsSource::read), also giving the file's [`FileStamp`] (taken before the
+    /// bytes are read, so a write racing the read shows as a changed stamp next time);
+    /// `None` when the file could not even be stat'ed.
+    pub fn read_stamped(
+        &self,
+        entry: &FsEntry,
+        max_bytes: u64,
+    ) -> (Option<FileStamp>, Result<RawInput, SkipReason>) {
+        let meta = match std::fs::symlink_metadata(&entry.abs) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::debug!(path = %entry.path, "unreadable: {e}");
+                return (None, Err(SkipReason::Unreadable));
+            }
+        };
         if !meta.is_file() {
-            return Err(SkipReason::Special);
+            return (None, Err(SkipReason::Special));
         }
+        let stamp = FileStamp::of(&meta);
         if meta.len() > max_bytes {
-            return Err(SkipReason::TooLarge);
+            return (Some(stamp), Err(SkipReason::TooLarge));
         }
-        let bytes = std::fs::read(&entry.abs).map_err(|e| {
-            tracing::debug!(path = %entry.path, "unreadable: {e}");
-            SkipReason::Unreadable
-        })?;
-        Ok(RawInput {
-            path: entry.path.clone(),
-            bytes,
-            language: None,
-        })
+        let read = std::fs::read(&entry.abs)
+            .map_err(|e| {
+                tracing::debug!(path = %entry.path, "unreadable: {e}");
+                SkipReason::Unreadable
+            })
+            .map(|bytes| RawInput {
+                path: entry.path.clone(),
+                bytes,
+                language: None,
+            });
+        (Some(stamp), read)
+    }
+
+    /// The current [`FileStamp`] of a walked file; `None` when it cannot be stat'ed or is
+    /// no longer a regular file.
+    pub fn stamp(&self, entry: &FsEntry) -> Option<FileStamp> {
+        std::fs::symlink_metadata(&entry.abs)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| FileStamp::of(&m))
     }
 }
 

@@ -47,6 +47,8 @@ pub struct TuiOptions {
     pub index: IndexOptions,
     /// The colour theme (or [`Theme::monochrome`]).
     pub theme: Theme,
+    /// Cache folder and watching for the worker.
+    pub setup: crate::worker::Setup,
 }
 
 type Term = Terminal<CrosstermBackend<Stdout>>;
@@ -97,7 +99,7 @@ pub fn run(opts: TuiOptions) -> Result<()> {
     let started = Instant::now();
     let signals = Signals::register()?;
     let (tx, rx) = mpsc::channel::<IndexEvent>();
-    let worker = Worker::spawn(opts.root.clone(), opts.index, move |e| {
+    let worker = Worker::start(opts.root.clone(), opts.index, opts.setup, move |e| {
         let _ = tx.send(e);
     })
     .context("starting the indexing thread")?;

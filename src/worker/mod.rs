@@ -6,11 +6,13 @@
 //! published as an immutable [`Arc<Snapshot>`]. The front end never blocks on the worker:
 //! it polls with `try_recv` (or waits with a timeout) in its own loop.
 //!
-//! Room for persistence and watching (issue 5): a cache load would publish a first
-//! snapshot before the fresh run ([`IndexEvent::Notice`] carries the cache state), and a
-//! watcher sends [`IndexCommand::FilesChanged`]; until incremental updates exist the worker
-//! answers it with a full re-index. Commands that arrive during a run are coalesced and
-//! served after it, since the engine cannot cancel a run half way.
+//! Persistence and watching (DESIGN section 7): with a cache folder the worker first
+//! publishes the cached snapshot (generation 1, with an [`IndexEvent::Notice`] saying so,
+//! or saying once why the cache was rebuilt), then reconciles it with the disk and
+//! publishes again only if something changed. The [`watch`] module sends
+//! [`IndexCommand::FilesChanged`] batches; each is served by a reconciliation. Commands
+//! that arrive during a run are coalesced and served by one run after it, since the
+//! engine cannot cancel a run half way.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -20,15 +22,21 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use std::sync::Mutex;
+
+use crate::index::incremental::Changes;
+use crate::index::session::Session;
 use crate::index::{self, Index, IndexOptions, Progress, UnresolvedReason};
+
+pub mod watch;
 
 /// A request to the worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IndexCommand {
-    /// Index the whole repository again.
+    /// Reconcile with the disk (a full index when there is no snapshot yet).
     Reindex,
-    /// These repo-relative paths changed on disk (from a watcher). Served with a full
-    /// re-index until incremental updates exist.
+    /// These repo-relative paths changed on disk (from the watcher). Served with a
+    /// reconciliation, which re-reads only files whose stamp changed.
     FilesChanged(Vec<String>),
     /// Stop the worker after the current run.
     Shutdown,
@@ -146,6 +154,16 @@ impl Snapshot {
     }
 }
 
+/// What a worker does besides indexing: cache and watching.
+#[derive(Debug, Clone, Default)]
+pub struct Setup {
+    /// The repository's cache folder (`config::cache_dir`); `None` keeps everything in
+    /// memory (`--no-cache`).
+    pub cache_dir: Option<PathBuf>,
+    /// Watch the repository and reconcile on every change.
+    pub watch: bool,
+}
+
 /// Handle of the running worker thread. Dropping it asks the thread to stop and waits.
 pub struct Worker {
     commands: Sender<IndexCommand>,
@@ -153,9 +171,9 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Starts the worker thread on `root` and queues a first run at once. Events go to
-    /// `sink` (a closure, so the front end can forward them into its own event enum and
-    /// wake its loop).
+    /// Starts the worker thread on `root` without cache or watcher and queues a first run
+    /// at once. Events go to `sink` (a closure, so the front end can forward them into its
+    /// own event enum and wake its loop).
     ///
     /// Errors: the OS refused to start a thread.
     pub fn spawn(
@@ -163,10 +181,25 @@ impl Worker {
         options: IndexOptions,
         sink: impl Fn(IndexEvent) + Send + 'static,
     ) -> std::io::Result<Worker> {
+        Worker::start(root, options, Setup::default(), sink)
+    }
+
+    /// Starts the worker thread: it loads the cached snapshot (published at once as the
+    /// first generation), reconciles it with the disk (the next generation, published only
+    /// when something changed), then, with `setup.watch`, follows the watcher's batches.
+    ///
+    /// Errors: the OS refused to start a thread.
+    pub fn start(
+        root: PathBuf,
+        options: IndexOptions,
+        setup: Setup,
+        sink: impl Fn(IndexEvent) + Send + 'static,
+    ) -> std::io::Result<Worker> {
         let (tx, rx) = mpsc::channel();
+        let watch_tx = tx.clone();
         let thread = std::thread::Builder::new()
             .name("codegraph-worker".into())
-            .spawn(move || run(root, options, rx, sink))?;
+            .spawn(move || run(root, options, setup, watch_tx, rx, sink))?;
         tx.send(IndexCommand::Reindex).ok();
         Ok(Worker {
             commands: tx,
@@ -185,9 +218,10 @@ impl Worker {
     pub fn with_channel(
         root: PathBuf,
         options: IndexOptions,
+        setup: Setup,
     ) -> std::io::Result<(Worker, Receiver<IndexEvent>)> {
         let (tx, rx) = mpsc::channel();
-        let w = Worker::spawn(root, options, move |e| {
+        let w = Worker::start(root, options, setup, move |e| {
             let _ = tx.send(e);
         })?;
         Ok((w, rx))
@@ -203,14 +237,69 @@ impl Drop for Worker {
     }
 }
 
-/// The worker loop: wait for a command, coalesce what queued up, run, repeat.
+/// The worker loop: serve the cache, then wait for a command, coalesce what queued up,
+/// reconcile, repeat.
 fn run(
     root: PathBuf,
     options: IndexOptions,
+    setup: Setup,
+    self_tx: Sender<IndexCommand>,
     commands: Receiver<IndexCommand>,
     sink: impl Fn(IndexEvent),
 ) {
     let mut generation = 0u64;
+    let session = Arc::new(Mutex::new(Session::open(setup.cache_dir.as_deref())));
+    let mut current: Option<Arc<Snapshot>> = None;
+    {
+        let started = Instant::now();
+        let mut s = session.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(idx) = s.load(&root, &options) {
+            generation += 1;
+            let files = idx.files.len();
+            let snap = Arc::new(Snapshot::new(generation, idx, started.elapsed()));
+            current = Some(snap.clone());
+            sink(IndexEvent::Ready {
+                generation,
+                snapshot: snap,
+            });
+            let ro = if s.report.read_only {
+                "; read-only: another instance holds the lock"
+            } else {
+                ""
+            };
+            sink(IndexEvent::Notice {
+                generation,
+                message: format!(
+                    "cache: loaded {files} files in {} ms{ro}; checking for changes",
+                    started.elapsed().as_millis()
+                ),
+            });
+        } else if let Some(reason) = &s.report.reason {
+            sink(IndexEvent::Notice {
+                generation: generation + 1,
+                message: format!("cache: {reason}"),
+            });
+        }
+    }
+    let _watcher = if setup.watch {
+        let tx = self_tx.clone();
+        let cache = setup.cache_dir.clone();
+        match watch::watch(&root, cache.as_deref(), &options.walk, move |paths| {
+            let _ = tx.send(IndexCommand::FilesChanged(paths));
+        }) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                sink(IndexEvent::Notice {
+                    generation: generation + 1,
+                    message: format!("{e}; press r to reconcile with the disk"),
+                });
+                None
+            }
+        }
+    } else {
+        None
+    };
+    drop(self_tx);
     let mut rerun = false;
     loop {
         if !rerun {
@@ -225,9 +314,20 @@ fn run(
             }
         }
         generation += 1;
-        match index_once(&root, &options, generation, &commands, &sink) {
+        let job = Job {
+            root: &root,
+            options: &options,
+            session: &session,
+            prev: current.clone(),
+        };
+        match job.run(generation, &commands, &sink) {
             RunEnd::Shutdown => return,
-            RunEnd::Done { rerun: r } => rerun = r,
+            RunEnd::Done { rerun: r, snapshot } => {
+                rerun = r;
+                if snapshot.is_some() {
+                    current = snapshot;
+                }
+            }
         }
     }
 }
@@ -240,101 +340,163 @@ enum RunEnd {
     Done {
         /// Run again at once.
         rerun: bool,
+        /// The new snapshot, when the run published one.
+        snapshot: Option<Arc<Snapshot>>,
     },
 }
 
-/// One full run with progress events every 100 ms. A shutdown that arrives meanwhile
-/// drops the run's result.
-fn index_once(
-    root: &Path,
-    options: &IndexOptions,
-    generation: u64,
-    commands: &Receiver<IndexCommand>,
-    sink: &impl Fn(IndexEvent),
-) -> RunEnd {
-    let progress = Arc::new(Progress::default());
-    let mut opts = options.clone();
-    opts.progress = Some(progress.clone());
-    let started = Instant::now();
-    let (done_tx, done_rx) = mpsc::channel();
-    let root_owned = root.to_path_buf();
-    let spawned = std::thread::Builder::new()
-        .name("codegraph-index".into())
-        .spawn(move || {
-            let _ = done_tx.send(index::index_repo(&root_owned, &opts));
-        });
-    if let Err(e) = spawned {
-        sink(IndexEvent::Failed {
-            generation,
-            message: format!("cannot start the indexing thread: {e}"),
-        });
-        return RunEnd::Done { rerun: false };
-    }
-    tracing::info!(generation, root = %root.display(), "indexing started");
-    let mut rerun = false;
-    let result = loop {
-        let total = progress.total.load(Ordering::Relaxed);
-        let done = progress.done.load(Ordering::Relaxed);
-        let phase = match (total, done) {
-            (0, _) => Phase::Walking,
-            (t, d) if d < t => Phase::Parsing,
-            _ => Phase::Resolving,
-        };
-        sink(IndexEvent::Progress {
-            generation,
-            phase,
-            done,
-            total,
-        });
-        match done_rx.recv_timeout(Duration::from_millis(100)) {
-            Ok(r) => break Some(r),
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break None,
-        }
-        // Commands that arrive now are served by one more run afterwards (any command
-        // but a shutdown means "index again").
-        while let Ok(c) = commands.try_recv() {
-            if c == IndexCommand::Shutdown {
-                return RunEnd::Shutdown;
-            }
-            rerun = true;
-        }
-    };
-    match result {
-        Some(Ok(idx)) => {
-            let elapsed = started.elapsed();
-            tracing::info!(
+/// One reconciliation (or, without a previous snapshot, a full index).
+struct Job<'a> {
+    root: &'a Path,
+    options: &'a IndexOptions,
+    session: &'a Arc<Mutex<Session>>,
+    prev: Option<Arc<Snapshot>>,
+}
+
+type JobResult = Result<Option<(Index, Changes)>, index::IndexError>;
+
+impl Job<'_> {
+    /// Runs on its own thread with progress events every 100 ms. A shutdown that arrives
+    /// meanwhile drops the result.
+    fn run(
+        self,
+        generation: u64,
+        commands: &Receiver<IndexCommand>,
+        sink: &impl Fn(IndexEvent),
+    ) -> RunEnd {
+        let progress = Arc::new(Progress::default());
+        let mut opts = self.options.clone();
+        opts.progress = Some(progress.clone());
+        let started = Instant::now();
+        let (done_tx, done_rx) = mpsc::channel::<JobResult>();
+        let root_owned = self.root.to_path_buf();
+        let session = self.session.clone();
+        let prev = self.prev.clone();
+        let spawned = std::thread::Builder::new()
+            .name("codegraph-index".into())
+            .spawn(move || {
+                let mut s = session.lock().unwrap_or_else(|p| p.into_inner());
+                let r = s.refresh(&root_owned, &opts, prev.as_ref().map(|p| &p.index));
+                let _ = done_tx.send(r);
+            });
+        if let Err(e) = spawned {
+            sink(IndexEvent::Failed {
                 generation,
-                files = idx.files.len(),
-                ms = elapsed.as_millis() as u64,
-                "indexing done"
-            );
-            let total = idx.stats.files_seen;
+                message: format!("cannot start the indexing thread: {e}"),
+            });
+            return RunEnd::Done {
+                rerun: false,
+                snapshot: None,
+            };
+        }
+        tracing::info!(generation, root = %self.root.display(), "reconciling");
+        let mut rerun = false;
+        let result = loop {
+            let total = progress.total.load(Ordering::Relaxed);
+            let done = progress.done.load(Ordering::Relaxed);
+            let phase = match (total, done) {
+                (0, _) => Phase::Walking,
+                (t, d) if d < t => Phase::Parsing,
+                _ => Phase::Resolving,
+            };
+            sink(IndexEvent::Progress {
+                generation,
+                phase,
+                done,
+                total,
+            });
+            match done_rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(r) => break Some(r),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break None,
+            }
+            // Commands that arrive now are served by one more run afterwards (any command
+            // but a shutdown means "reconcile again").
+            while let Ok(c) = commands.try_recv() {
+                if c == IndexCommand::Shutdown {
+                    return RunEnd::Shutdown;
+                }
+                rerun = true;
+            }
+        };
+        let idle = |total: u64| {
             sink(IndexEvent::Progress {
                 generation,
                 phase: Phase::Idle,
                 done: total,
                 total,
-            });
-            sink(IndexEvent::Ready {
+            })
+        };
+        let mut snapshot = None;
+        match result {
+            Some(Ok(Some((idx, changes)))) => {
+                let elapsed = started.elapsed();
+                tracing::info!(
+                    generation,
+                    files = idx.files.len(),
+                    changed = changes.len(),
+                    ms = elapsed.as_millis() as u64,
+                    "index updated"
+                );
+                idle(idx.stats.files_seen);
+                let snap = Arc::new(Snapshot::new(generation, idx, elapsed));
+                snapshot = Some(snap.clone());
+                sink(IndexEvent::Ready {
+                    generation,
+                    snapshot: snap,
+                });
+                let message = if self.prev.is_some() {
+                    format!(
+                        "updated: +{} ~{} -{} files in {} ms",
+                        changes.added.len(),
+                        changes.modified.len(),
+                        changes.removed.len(),
+                        elapsed.as_millis()
+                    )
+                } else {
+                    let s = self.session.lock().unwrap_or_else(|p| p.into_inner());
+                    match &s.report.dir {
+                        None => format!("indexed in {} ms (in memory)", elapsed.as_millis()),
+                        Some(_) if s.report.saved => {
+                            format!("indexed in {} ms; cache saved", elapsed.as_millis())
+                        }
+                        Some(_) if s.report.read_only => format!(
+                            "indexed in {} ms; cache read-only (another instance holds the lock)",
+                            elapsed.as_millis()
+                        ),
+                        Some(_) => format!(
+                            "indexed in {} ms; {}",
+                            elapsed.as_millis(),
+                            s.report.reason.as_deref().unwrap_or("cache not saved")
+                        ),
+                    }
+                };
+                sink(IndexEvent::Notice {
+                    generation,
+                    message,
+                });
+            }
+            Some(Ok(None)) => {
+                idle(self.prev.as_ref().map_or(0, |p| p.index.stats.files_seen));
+                sink(IndexEvent::Notice {
+                    generation,
+                    message: format!(
+                        "up to date (checked in {} ms)",
+                        started.elapsed().as_millis()
+                    ),
+                });
+            }
+            Some(Err(e)) => sink(IndexEvent::Failed {
                 generation,
-                snapshot: Arc::new(Snapshot::new(generation, idx, elapsed)),
-            });
-            sink(IndexEvent::Notice {
+                message: e.to_string(),
+            }),
+            None => sink(IndexEvent::Failed {
                 generation,
-                message: "cache: in memory (no on-disk index yet)".into(),
-            });
+                message: "the indexing thread panicked (see the log)".into(),
+            }),
         }
-        Some(Err(e)) => sink(IndexEvent::Failed {
-            generation,
-            message: e.to_string(),
-        }),
-        None => sink(IndexEvent::Failed {
-            generation,
-            message: "the indexing thread panicked (see the log)".into(),
-        }),
+        RunEnd::Done { rerun, snapshot }
     }
-    RunEnd::Done { rerun }
 }
 
 #[cfg(test)]
@@ -347,7 +509,8 @@ mod tests {
 
     #[test]
     fn publishes_progress_then_a_snapshot_with_one_generation() {
-        let (w, rx) = Worker::with_channel(fixture(), IndexOptions::default()).unwrap();
+        let (w, rx) =
+            Worker::with_channel(fixture(), IndexOptions::default(), Setup::default()).unwrap();
         let mut saw_progress = false;
         let snap = loop {
             match rx
@@ -371,22 +534,31 @@ mod tests {
         };
         assert!(saw_progress);
         assert!(snap.index.graph.node("app/main.py::build_app").is_some());
+        // Nothing changed on disk: the next run reconciles, says so, and publishes no
+        // new snapshot.
         w.send(IndexCommand::Reindex);
-        let next = loop {
-            if let IndexEvent::Ready { generation, .. } =
-                rx.recv_timeout(Duration::from_secs(30)).unwrap()
-            {
-                break generation;
+        let (next, message) = loop {
+            match rx.recv_timeout(Duration::from_secs(30)).unwrap() {
+                IndexEvent::Notice {
+                    generation,
+                    message,
+                } if generation == 2 => break (generation, message),
+                IndexEvent::Ready { .. } => panic!("nothing changed: no new snapshot"),
+                _ => {}
             }
         };
         assert_eq!(next, 2);
+        assert!(message.starts_with("up to date"), "{message}");
     }
 
     #[test]
     fn a_missing_root_fails_without_panicking() {
-        let (_w, rx) =
-            Worker::with_channel(PathBuf::from("/nonexistent/cg"), IndexOptions::default())
-                .unwrap();
+        let (_w, rx) = Worker::with_channel(
+            PathBuf::from("/nonexistent/cg"),
+            IndexOptions::default(),
+            Setup::default(),
+        )
+        .unwrap();
         let failed = loop {
             match rx.recv_timeout(Duration::from_secs(30)).unwrap() {
                 IndexEvent::Failed { message, .. } => break message,

@@ -1,0 +1,96 @@
+//! `codegraph-tui index --watch`: keep the index (and its cache) up to date and print one
+//! line per update: `update N: +added ~modified -removed files, E edges, T ms` (or one
+//! JSON object per update with `--json`). When the OS cannot watch the repository, it
+//! says so on stderr and polls instead (a reconciliation every 2 s: a walk and a stat per
+//! file, no reads unless something changed).
+
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use super::output;
+use crate::config::Config;
+use crate::index::incremental::Changes;
+use crate::index::session::Session;
+use crate::index::Index;
+use crate::worker::watch;
+
+/// Poll period when watching is impossible.
+const POLL: Duration = Duration::from_secs(2);
+
+pub(super) fn run(
+    root: &Path,
+    config: &Config,
+    mut idx: Index,
+    mut session: Session,
+    json: bool,
+) -> Result<i32> {
+    let opts = config.index_options();
+    let (tx, rx) = mpsc::channel::<Vec<String>>();
+    let watcher = watch::watch(root, session.report.dir.as_deref(), &opts.walk, move |p| {
+        let _ = tx.send(p);
+    });
+    let poll = match &watcher {
+        Ok(_) => None,
+        Err(e) => {
+            eprintln!(
+                "codegraph-tui: {}; polling every {} s instead",
+                output::sanitize(&e.to_string()),
+                POLL.as_secs()
+            );
+            Some(POLL)
+        }
+    };
+    let mut update = 0u64;
+    loop {
+        let got = match poll {
+            Some(p) => {
+                std::thread::sleep(p);
+                true
+            }
+            None => match rx.recv() {
+                Ok(_) => true,
+                Err(_) => return Ok(0),
+            },
+        };
+        if !got {
+            continue;
+        }
+        // Coalesce what arrived meanwhile: a burst is one update.
+        while rx.try_recv().is_ok() {}
+        let t = Instant::now();
+        let Some((next, changes)) = session.refresh(root, &opts, Some(&idx))? else {
+            continue;
+        };
+        idx = next;
+        if changes.is_empty() {
+            continue;
+        }
+        update += 1;
+        print_update(update, &idx, &changes, t.elapsed().as_millis() as u64, json)?;
+    }
+}
+
+fn print_update(n: u64, idx: &Index, c: &Changes, ms: u64, json: bool) -> Result<()> {
+    if json {
+        output::print_json(&serde_json::json!({
+            "update": n,
+            "added": c.added,
+            "modified": c.modified,
+            "removed": c.removed,
+            "files": idx.files.len(),
+            "edges": idx.graph.edge_count(),
+            "elapsed_ms": ms,
+        }))
+    } else {
+        output::print_lines(&[format!(
+            "update {n}: +{} ~{} -{} files, {} edges, {ms} ms",
+            c.added.len(),
+            c.modified.len(),
+            c.removed.len(),
+            idx.graph.edge_count()
+        )])
+    }
+}

@@ -1,0 +1,183 @@
+//! An index kept in step with the disk and the on-disk cache: what the CLI and the worker
+//! use instead of calling [`index_repo`](super::index_repo) directly.
+//!
+//! [`Session::load`] serves the cached snapshot (or says why there is none);
+//! [`Session::refresh`] reconciles it with the disk (or indexes from scratch) and saves
+//! the result when something changed and this instance holds the cache's lock.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::incremental::{reconcile, Changes, Reconciled};
+use super::store::{LoadError, Store};
+use super::{index_repo, Index, IndexError, IndexOptions};
+
+/// Where the index came from this time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheState {
+    /// `--no-cache`, or no cache folder can be used: everything in memory.
+    Off,
+    /// No snapshot existed: indexed from scratch (and saved).
+    Cold,
+    /// The cached snapshot was loaded and reconciled with the disk.
+    Warm,
+    /// A snapshot existed but was not trusted (other engine build, other options,
+    /// damaged) or `--rebuild` discarded it: indexed from scratch.
+    Rebuilt,
+}
+
+/// What the cache did, for `index --json` and the TUI's status bar.
+#[derive(Debug, Clone, Serialize)]
+pub struct CacheReport {
+    /// The repository's cache folder; `None` when caching is off.
+    pub dir: Option<PathBuf>,
+    /// Where the index came from.
+    pub state: CacheState,
+    /// Why the snapshot was not used or the cache is unavailable; `None` when all is well.
+    pub reason: Option<String>,
+    /// Another instance holds the lock: this one reads the cache and never writes it.
+    pub read_only: bool,
+    /// Time to load the snapshot, milliseconds.
+    pub load_ms: Option<u64>,
+    /// A snapshot was written by the last refresh.
+    pub saved: bool,
+}
+
+/// One repository's index source: an optional [`Store`] plus what happened so far.
+#[derive(Debug)]
+pub struct Session {
+    store: Option<Store>,
+    /// What the cache did.
+    pub report: CacheReport,
+}
+
+impl Session {
+    /// Opens the cache folder `dir` (`None`: in memory only). A folder that cannot be
+    /// created or locked leaves the session in memory with the reason in the report.
+    pub fn open(dir: Option<&Path>) -> Session {
+        let mut report = CacheReport {
+            dir: dir.map(Path::to_path_buf),
+            state: CacheState::Off,
+            reason: None,
+            read_only: false,
+            load_ms: None,
+            saved: false,
+        };
+        let store = match dir.map(Store::open) {
+            None => None,
+            Some(Ok(s)) => {
+                report.read_only = !s.is_writer();
+                report.state = CacheState::Cold;
+                Some(s)
+            }
+            Some(Err(e)) => {
+                tracing::warn!("cache unavailable, indexing in memory: {e}");
+                report.reason = Some(format!("cache unavailable ({e}); in memory"));
+                None
+            }
+        };
+        Session { store, report }
+    }
+
+    /// Discards the cached snapshot and search indexes (`index --rebuild`).
+    ///
+    /// Errors: the cache is locked by another instance, or cannot be removed.
+    pub fn clear(&mut self) -> Result<(), super::store::StoreError> {
+        if let Some(s) = &self.store {
+            s.clear()?;
+            self.report.state = CacheState::Rebuilt;
+            self.report.reason = Some("--rebuild".into());
+        }
+        Ok(())
+    }
+
+    /// The cached index of `root`, when there is a trustworthy one. A stale or damaged
+    /// cache is logged, noted in the report and ignored (the next save replaces it).
+    pub fn load(&mut self, root: &Path, options: &IndexOptions) -> Option<Index> {
+        let store = self.store.as_ref()?;
+        let t = std::time::Instant::now();
+        match store.load(root, options) {
+            Ok(idx) => {
+                self.report.state = CacheState::Warm;
+                self.report.load_ms = Some(t.elapsed().as_millis() as u64);
+                tracing::info!(files = idx.files.len(), ms = ?self.report.load_ms, "cache loaded");
+                Some(idx)
+            }
+            Err(LoadError::Missing) => None,
+            Err(e) => {
+                tracing::warn!(dir = %store.dir().display(), "{e}");
+                self.report.state = CacheState::Rebuilt;
+                self.report.reason = Some(e.to_string());
+                None
+            }
+        }
+    }
+
+    /// Brings `prev` up to date with the disk (or, without `prev`, indexes `root` from
+    /// scratch) and saves a changed result. `Ok(None)`: nothing changed.
+    ///
+    /// Errors: as [`index_repo`]. A failed save is logged and noted in the report, never
+    /// an error: the index in memory is still right.
+    pub fn refresh(
+        &mut self,
+        root: &Path,
+        options: &IndexOptions,
+        prev: Option<&Index>,
+    ) -> Result<Option<(Index, Changes)>, IndexError> {
+        let (idx, changes) = match prev {
+            Some(p) => match reconcile(root, p, options)? {
+                Reconciled::Unchanged => return Ok(None),
+                Reconciled::Updated(idx, ch) => (*idx, ch),
+            },
+            None => {
+                let idx = index_repo(root, options)?;
+                let added = idx.files.iter().map(|f| f.path.clone()).collect();
+                (
+                    idx,
+                    Changes {
+                        added,
+                        ..Changes::default()
+                    },
+                )
+            }
+        };
+        self.save(&idx, options);
+        Ok(Some((idx, changes)))
+    }
+
+    /// Writes `idx` when this instance may; failures are logged and reported.
+    pub fn save(&mut self, idx: &Index, options: &IndexOptions) {
+        self.report.saved = false;
+        let Some(store) = &self.store else { return };
+        if !store.is_writer() {
+            return;
+        }
+        let t = std::time::Instant::now();
+        match store.save(idx, options) {
+            Ok(()) => {
+                self.report.saved = true;
+                tracing::info!(ms = t.elapsed().as_millis() as u64, "cache saved");
+            }
+            Err(e) => {
+                tracing::warn!("cannot save the cache: {e}");
+                self.report.reason = Some(format!("cannot save the cache: {e}"));
+            }
+        }
+    }
+
+    /// The cache folder when this instance may write search indexes into it: `None`
+    /// when caching is off or another instance holds the lock.
+    pub fn writable_dir(&self) -> Option<&Path> {
+        self.store
+            .as_ref()
+            .filter(|s| s.is_writer())
+            .map(|s| s.dir())
+    }
+
+    /// Bytes on disk of the cache (snapshot and search indexes); 0 when off.
+    pub fn size_bytes(&self) -> u64 {
+        self.store.as_ref().map_or(0, Store::size_bytes)
+    }
+}

@@ -1,0 +1,495 @@
+//! The on-disk index of one repository (DESIGN section 7): versioned, atomic, checked.
+//!
+//! A cache folder (`config::cache_dir`: `<user cache dir>/codegraph-tui/<repo>-<hash>/`,
+//! never inside the repository) holds:
+//!
+//! ```text
+//! lock                    advisory lock held by the one writer (std `File::try_lock`)
+//! CURRENT                 name of the live snapshot folder, replaced atomically
+//! snap-<id>/manifest.bin  engine and options fingerprints, root, per-file size, mtime
+//!                         (the content hash is in the facts), skips, counts
+//! snap-<id>/facts.bin     every FileFacts, in shards that decode in parallel
+//! snap-<id>/edges.bin     the resolved edges (CodeGraph::to_raw_parts)
+//! snap-<id>/unresolved.bin  the unresolved calls
+//! text/  vectors/         the search indexes (owned by `search`, self-checking)
+//! ```
+//!
+//! Every `.bin` file is `MAGIC`, the engine fingerprint, the payload length (u64 LE) and
+//! the payload's BLAKE3 hash, then the payload (postcard). A save writes a new snapshot
+//! folder (each file fsynced), renames it into place, then replaces `CURRENT` (temporary
+//! file, fsync, rename, fsync of the folder) and only then deletes older snapshots: a
+//! crash at any moment leaves `CURRENT` naming a complete snapshot, the old or the new.
+//! A load checks every header, length and hash, the fingerprints and the root; any
+//! mismatch is a [`LoadError`] and the caller rebuilds (never a panic, never a partly
+//! trusted cache).
+//!
+//! The engine fingerprint (`build.rs`) hashes every source file of `src/index/` and every
+//! query, so a cache written by another build of the extractor or resolver is rebuilt.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::graph::RawEdge;
+use super::{graph_nodes, CodeGraph, FileFacts, FileStamp, Index, IndexOptions, IndexStats};
+use super::{SkipReason, Unresolved};
+
+/// Bumped when the layout of this module's files changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// First bytes of every cache file.
+const MAGIC: &[u8; 8] = b"CGTIDX\x00\x01";
+
+/// Files per facts shard (shards are encoded and decoded in parallel).
+const SHARD_FILES: usize = 256;
+
+/// The engine fingerprint: schema version, crate version and the hash of the engine's
+/// sources and queries from `build.rs`.
+pub fn engine_fingerprint() -> String {
+    format!(
+        "s{SCHEMA_VERSION}-v{}-{}",
+        env!("CARGO_PKG_VERSION"),
+        env!("CODEGRAPH_ENGINE_HASH")
+    )
+}
+
+/// Fingerprint of the options that change what is extracted (size cap, minified rule,
+/// chunk sizes, ignore globs); the thread count does not count. A cache written with
+/// other options is rebuilt.
+pub fn options_fingerprint(o: &IndexOptions) -> String {
+    let text = format!(
+        "{}|{}|{:?}|{:?}",
+        o.caps.max_file_bytes, o.caps.long_line_bytes, o.chunking, o.walk.ignore_globs
+    );
+    blake3::hash(text.as_bytes()).to_hex()[..16].to_string()
+}
+
+/// Errors writing or clearing the cache. Reading never errors: see [`LoadError`].
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A filesystem operation failed.
+    #[error("cache {path}: {source}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// Serialising failed (a bug, not a disk problem).
+    #[error("cache encoding: {0}")]
+    Encode(String),
+    /// This instance does not hold the lock.
+    #[error("cache {0} is locked by another instance (read-only here)")]
+    ReadOnly(PathBuf),
+}
+
+/// Why a cached index was not used. The caller indexes from scratch and, for the last
+/// two, shows the reason once.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    /// No snapshot has been saved yet.
+    #[error("no cache yet")]
+    Missing,
+    /// Written by another engine build, with other options or for another root.
+    #[error("cache from {0}; rebuilding")]
+    Stale(String),
+    /// Truncated, garbled or incomplete.
+    #[error("cache damaged ({0}); rebuilding")]
+    Corrupt(String),
+}
+
+/// The manifest of one snapshot.
+#[derive(Debug, Serialize, Deserialize)]
+struct Manifest {
+    options: String,
+    root: PathBuf,
+    files: u64,
+    nodes: u64,
+    stats: IndexStats,
+    skipped: Vec<(String, SkipReason)>,
+    stamps: Vec<(String, FileStamp)>,
+    stamped_at_ns: i64,
+}
+
+/// One repository's cache folder, opened as the writer or read-only.
+#[derive(Debug)]
+pub struct Store {
+    dir: PathBuf,
+    /// The locked lock file when this instance is the writer.
+    lock: Option<File>,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl Store {
+    /// Opens (creating it) the cache folder `dir` and takes the writer's lock; when another
+    /// process holds it, the store is read-only ([`Store::is_writer`] is `false`).
+    ///
+    /// Errors: [`StoreError::Io`] when the folder or its lock file cannot be created.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let lock_path = dir.join("lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io(&lock_path))?;
+        let lock = match file.try_lock() {
+            Ok(()) => Some(file),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                tracing::info!(dir = %dir.display(), "cache locked by another instance: read-only");
+                None
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                // Locks unsupported (some network filesystems): write anyway, as the
+                // atomic snapshot swap keeps readers safe; two writers only waste work.
+                tracing::warn!(dir = %dir.display(), "cannot lock the cache ({e}); writing unlocked");
+                Some(file)
+            }
+        };
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            lock,
+        })
+    }
+
+    /// The cache folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// `true` when this instance holds the lock and may write.
+    pub fn is_writer(&self) -> bool {
+        self.lock.is_some()
+    }
+
+    fn current(&self) -> Result<PathBuf, LoadError> {
+        let name = match std::fs::read_to_string(self.dir.join("CURRENT")) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(LoadError::Missing),
+            Err(e) => return Err(LoadError::Corrupt(format!("CURRENT: {e}"))),
+        };
+        let name = name.trim();
+        if !name.starts_with("snap-") || name.contains(['/', '\\']) || name.contains("..") {
+            return Err(LoadError::Corrupt(format!("CURRENT names {name:?}")));
+        }
+        Ok(self.dir.join(name))
+    }
+
+    /// Loads the live snapshot for `root` (canonical) written with `options`.
+    ///
+    /// Errors: [`LoadError::Missing`] when nothing was saved; [`LoadError::Stale`] for
+    /// another engine build, other options or another root; [`LoadError::Corrupt`] for
+    /// any damage (the reason names the file).
+    pub fn load(&self, root: &Path, options: &IndexOptions) -> Result<Index, LoadError> {
+        let started = std::time::Instant::now();
+        let snap = self.current()?;
+        let manifest: Manifest = decode(&read_checked(&snap.join("manifest.bin"))?, "manifest")?;
+        if manifest.options != options_fingerprint(options) {
+            return Err(LoadError::Stale("other index options".into()));
+        }
+        if manifest.root != root {
+            return Err(LoadError::Stale(format!(
+                "another root ({})",
+                manifest.root.display()
+            )));
+        }
+        let ((facts, edges), unresolved) = rayon::join(
+            || {
+                rayon::join(
+                    || read_facts(&snap.join("facts.bin")),
+                    || {
+                        read_checked(&snap.join("edges.bin"))
+                            .and_then(|b| decode::<Vec<RawEdge>>(&b, "edges"))
+                    },
+                )
+            },
+            || {
+                read_checked(&snap.join("unresolved.bin"))
+                    .and_then(|b| decode::<Vec<Unresolved>>(&b, "unresolved"))
+            },
+        );
+        let (files, edges, unresolved) = (facts?, edges?, unresolved?);
+        if files.len() as u64 != manifest.files {
+            return Err(LoadError::Corrupt(format!(
+                "facts: {} files, manifest says {}",
+                files.len(),
+                manifest.files
+            )));
+        }
+        let nodes = graph_nodes(&files);
+        if nodes.len() as u64 != manifest.nodes {
+            return Err(LoadError::Corrupt(
+                "node count differs from manifest".into(),
+            ));
+        }
+        let n = nodes.len() as u32;
+        if edges.iter().any(|e| e.source >= n || e.target >= n) {
+            return Err(LoadError::Corrupt("edge to a missing node".into()));
+        }
+        let graph = CodeGraph::from_parts(nodes, edges, unresolved);
+        let mut stats = manifest.stats;
+        stats.elapsed_ms.clear();
+        stats
+            .elapsed_ms
+            .insert("load".into(), started.elapsed().as_millis() as u64);
+        Ok(Index {
+            root: Some(manifest.root),
+            files,
+            graph,
+            stats,
+            skipped: manifest.skipped,
+            stamps: manifest.stamps.into_iter().collect(),
+            stamped_at_ns: manifest.stamped_at_ns,
+        })
+    }
+
+    /// Saves `index` (built with `options`) as the new live snapshot, atomically.
+    ///
+    /// Errors: [`StoreError::ReadOnly`] when another instance holds the lock;
+    /// [`StoreError::Io`] for a disk problem (the previous snapshot stays live).
+    pub fn save(&self, index: &Index, options: &IndexOptions) -> Result<(), StoreError> {
+        if !self.is_writer() {
+            return Err(StoreError::ReadOnly(self.dir.clone()));
+        }
+        let root = index
+            .root
+            .clone()
+            .ok_or_else(|| StoreError::Encode("only indexes of a directory are cached".into()))?;
+        let (edges, unresolved) = index.graph.to_raw_parts();
+        let manifest = Manifest {
+            options: options_fingerprint(options),
+            root,
+            files: index.files.len() as u64,
+            nodes: index.graph.node_count() as u64,
+            stats: index.stats.clone(),
+            skipped: index.skipped.clone(),
+            stamps: index.stamps.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+            stamped_at_ns: index.stamped_at_ns,
+        };
+        let id = format!("snap-{:x}-{}", super::now_ns(), std::process::id());
+        let tmp = self.dir.join(format!(".{id}.tmp"));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
+        let written = (|| {
+            let (facts, rest) = rayon::join(
+                || encode_facts(&index.files),
+                || -> Result<_, StoreError> {
+                    Ok((enc(&manifest)?, enc(&edges)?, enc(&unresolved)?))
+                },
+            );
+            let (m, e, u) = rest?;
+            write_checked(&tmp.join("facts.bin"), &facts?)?;
+            write_checked(&tmp.join("edges.bin"), &e)?;
+            write_checked(&tmp.join("unresolved.bin"), &u)?;
+            write_checked(&tmp.join("manifest.bin"), &m)?;
+            sync_dir(&tmp)
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+        let snap = self.dir.join(&id);
+        std::fs::rename(&tmp, &snap).map_err(io(&snap))?;
+        let cur_tmp = self.dir.join(".CURRENT.tmp");
+        (|| {
+            let mut f = File::create(&cur_tmp)?;
+            f.write_all(id.as_bytes())?;
+            f.sync_all()
+        })()
+        .map_err(io(&cur_tmp))?;
+        let cur = self.dir.join("CURRENT");
+        std::fs::rename(&cur_tmp, &cur).map_err(io(&cur))?;
+        sync_dir(&self.dir)?;
+        self.collect_garbage(&id);
+        Ok(())
+    }
+
+    /// Deletes snapshot folders other than `keep` (and leftovers of interrupted saves).
+    fn collect_garbage(&self, keep: &str) {
+        let Ok(rd) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let stale_snap = name.starts_with("snap-") && name != keep;
+            let stale_tmp = name.starts_with(".snap-") && name.ends_with(".tmp");
+            if stale_snap || stale_tmp {
+                if let Err(err) = std::fs::remove_dir_all(e.path()) {
+                    tracing::debug!(path = %e.path().display(), "cannot remove: {err}");
+                }
+            }
+        }
+    }
+
+    /// Discards everything cached for this repository (`index --rebuild`): snapshots and
+    /// the search indexes. The lock file stays.
+    ///
+    /// Errors: [`StoreError::ReadOnly`] when another instance holds the lock;
+    /// [`StoreError::Io`] when something cannot be removed.
+    pub fn clear(&self) -> Result<(), StoreError> {
+        if !self.is_writer() {
+            return Err(StoreError::ReadOnly(self.dir.clone()));
+        }
+        let cur = self.dir.join("CURRENT");
+        match std::fs::remove_file(&cur) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io(&cur)(e)),
+        }
+        self.collect_garbage("");
+        for sub in ["text", "vectors"] {
+            let p = self.dir.join(sub);
+            match std::fs::remove_dir_all(&p) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io(&p)(e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes on disk of the live snapshot plus the search indexes.
+    pub fn size_bytes(&self) -> u64 {
+        fn walk(p: &Path) -> u64 {
+            match std::fs::symlink_metadata(p) {
+                Ok(m) if m.is_dir() => std::fs::read_dir(p)
+                    .map(|rd| rd.flatten().map(|e| walk(&e.path())).sum())
+                    .unwrap_or(0),
+                Ok(m) => m.len(),
+                Err(_) => 0,
+            }
+        }
+        let snap = self.current().map(|p| walk(&p)).unwrap_or(0);
+        snap + walk(&self.dir.join("text")) + walk(&self.dir.join("vectors"))
+    }
+}
+
+fn enc<T: Serialize>(v: &T) -> Result<Vec<u8>, StoreError> {
+    postcard::to_stdvec(v).map_err(|e| StoreError::Encode(e.to_string()))
+}
+
+fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8], what: &str) -> Result<T, LoadError> {
+    postcard::from_bytes(bytes).map_err(|e| LoadError::Corrupt(format!("{what}: {e}")))
+}
+
+/// Header: magic, engine fingerprint (length-prefixed), payload length, BLAKE3.
+fn write_checked(path: &Path, payload: &[u8]) -> Result<(), StoreError> {
+    let engine = engine_fingerprint();
+    let mut f = File::create(path).map_err(io(path))?;
+    let mut head = Vec::with_capacity(8 + 2 + engine.len() + 8 + 32);
+    head.extend_from_slice(MAGIC);
+    head.extend_from_slice(&(engine.len() as u16).to_le_bytes());
+    head.extend_from_slice(engine.as_bytes());
+    head.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    head.extend_from_slice(blake3::hash(payload).as_bytes());
+    (|| {
+        f.write_all(&head)?;
+        f.write_all(payload)?;
+        f.sync_all()
+    })()
+    .map_err(io(path))
+}
+
+/// Reads a file written by [`write_checked`] and returns its verified payload.
+fn read_checked(path: &Path) -> Result<Vec<u8>, LoadError> {
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let bytes = std::fs::read(path).map_err(|e| LoadError::Corrupt(format!("{name}: {e}")))?;
+    let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
+    if bytes.len() < 10 || &bytes[..8] != MAGIC {
+        return Err(bad("not a cache file"));
+    }
+    let elen = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let engine = bytes
+        .get(10..10 + elen)
+        .ok_or_else(|| bad("truncated header"))?;
+    if engine != engine_fingerprint().as_bytes() {
+        return Err(LoadError::Stale(format!(
+            "another engine build ({})",
+            String::from_utf8_lossy(engine)
+        )));
+    }
+    let at = 10 + elen;
+    let len = bytes
+        .get(at..at + 8)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+        .ok_or_else(|| bad("truncated header"))?;
+    let hash: [u8; 32] = bytes
+        .get(at + 8..at + 40)
+        .and_then(|h| h.try_into().ok())
+        .ok_or_else(|| bad("truncated header"))?;
+    let mut payload = bytes;
+    payload.drain(..at + 40);
+    if payload.len() as u64 != len {
+        return Err(bad("truncated"));
+    }
+    if *blake3::hash(&payload).as_bytes() != hash {
+        return Err(bad("checksum mismatch"));
+    }
+    Ok(payload)
+}
+
+/// Facts payload: shard count (u32 LE), then per shard its length (u64 LE) and postcard
+/// bytes of a `Vec<FileFacts>` of up to [`SHARD_FILES`] files.
+fn encode_facts(files: &[FileFacts]) -> Result<Vec<u8>, StoreError> {
+    let shards: Vec<Vec<u8>> = files
+        .par_chunks(SHARD_FILES)
+        .map(|c| enc(&c))
+        .collect::<Result<_, _>>()?;
+    let mut out = Vec::with_capacity(shards.iter().map(|s| s.len() + 8).sum::<usize>() + 4);
+    out.extend_from_slice(&(shards.len() as u32).to_le_bytes());
+    for s in &shards {
+        out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        out.extend_from_slice(s);
+    }
+    Ok(out)
+}
+
+fn read_facts(path: &Path) -> Result<Vec<FileFacts>, LoadError> {
+    let payload = read_checked(path)?;
+    let bad = |why: &str| LoadError::Corrupt(format!("facts.bin: {why}"));
+    let count = payload
+        .get(..4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap_or([0; 4])))
+        .ok_or_else(|| bad("truncated"))? as usize;
+    let mut spans = Vec::with_capacity(count);
+    let mut at = 4usize;
+    for _ in 0..count {
+        let len = payload
+            .get(at..at + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+            .ok_or_else(|| bad("truncated shard table"))? as usize;
+        at += 8;
+        let end = at.checked_add(len).filter(|&e| e <= payload.len());
+        let end = end.ok_or_else(|| bad("shard past the end"))?;
+        spans.push((at, end));
+        at = end;
+    }
+    let shards: Vec<Vec<FileFacts>> = spans
+        .par_iter()
+        .map(|&(s, e)| decode(&payload[s..e], "facts"))
+        .collect::<Result<_, _>>()?;
+    Ok(shards.into_iter().flatten().collect())
+}
+
+fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+    // Opening a directory read-only and fsyncing it persists the renames in it (POSIX);
+    // platforms that refuse it lose only durability, not atomicity.
+    match File::open(dir).and_then(|d| d.sync_all()) {
+        Ok(()) => Ok(()),
+        Err(e) if cfg!(unix) => Err(io(dir)(e)),
+        Err(_) => Ok(()),
+    }
+}

@@ -1,0 +1,425 @@
+//! The on-disk cache and incremental updates (DESIGN section 7): after any sequence of
+//! edits the reconciled index equals a fresh one byte for byte (graph and search); a
+//! damaged, stale or foreign cache is rebuilt, never trusted; a second instance is
+//! read-only; the watcher turns a saved file into a new snapshot.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant, SystemTime};
+
+use codegraph_tui::index::search::{Mode, Searcher};
+use codegraph_tui::index::session::{CacheState, Session};
+use codegraph_tui::index::{index_repo, Index, IndexOptions};
+use codegraph_tui::worker::{IndexEvent, Setup, Worker};
+
+fn opts() -> IndexOptions {
+    IndexOptions {
+        threads: 2,
+        ..IndexOptions::default()
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// Sets every file's mtime an hour back, so stamps are not "racily clean" and the
+/// stamp comparison (not only the content hash) decides.
+fn backdate(dir: &Path) {
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            backdate(&e.path());
+        } else {
+            let f = std::fs::File::options().write(true).open(e.path()).unwrap();
+            f.set_modified(old).unwrap();
+        }
+    }
+}
+
+/// A copy of fixture `name` under a temp dir: (guard, canonical repo root, cache dir).
+fn scratch(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    copy_dir(&common::fixture(name), &repo);
+    backdate(&repo);
+    let repo = repo.canonicalize().unwrap();
+    let cache = tmp.path().join("cache");
+    (tmp, repo, cache)
+}
+
+/// What a new process does: open the cache, load, reconcile (or index), save.
+fn warm_open(repo: &Path, cache: &Path) -> (Index, Session) {
+    let mut s = Session::open(Some(cache));
+    let prev = s.load(repo, &opts());
+    let fresh = s.refresh(repo, &opts(), prev.as_ref()).expect("refresh");
+    let idx = match (fresh, prev) {
+        (Some((i, _)), _) => i,
+        (None, Some(p)) => p,
+        (None, None) => panic!("no index"),
+    };
+    (idx, s)
+}
+
+fn canonical(idx: &Index) -> String {
+    serde_json::to_string_pretty(&idx.graph.to_canonical_json()).unwrap()
+}
+
+const QUERIES: &[&str] = &[
+    "load rows",
+    "parse",
+    "render chart",
+    "summary",
+    "export csv",
+    "lang:python flatten",
+    "extra helper",
+];
+
+/// Search results of `idx` as comparable text (ids, lines, ranks, scores).
+fn search_dump(idx: &Index, cache: Option<&Path>) -> String {
+    let mut out = String::new();
+    for mode in [Mode::Text, Mode::Hybrid] {
+        let s = Searcher::build(idx, mode, cache, None, None).expect("searcher");
+        for q in QUERIES {
+            for h in s.search(q, mode, 10).expect("search") {
+                out.push_str(&format!(
+                    "{mode:?} {q} {} {}-{} {:?} {:?} {:.6}\n",
+                    h.id, h.start_line, h.end_line, h.text_rank, h.semantic_rank, h.score
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Reconciled (through a fresh process's path: load the cache, reconcile, save) against
+/// a fresh index of the same tree.
+fn assert_same_as_fresh(step: &str, repo: &Path, cache: &Path) {
+    let (warm, session) = warm_open(repo, cache);
+    assert_eq!(session.report.state, CacheState::Warm, "{step}: cache used");
+    let fresh = index_repo(repo, &opts()).unwrap();
+    assert_eq!(canonical(&warm), canonical(&fresh), "{step}: graph");
+    let mut ws = warm.stats.clone();
+    let mut fs = fresh.stats.clone();
+    ws.elapsed_ms.clear();
+    fs.elapsed_ms.clear();
+    assert_eq!(ws, fs, "{step}: counts");
+    assert_eq!(warm.skipped, fresh.skipped, "{step}: skips");
+    assert_eq!(
+        warm.files
+            .iter()
+            .map(|f| &f.content_hash)
+            .collect::<Vec<_>>(),
+        fresh
+            .files
+            .iter()
+            .map(|f| &f.content_hash)
+            .collect::<Vec<_>>(),
+        "{step}: files"
+    );
+    assert_eq!(
+        search_dump(&warm, session.writable_dir()),
+        search_dump(&fresh, None),
+        "{step}: search"
+    );
+}
+
+#[test]
+fn scripted_edits_give_exactly_what_a_fresh_index_gives() {
+    let (_tmp, repo, cache) = scratch("multi");
+    let (first, s) = warm_open(&repo, &cache);
+    assert_eq!(s.report.state, CacheState::Cold);
+    assert!(s.report.saved, "first index saved");
+    assert!(first.graph.node("scripts/loader.py::load_rows").is_some());
+    assert_same_as_fresh("nothing changed", &repo, &cache);
+
+    // Add a file that imports another.
+    std::fs::write(
+        repo.join("scripts/extra.py"),
+        "from scripts.loader import load_rows\n\n\ndef extra_helper():\n    return load_rows(\"x\")\n",
+    )
+    .unwrap();
+    assert_same_as_fresh("add", &repo, &cache);
+    let (idx, _) = warm_open(&repo, &cache);
+    assert!(
+        idx.graph.node("scripts/extra.py::extra_helper").is_some(),
+        "the added definition is in the graph"
+    );
+
+    // Change a file that others import: its function is renamed, callers lose the edge.
+    let loader = repo.join("scripts/loader.py");
+    let text = std::fs::read_to_string(&loader).unwrap();
+    std::fs::write(&loader, text.replace("def load_rows(", "def read_rows(")).unwrap();
+    assert_same_as_fresh("change an imported file", &repo, &cache);
+    let (idx, _) = warm_open(&repo, &cache);
+    assert!(idx.graph.node("scripts/loader.py::load_rows").is_none());
+    assert!(idx.graph.node("scripts/loader.py::read_rows").is_some());
+
+    // Same size, written right after the last index (same mtime tick possible): the racy
+    // rule hashes it again.
+    let text = std::fs::read_to_string(&loader).unwrap();
+    std::fs::write(&loader, text.replace("def read_rows(", "def load_rows(")).unwrap();
+    assert_same_as_fresh("same-size edit at once", &repo, &cache);
+
+    // Delete a file another imports.
+    std::fs::remove_file(repo.join("web/chart.ts")).unwrap();
+    assert_same_as_fresh("delete", &repo, &cache);
+
+    // Rename.
+    std::fs::rename(
+        repo.join("scripts/report.py"),
+        repo.join("scripts/summary.py"),
+    )
+    .unwrap();
+    assert_same_as_fresh("rename", &repo, &cache);
+
+    // Touch without a change: the stamp differs, the content hash does not.
+    let f = std::fs::File::options()
+        .write(true)
+        .open(repo.join("src/lib.rs"))
+        .unwrap();
+    f.set_modified(SystemTime::now()).unwrap();
+    drop(f);
+    assert_same_as_fresh("touch", &repo, &cache);
+
+    // A file turns binary, then an ignore file excludes a folder.
+    std::fs::write(repo.join("src/stats.rs"), b"\x00\x01binary").unwrap();
+    assert_same_as_fresh("now binary", &repo, &cache);
+    std::fs::write(repo.join(".gitignore"), "tools/\n").unwrap();
+    assert_same_as_fresh("newly ignored", &repo, &cache);
+    let (idx, _) = warm_open(&repo, &cache);
+    assert!(idx.files.iter().all(|f| !f.path.starts_with("tools/")));
+}
+
+#[test]
+fn a_warm_start_with_nothing_changed_reuses_everything() {
+    let (_tmp, repo, cache) = scratch("python");
+    let (a, _) = warm_open(&repo, &cache);
+    let mut s = Session::open(Some(&cache));
+    let prev = s.load(&repo, &opts()).expect("cache loads");
+    assert_eq!(canonical(&prev), canonical(&a));
+    assert!(
+        s.refresh(&repo, &opts(), Some(&prev)).unwrap().is_none(),
+        "nothing changed: no re-read, no re-resolve, no save"
+    );
+}
+
+fn snapshot_dir(cache: &Path) -> PathBuf {
+    let cur = std::fs::read_to_string(cache.join("CURRENT")).unwrap();
+    cache.join(cur.trim())
+}
+
+#[test]
+fn a_damaged_cache_is_rebuilt_never_trusted() {
+    let (_tmp, repo, cache) = scratch("python");
+    let fresh = canonical(&index_repo(&repo, &opts()).unwrap());
+    type Damage = fn(&Path);
+    let damages: &[(&str, Damage)] = &[
+        ("truncated facts", |c| {
+            let p = snapshot_dir(c).join("facts.bin");
+            let len = std::fs::metadata(&p).unwrap().len();
+            let f = std::fs::File::options().write(true).open(&p).unwrap();
+            f.set_len(len / 2).unwrap();
+        }),
+        ("flipped byte in edges", |c| {
+            let p = snapshot_dir(c).join("edges.bin");
+            let mut b = std::fs::read(&p).unwrap();
+            let i = b.len() - 3;
+            b[i] ^= 0x5a;
+            std::fs::write(&p, b).unwrap();
+        }),
+        ("garbage manifest", |c| {
+            std::fs::write(snapshot_dir(c).join("manifest.bin"), b"not a cache").unwrap();
+        }),
+        ("missing piece", |c| {
+            std::fs::remove_file(snapshot_dir(c).join("unresolved.bin")).unwrap();
+        }),
+        ("CURRENT names nothing", |c| {
+            std::fs::write(c.join("CURRENT"), "snap-gone").unwrap();
+        }),
+        ("CURRENT escapes", |c| {
+            std::fs::write(c.join("CURRENT"), "../../etc").unwrap();
+        }),
+    ];
+    for (what, damage) in damages {
+        warm_open(&repo, &cache);
+        damage(&cache);
+        let mut s = Session::open(Some(&cache));
+        assert!(s.load(&repo, &opts()).is_none(), "{what}: not trusted");
+        assert_eq!(s.report.state, CacheState::Rebuilt, "{what}");
+        let reason = s.report.reason.clone().unwrap_or_default();
+        assert!(reason.contains("damaged"), "{what}: {reason}");
+        let (idx, _) = s.refresh(&repo, &opts(), None).unwrap().unwrap();
+        assert_eq!(canonical(&idx), fresh, "{what}: rebuilt index is right");
+        assert!(
+            s.report.saved,
+            "{what}: the rebuild replaced the damaged cache"
+        );
+        let mut again = Session::open(Some(&cache));
+        assert!(again.load(&repo, &opts()).is_some(), "{what}: usable again");
+    }
+}
+
+#[test]
+fn other_options_or_a_leftover_of_a_crashed_save_are_handled() {
+    let (_tmp, repo, cache) = scratch("python");
+    warm_open(&repo, &cache);
+    let other = IndexOptions {
+        caps: codegraph_tui::index::Caps {
+            max_file_bytes: 4096,
+            ..Default::default()
+        },
+        ..opts()
+    };
+    let mut s = Session::open(Some(&cache));
+    assert!(s.load(&repo, &other).is_none());
+    assert_eq!(s.report.state, CacheState::Rebuilt);
+    assert!(s.report.reason.as_deref().unwrap_or("").contains("options"));
+    drop(s);
+
+    // A crash in the middle of a save leaves a temporary folder and CURRENT.tmp: the
+    // live snapshot is still the old one, and the next save clears the leftovers.
+    std::fs::create_dir_all(cache.join(".snap-dead-1.tmp")).unwrap();
+    std::fs::write(cache.join(".snap-dead-1.tmp/facts.bin"), b"partial").unwrap();
+    std::fs::write(cache.join(".CURRENT.tmp"), "snap-dead-1").unwrap();
+    let mut s = Session::open(Some(&cache));
+    assert!(s.load(&repo, &opts()).is_some(), "old snapshot still live");
+    drop(s);
+    std::fs::write(repo.join("app/new.py"), "def fresh():\n    pass\n").unwrap();
+    let (_, s) = warm_open(&repo, &cache);
+    assert!(s.report.saved);
+    assert!(
+        !cache.join(".snap-dead-1.tmp").exists(),
+        "leftover collected"
+    );
+    let snaps = std::fs::read_dir(&cache)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("snap-")
+        })
+        .count();
+    assert_eq!(snaps, 1, "only the live snapshot is kept");
+}
+
+#[test]
+fn a_second_instance_opens_read_only_and_writes_nothing() {
+    let (_tmp, repo, cache) = scratch("python");
+    let mut writer = Session::open(Some(&cache));
+    assert!(!writer.report.read_only);
+    let (idx, _) = writer.refresh(&repo, &opts(), None).unwrap().unwrap();
+    let current = std::fs::read_to_string(cache.join("CURRENT")).unwrap();
+
+    let mut reader = Session::open(Some(&cache));
+    assert!(reader.report.read_only, "the lock is held by the first");
+    assert!(reader.writable_dir().is_none());
+    let loaded = reader.load(&repo, &opts()).expect("reads the cache");
+    assert_eq!(canonical(&loaded), canonical(&idx));
+    std::fs::write(repo.join("app/more.py"), "def more():\n    pass\n").unwrap();
+    let (updated, _) = reader
+        .refresh(&repo, &opts(), Some(&loaded))
+        .unwrap()
+        .expect("sees the change");
+    assert!(updated.graph.node("app/more.py::more").is_some());
+    assert!(!reader.report.saved);
+    assert_eq!(
+        std::fs::read_to_string(cache.join("CURRENT")).unwrap(),
+        current,
+        "the read-only instance did not write"
+    );
+    drop(writer);
+    let third = Session::open(Some(&cache));
+    assert!(
+        !third.report.read_only,
+        "the lock is released with the writer"
+    );
+}
+
+fn wait_ready(rx: &Receiver<IndexEvent>, until: impl Fn(&Index) -> bool) -> Index {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(IndexEvent::Ready { snapshot, .. }) if until(&snapshot.index) => {
+                return snapshot.index.clone()
+            }
+            Ok(IndexEvent::Failed { message, .. }) => panic!("{message}"),
+            Ok(_) => {}
+            Err(e) => panic!("no matching snapshot: {e}"),
+        }
+    }
+}
+
+#[test]
+fn the_watcher_turns_a_saved_file_into_a_new_snapshot() {
+    let (_tmp, repo, cache) = scratch("python");
+    let setup = Setup {
+        cache_dir: Some(cache.clone()),
+        watch: true,
+    };
+    let (worker, rx) = Worker::with_channel(repo.clone(), opts(), setup).unwrap();
+    wait_ready(&rx, |i| i.graph.node("app/main.py::build_app").is_some());
+    // The first run is done: give the watcher a moment to be registered.
+    std::thread::sleep(Duration::from_millis(300));
+    // An editor's save: write a temporary file, then rename it over the target.
+    let tmp = repo.join("app/.handlers.py.swp");
+    std::fs::write(&tmp, "def watched_fn():\n    return 1\n").unwrap();
+    std::fs::rename(&tmp, repo.join("app/watched.py")).unwrap();
+    let idx = wait_ready(&rx, |i| {
+        i.graph.node("app/watched.py::watched_fn").is_some()
+    });
+    assert!(idx.graph.node("app/main.py::build_app").is_some());
+    // Ignored paths never trigger an update.
+    std::fs::create_dir_all(repo.join("node_modules/x")).unwrap();
+    std::fs::write(repo.join("node_modules/x/i.js"), "function f() {}\n").unwrap();
+    std::fs::remove_file(repo.join("app/watched.py")).unwrap();
+    let idx = wait_ready(&rx, |i| {
+        i.graph.node("app/watched.py::watched_fn").is_none()
+    });
+    assert!(idx
+        .files
+        .iter()
+        .all(|f| !f.path.starts_with("node_modules")));
+    drop(worker);
+
+    // The next start serves the saved snapshot at once (generation 1).
+    let setup = Setup {
+        cache_dir: Some(cache.clone()),
+        watch: false,
+    };
+    let (_w, rx) = Worker::with_channel(repo.clone(), opts(), setup).unwrap();
+    match rx.recv_timeout(Duration::from_secs(30)).unwrap() {
+        IndexEvent::Ready {
+            generation,
+            snapshot,
+        } => {
+            assert_eq!(generation, 1);
+            assert!(snapshot
+                .index
+                .graph
+                .node("app/watched.py::watched_fn")
+                .is_none());
+            assert!(snapshot
+                .index
+                .graph
+                .node("app/main.py::build_app")
+                .is_some());
+        }
+        other => panic!("expected the cached snapshot first, got {other:?}"),
+    }
+}
