@@ -92,6 +92,13 @@ fn search_dump(idx: &Index, cache: Option<&Path>) -> String {
     let mut out = String::new();
     for mode in [Mode::Text, Mode::Hybrid] {
         let s = Searcher::build(idx, mode, cache, None, None).expect("searcher");
+        if cache.is_some() && cache.is_some_and(|c| c.join("text/index/meta.json").exists()) {
+            out.push_str(&format!(
+                "text index: reused {} or updated {}\n",
+                s.stats.text_reused,
+                s.stats.text_files_updated > 0
+            ));
+        }
         for q in QUERIES {
             for h in s.search(q, mode, 10).expect("search") {
                 out.push_str(&format!(
@@ -129,8 +136,19 @@ fn assert_same_as_fresh(step: &str, repo: &Path, cache: &Path) {
             .collect::<Vec<_>>(),
         "{step}: files"
     );
+    let warm_dump = search_dump(&warm, session.writable_dir());
+    let (status, warm_hits): (Vec<&str>, Vec<&str>) = warm_dump
+        .lines()
+        .partition(|l| l.starts_with("text index:"));
+    if step != "nothing changed" {
+        // Never rebuilt from scratch after the first build: reused, or updated in place.
+        assert!(
+            status.iter().all(|l| l.contains("true")),
+            "{step}: text index rebuilt instead of updated: {status:?}"
+        );
+    }
     assert_eq!(
-        search_dump(&warm, session.writable_dir()),
+        warm_hits.join("\n") + "\n",
         search_dump(&fresh, None),
         "{step}: search"
     );

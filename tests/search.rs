@@ -133,8 +133,24 @@ fn on_disk_index_is_reused_until_the_code_changes() {
         "a.py::alpha_beta"
     );
     std::fs::write(repo.path().join("a.py"), "def gamma():\n    return 2\n").expect("write");
+    std::fs::write(
+        repo.path().join("b.py"),
+        "def other():
+    return 3
+",
+    )
+    .expect("write");
     let third = build();
     assert!(!third.stats.text_reused);
+    assert_eq!(
+        third.stats.text_files_updated, 2,
+        "a.py replaced and b.py added in place, not a rebuild"
+    );
+    assert_eq!(
+        third.search("alphaBeta", Mode::Text, 3).expect("search"),
+        Vec::new(),
+        "the old document of a.py is gone"
+    );
     assert_eq!(
         third.search("gamma", Mode::Hybrid, 3).expect("search")[0].id,
         "a.py::gamma"

@@ -86,6 +86,8 @@ pub struct BuildStats {
     pub files_unreadable: usize,
     /// `true` when the on-disk text index was reused as is.
     pub text_reused: bool,
+    /// Files whose documents were replaced in the on-disk text index.
+    pub text_files_updated: usize,
     /// Vectors from the cache.
     pub vectors_cached: usize,
     /// Vectors computed in this run.
@@ -157,6 +159,7 @@ impl Searcher {
         let text_dir = cache_dir.map(|d| d.join("text"));
         let text = TextIndex::open_or_build(&chunks, text_dir.as_deref())?;
         stats.text_reused = text.reused;
+        stats.text_files_updated = text.files_updated;
         stats.text_index_bytes = text.size_bytes();
         stats
             .elapsed_ms

@@ -2,12 +2,17 @@
 //! tokenizer of [`super::tokenize`] and BM25 scoring, with the name and qualified-name
 //! fields boosted over doc comments and content.
 //!
-//! On disk the index is `<cache dir>/text/` (DESIGN section 7) with a `fingerprint` file
-//! (BLAKE3 over every chunk's key, metadata and text). An index whose fingerprint
-//! matches is opened as is; otherwise a new one is built beside it and swapped in by
-//! renames, so a failed build leaves the previous index in place. Without a cache dir the
-//! index lives in RAM.
+//! On disk the index is `<cache dir>/text/index/` (DESIGN section 7). Its last commit's
+//! payload maps every file to a fingerprint of that file's chunks (BLAKE3 over each
+//! chunk's key, metadata and text), so the map and the documents change in one atomic
+//! tantivy commit. Opening compares the map with the current chunks: equal, the index is
+//! used as is; some files differ, their documents are deleted by path and added again,
+//! then the segments are merged so deleted documents leave BM25's statistics (scores are
+//! then exactly a fresh index's); no usable map, a new index is built beside the old one
+//! and swapped in by renames, so a failed build leaves the previous index in place.
+//! Without a cache dir the index lives in RAM.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use tantivy::collector::TopDocs;
@@ -43,6 +48,8 @@ struct Fields {
     path: Field,
     lang: Field,
     kind: Field,
+    /// The chunk's path as one raw term: what an update deletes by.
+    file: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -61,8 +68,24 @@ fn schema() -> (Schema, Fields) {
         path: b.add_text_field("path", code),
         lang: b.add_text_field("lang", STRING),
         kind: b.add_text_field("kind", STRING),
+        file: b.add_text_field("file", STRING),
     };
     (b.build(), f)
+}
+
+/// The tantivy document of one chunk.
+fn document(f: Fields, c: &SearchChunk) -> TantivyDocument {
+    let mut d = TantivyDocument::default();
+    d.add_text(f.key, &c.key);
+    d.add_text(f.name, &c.name);
+    d.add_text(f.qname, &c.qualified_name);
+    d.add_text(f.doc, &c.doc);
+    d.add_text(f.content, &c.text);
+    d.add_text(f.path, &c.path);
+    d.add_text(f.lang, &c.language);
+    d.add_text(f.kind, &c.kind);
+    d.add_text(f.file, &c.path);
+    d
 }
 
 /// A BM25 hit: the chunk's key and tantivy's score (higher is better).
@@ -82,6 +105,47 @@ pub struct TextIndex {
     location: PathBuf,
     /// `true` when an existing on-disk index was reused.
     pub reused: bool,
+    /// Files whose documents were replaced in an existing on-disk index (0 when it was
+    /// reused as is or built anew).
+    pub files_updated: usize,
+}
+
+/// Version tag of the commit payload.
+const PAYLOAD_VERSION: u32 = 1;
+
+/// The commit payload: the file fingerprints the index holds.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Payload {
+    version: u32,
+    files: BTreeMap<String, String>,
+}
+
+/// Per file (path), BLAKE3 over everything its chunks' documents are built from.
+pub fn file_fingerprints(chunks: &[SearchChunk]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut i = 0;
+    while i < chunks.len() {
+        let path = &chunks[i].path;
+        let mut h = blake3::Hasher::new();
+        while i < chunks.len() && &chunks[i].path == path {
+            let c = &chunks[i];
+            for s in [
+                &c.key,
+                &c.name,
+                &c.qualified_name,
+                &c.doc,
+                &c.text,
+                &c.language,
+                &c.kind,
+            ] {
+                h.update(&(s.len() as u64).to_le_bytes());
+                h.update(s.as_bytes());
+            }
+            i += 1;
+        }
+        out.insert(path.clone(), h.finalize().to_hex().to_string());
+    }
+    out
 }
 
 fn tv_err(path: &Path) -> impl Fn(tantivy::TantivyError) -> SearchError + '_ {
@@ -91,30 +155,11 @@ fn tv_err(path: &Path) -> impl Fn(tantivy::TantivyError) -> SearchError + '_ {
     }
 }
 
-/// BLAKE3 over everything a document is built from, lowercase hex.
-pub fn fingerprint(chunks: &[SearchChunk]) -> String {
-    let mut h = blake3::Hasher::new();
-    h.update(b"codegraph-tui text index v1\0");
-    for c in chunks {
-        for s in [
-            &c.key,
-            &c.name,
-            &c.qualified_name,
-            &c.doc,
-            &c.text,
-            &c.language,
-            &c.kind,
-        ] {
-            h.update(&(s.len() as u64).to_le_bytes());
-            h.update(s.as_bytes());
-        }
-    }
-    h.finalize().to_hex().to_string()
-}
-
 impl TextIndex {
-    /// Opens the index in `dir` when its fingerprint matches `chunks`, else builds it
-    /// there (atomically replacing what was there). `dir = None` builds in RAM.
+    /// Opens the index in `dir` and brings it to `chunks`: as is when every file's
+    /// fingerprint matches, by replacing the documents of changed files otherwise, or by
+    /// building it anew (atomically replacing what was there) when it is missing or
+    /// unusable. `dir = None` builds in RAM. `chunks` must be in path order.
     ///
     /// Errors: [`SearchError::Io`] or [`SearchError::Tantivy`] naming the directory; the
     /// previous on-disk index is then still in place.
@@ -125,15 +170,27 @@ impl TextIndex {
         let Some(dir) = dir else {
             let (schema, fields) = schema();
             let index = TvIndex::create_in_ram(schema);
-            return TextIndex::fill(index, fields, chunks, PathBuf::from("<in memory>"));
+            return TextIndex::fill(index, fields, chunks, PathBuf::from("<in memory>"), None);
         };
-        let fp = fingerprint(chunks);
-        let fp_file = dir.join("fingerprint");
-        if std::fs::read_to_string(&fp_file).ok().as_deref() == Some(fp.as_str()) {
-            match TextIndex::open(&dir.join("index")) {
-                Ok(t) => return Ok(t),
-                Err(e) => tracing::warn!("text index unusable, rebuilding: {e}"),
+        let want = file_fingerprints(chunks);
+        let index_dir = dir.join("index");
+        match TextIndex::open(&index_dir) {
+            Ok(mut t) => match t.indexed_files() {
+                Some(have) if have == want => return Ok(t),
+                Some(have) => match t.update(chunks, &have, &want) {
+                    Ok(n) => {
+                        t.reused = false;
+                        t.files_updated = n;
+                        return Ok(t);
+                    }
+                    Err(e) => tracing::warn!("text index update failed, rebuilding: {e}"),
+                },
+                None => tracing::info!("text index without a file map, rebuilding"),
+            },
+            Err(e) if index_dir.exists() => {
+                tracing::warn!("text index unusable, rebuilding: {e}")
             }
+            Err(_) => {}
         }
         let io = |path: &Path| {
             let path = path.to_path_buf();
@@ -148,8 +205,14 @@ impl TextIndex {
             let (schema, fields) = schema();
             let index = TvIndex::create_in_dir(tmp.join("index"), schema)
                 .map_err(tv_err(&tmp.join("index")))?;
-            drop(TextIndex::fill(index, fields, chunks, tmp.join("index"))?);
-            std::fs::write(tmp.join("fingerprint"), &fp).map_err(io(&tmp))
+            drop(TextIndex::fill(
+                index,
+                fields,
+                chunks,
+                tmp.join("index"),
+                Some(&want),
+            )?);
+            Ok::<(), SearchError>(())
         })();
         if let Err(e) = built {
             let _ = std::fs::remove_dir_all(&tmp);
@@ -169,6 +232,68 @@ impl TextIndex {
         Ok(t)
     }
 
+    /// The file map of the last commit; `None` when absent or unreadable.
+    fn indexed_files(&self) -> Option<BTreeMap<String, String>> {
+        let metas = self.index.load_metas().ok()?;
+        let p: Payload = serde_json::from_str(metas.payload.as_deref()?).ok()?;
+        (p.version == PAYLOAD_VERSION).then_some(p.files)
+    }
+
+    /// Replaces the documents of every file whose fingerprint differs between `have`
+    /// (in the index) and `want` (in `chunks`), commits with the new map, then merges
+    /// all segments so BM25 statistics no longer count deleted documents. Returns the
+    /// number of files replaced, added or removed.
+    fn update(
+        &mut self,
+        chunks: &[SearchChunk],
+        have: &BTreeMap<String, String>,
+        want: &BTreeMap<String, String>,
+    ) -> Result<usize, SearchError> {
+        let f = self.fields;
+        let err = tv_err(&self.location);
+        let mut w = self
+            .index
+            .writer_with_num_threads::<TantivyDocument>(1, WRITER_HEAP_BYTES)
+            .map_err(&err)?;
+        let mut changed = 0;
+        for (path, h) in have {
+            if want.get(path) != Some(h) {
+                w.delete_term(Term::from_field_text(f.file, path));
+                changed += 1;
+            }
+        }
+        for c in chunks {
+            if have.get(&c.path) != want.get(&c.path) {
+                w.add_document(document(f, c)).map_err(&err)?;
+            }
+        }
+        changed += want.keys().filter(|p| !have.contains_key(*p)).count();
+        let payload = serde_json::to_string(&Payload {
+            version: PAYLOAD_VERSION,
+            files: want.clone(),
+        })
+        .map_err(|e| SearchError::Tantivy {
+            path: self.location.clone(),
+            source: tantivy::TantivyError::InternalError(e.to_string()),
+        })?;
+        let mut prepared = w.prepare_commit().map_err(&err)?;
+        prepared.set_payload(&payload);
+        prepared.commit().map_err(&err)?;
+        let ids = self.index.searchable_segment_ids().map_err(&err)?;
+        if ids.len() > 1 {
+            w.merge(&ids).wait().map_err(&err)?;
+        } else if let Some(id) = ids.first() {
+            // One segment with deletes: merging it alone drops them.
+            let metas = self.index.searchable_segment_metas().map_err(&err)?;
+            if metas.iter().any(|m| m.has_deletes()) {
+                w.merge(&[*id]).wait().map_err(&err)?;
+            }
+        }
+        w.wait_merging_threads().map_err(&err)?;
+        self.reader.reload().map_err(&err)?;
+        Ok(changed)
+    }
+
     fn open(path: &Path) -> Result<TextIndex, SearchError> {
         let index = TvIndex::open_in_dir(path).map_err(tv_err(path))?;
         let (expected, fields) = schema();
@@ -186,14 +311,18 @@ impl TextIndex {
             fields,
             location: path.to_path_buf(),
             reused: true,
+            files_updated: 0,
         })
     }
 
+    /// Adds every chunk to a new index and commits, with the file map as the commit's
+    /// payload when given (on disk).
     fn fill(
         index: TvIndex,
         f: Fields,
         chunks: &[SearchChunk],
         location: PathBuf,
+        files: Option<&BTreeMap<String, String>>,
     ) -> Result<TextIndex, SearchError> {
         register(&index);
         let err = tv_err(&location);
@@ -201,18 +330,14 @@ impl TextIndex {
             .writer_with_num_threads::<TantivyDocument>(1, WRITER_HEAP_BYTES)
             .map_err(&err)?;
         for c in chunks {
-            let mut d = TantivyDocument::default();
-            d.add_text(f.key, &c.key);
-            d.add_text(f.name, &c.name);
-            d.add_text(f.qname, &c.qualified_name);
-            d.add_text(f.doc, &c.doc);
-            d.add_text(f.content, &c.text);
-            d.add_text(f.path, &c.path);
-            d.add_text(f.lang, &c.language);
-            d.add_text(f.kind, &c.kind);
-            w.add_document(d).map_err(&err)?;
+            w.add_document(document(f, c)).map_err(&err)?;
         }
-        w.commit().map_err(&err)?;
+        let mut prepared = w.prepare_commit().map_err(&err)?;
+        if let Some(files) = files {
+            let payload = serde_json::json!({"version": PAYLOAD_VERSION, "files": files});
+            prepared.set_payload(&payload.to_string());
+        }
+        prepared.commit().map_err(&err)?;
         w.wait_merging_threads().map_err(&err)?;
         let reader = index.reader().map_err(&err)?;
         reader.reload().map_err(&err)?;
@@ -223,6 +348,7 @@ impl TextIndex {
             fields: f,
             location,
             reused: false,
+            files_updated: 0,
         })
     }
 
@@ -236,7 +362,7 @@ impl TextIndex {
         self.len() == 0
     }
 
-    /// The best `limit` chunks for `q` by BM25, best first (ties in index order). Filters
+    /// The best `limit` chunks for `q` by BM25, best first (ties by key). Filters
     /// `lang:` and `kind:` are exact, `path:` is a substring of the path. A query without
     /// words or phrases lists the chunks passing the filters (score 1).
     ///
@@ -374,6 +500,9 @@ impl TextIndex {
                 break;
             }
         }
+        // Equal scores in key order, not document order: an index updated in place holds
+        // re-added documents last, and must rank exactly as a fresh one.
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
         Ok(hits)
     }
 
