@@ -64,6 +64,8 @@ pub(super) fn run(cli: &Cli, a: &IndexArgs, root: &Path, config: &Config) -> Res
     if a.watch {
         return watch::run(&root, config, idx, session, a.json);
     }
+    // The process ends now: freeing a large index piece by piece is wasted time.
+    std::mem::forget(idx);
     Ok(0)
 }
 

@@ -91,6 +91,8 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
             })
         );
     }
+    // The process ends now: freeing the index and chunks piece by piece is wasted time.
+    std::mem::forget((idx, searcher));
     Ok(if any || a.batch.is_some() { 0 } else { 1 })
 }
 

@@ -114,6 +114,19 @@ struct Manifest {
     stamped_at_ns: i64,
 }
 
+/// An unresolved call as stored: the caller as a node position, the site's file only
+/// when it is not the caller's (it always is today; the field keeps the format honest).
+#[derive(Debug, Serialize, Deserialize)]
+struct UnresolvedRow {
+    caller: u32,
+    name: String,
+    receiver: Option<String>,
+    file: Option<String>,
+    line: u32,
+    column: u32,
+    reason: super::UnresolvedReason,
+}
+
 /// One repository's cache folder, opened as the writer or read-only.
 #[derive(Debug)]
 pub struct Store {
@@ -216,7 +229,7 @@ impl Store {
             },
             || {
                 read_checked(&snap.join("unresolved.bin"))
-                    .and_then(|b| decode::<Vec<Unresolved>>(&b, "unresolved"))
+                    .and_then(|b| decode::<Vec<UnresolvedRow>>(&b, "unresolved"))
             },
         );
         let (files, edges, unresolved) = (facts?, edges?, unresolved?);
@@ -237,7 +250,24 @@ impl Store {
         if edges.iter().any(|e| e.source >= n || e.target >= n) {
             return Err(LoadError::Corrupt("edge to a missing node".into()));
         }
-        let graph = CodeGraph::from_parts(nodes, edges, unresolved);
+        let mut calls = Vec::with_capacity(unresolved.len());
+        for r in unresolved {
+            let caller = nodes
+                .get(r.caller as usize)
+                .ok_or_else(|| LoadError::Corrupt("unresolved call of a missing node".into()))?;
+            calls.push(Unresolved {
+                caller: caller.id.to_string(),
+                name: r.name,
+                receiver: r.receiver,
+                site: super::graph::Site {
+                    file: r.file.unwrap_or_else(|| caller.file.to_string()),
+                    line: r.line,
+                    column: r.column,
+                },
+                reason: r.reason,
+            });
+        }
+        let graph = CodeGraph::from_parts(nodes, edges, calls);
         let mut stats = manifest.stats;
         stats.elapsed_ms.clear();
         stats
@@ -267,6 +297,29 @@ impl Store {
             .clone()
             .ok_or_else(|| StoreError::Encode("only indexes of a directory are cached".into()))?;
         let (edges, unresolved) = index.graph.to_raw_parts();
+        let nodes = graph_nodes(&index.files);
+        let position: std::collections::HashMap<&str, (u32, &str)> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (&*n.id, (i as u32, &*n.file)))
+            .collect();
+        let unresolved: Vec<UnresolvedRow> = unresolved
+            .into_iter()
+            .map(|u| {
+                let (caller, file) = *position.get(u.caller.as_str()).ok_or_else(|| {
+                    StoreError::Encode(format!("unresolved call of unknown node {}", u.caller))
+                })?;
+                Ok(UnresolvedRow {
+                    caller,
+                    name: u.name,
+                    receiver: u.receiver,
+                    file: (u.site.file != file).then_some(u.site.file),
+                    line: u.site.line,
+                    column: u.site.column,
+                    reason: u.reason,
+                })
+            })
+            .collect::<Result<_, StoreError>>()?;
         let manifest = Manifest {
             options: options_fingerprint(options),
             root,

@@ -52,7 +52,8 @@ pub enum Action {
     OpenEditor,
     /// Export the shown subgraph as JSON (opens the path prompt).
     Export,
-    /// Index the repository again.
+    /// Reconcile with the disk now: re-read changed files (the watcher does it on its own
+    /// unless watching is impossible or off).
     Reindex,
     /// Suspend to the shell (Ctrl-Z); the terminal is restored and set up again on `fg`.
     Suspend,
@@ -281,7 +282,7 @@ pub const BINDINGS: &[Binding] = &[
         "r F5",
         Sc::Panels,
         A::Reindex,
-        "index again",
+        "re-read changed files now (reconcile with the disk)",
     ),
     b(
         &[(K::Char('z'), C)],

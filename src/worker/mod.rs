@@ -457,9 +457,10 @@ impl Job<'_> {
                     let s = self.session.lock().unwrap_or_else(|p| p.into_inner());
                     match &s.report.dir {
                         None => format!("indexed in {} ms (in memory)", elapsed.as_millis()),
-                        Some(_) if s.report.saved => {
-                            format!("indexed in {} ms; cache saved", elapsed.as_millis())
-                        }
+                        Some(_) if s.report.saved => match &s.report.reason {
+                            Some(r) => format!("{r}: indexed in {} ms", elapsed.as_millis()),
+                            None => format!("indexed in {} ms; cache saved", elapsed.as_millis()),
+                        },
                         Some(_) if s.report.read_only => format!(
                             "indexed in {} ms; cache read-only (another instance holds the lock)",
                             elapsed.as_millis()
