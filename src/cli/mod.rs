@@ -175,7 +175,9 @@ pub(crate) fn build(
     config: &Config,
     quiet: bool,
 ) -> Result<&'static Index> {
-    Ok(Box::leak(Box::new(open_index(cli, root, config, quiet, false)?.0)))
+    Ok(Box::leak(Box::new(
+        open_index(cli, root, config, quiet, false)?.0,
+    )))
 }
 
 /// As [`build`], also returning the [`Session`] (what the cache did, where search indexes

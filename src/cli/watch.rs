@@ -61,15 +61,16 @@ pub(super) fn run(
         // Coalesce what arrived meanwhile: a burst is one update.
         while rx.try_recv().is_ok() {}
         let t = Instant::now();
-        let Some((next, changes)) = session.refresh(root, &opts, Some(&idx))? else {
+        let Some((next, changes)) = session.refresh_unsaved(root, &opts, Some(&idx))? else {
             continue;
         };
         idx = next;
-        if changes.is_empty() {
-            continue;
+        if !changes.is_empty() {
+            update += 1;
+            print_update(update, &idx, &changes, t.elapsed().as_millis() as u64, json)?;
         }
-        update += 1;
-        print_update(update, &idx, &changes, t.elapsed().as_millis() as u64, json)?;
+        // Served first, saved after: the line is out before the snapshot is written.
+        session.save(&idx, &opts);
     }
 }
 

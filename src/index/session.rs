@@ -126,6 +126,24 @@ impl Session {
         options: &IndexOptions,
         prev: Option<&Index>,
     ) -> Result<Option<(Index, Changes)>, IndexError> {
+        let out = self.refresh_unsaved(root, options, prev)?;
+        if let Some((idx, _)) = &out {
+            self.save(idx, options);
+        }
+        Ok(out)
+    }
+
+    /// As [`refresh`](Session::refresh) without the save, for callers that serve the new
+    /// index first and [`save`](Session::save) it afterwards.
+    ///
+    /// Errors: as [`index_repo`].
+    pub fn refresh_unsaved(
+        &mut self,
+        root: &Path,
+        options: &IndexOptions,
+        prev: Option<&Index>,
+    ) -> Result<Option<(Index, Changes)>, IndexError> {
+        self.report.saved = false;
         let (idx, changes) = match prev {
             Some(p) => match reconcile(root, p, options)? {
                 Reconciled::Unchanged => return Ok(None),
@@ -143,7 +161,6 @@ impl Session {
                 )
             }
         };
-        self.save(&idx, options);
         Ok(Some((idx, changes)))
     }
 

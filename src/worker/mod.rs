@@ -301,16 +301,24 @@ fn run(
     };
     drop(self_tx);
     let mut rerun = false;
+    // The thread of the last finished run, possibly still saving the cache: a shutdown
+    // waits for it so the next start finds the newest snapshot.
+    let mut saving: Option<JoinHandle<()>> = None;
+    let finish_saving = |h: Option<JoinHandle<()>>| {
+        if let Some(h) = h {
+            let _ = h.join();
+        }
+    };
     loop {
         if !rerun {
             match commands.recv() {
-                Ok(IndexCommand::Shutdown) | Err(_) => return,
+                Ok(IndexCommand::Shutdown) | Err(_) => return finish_saving(saving),
                 Ok(_) => {}
             }
         }
         while let Ok(more) = commands.try_recv() {
             if more == IndexCommand::Shutdown {
-                return;
+                return finish_saving(saving);
             }
         }
         generation += 1;
@@ -322,7 +330,13 @@ fn run(
         };
         match job.run(generation, &commands, &sink) {
             RunEnd::Shutdown => return,
-            RunEnd::Done { rerun: r, snapshot } => {
+            RunEnd::Done {
+                rerun: r,
+                snapshot,
+                thread,
+            } => {
+                finish_saving(saving.take());
+                saving = thread;
                 rerun = r;
                 if snapshot.is_some() {
                     current = snapshot;
@@ -342,6 +356,8 @@ enum RunEnd {
         rerun: bool,
         /// The new snapshot, when the run published one.
         snapshot: Option<Arc<Snapshot>>,
+        /// The run's thread (it may still be saving the cache).
+        thread: Option<JoinHandle<()>>,
     },
 }
 
@@ -353,7 +369,7 @@ struct Job<'a> {
     prev: Option<Arc<Snapshot>>,
 }
 
-type JobResult = Result<Option<(Index, Changes)>, index::IndexError>;
+type JobResult = Result<Option<(Arc<Snapshot>, Changes)>, index::IndexError>;
 
 impl Job<'_> {
     /// Runs on its own thread with progress events every 100 ms. A shutdown that arrives
@@ -376,19 +392,37 @@ impl Job<'_> {
             .name("codegraph-index".into())
             .spawn(move || {
                 let mut s = session.lock().unwrap_or_else(|p| p.into_inner());
-                let r = s.refresh(&root_owned, &opts, prev.as_ref().map(|p| &p.index));
+                let r = s.refresh_unsaved(&root_owned, &opts, prev.as_ref().map(|p| &p.index));
+                let r = r.map(|o| {
+                    o.map(|(idx, ch)| {
+                        let snap = Snapshot::new(generation, idx, started.elapsed());
+                        (Arc::new(snap), ch)
+                    })
+                });
+                let snap = match &r {
+                    Ok(Some((snap, _))) => Some(snap.clone()),
+                    _ => None,
+                };
                 let _ = done_tx.send(r);
+                // Published first, saved after (the lock keeps the next run waiting).
+                if let Some(snap) = snap {
+                    s.save(&snap.index, &opts);
+                }
             });
-        if let Err(e) = spawned {
-            sink(IndexEvent::Failed {
-                generation,
-                message: format!("cannot start the indexing thread: {e}"),
-            });
-            return RunEnd::Done {
-                rerun: false,
-                snapshot: None,
-            };
-        }
+        let thread = match spawned {
+            Ok(t) => t,
+            Err(e) => {
+                sink(IndexEvent::Failed {
+                    generation,
+                    message: format!("cannot start the indexing thread: {e}"),
+                });
+                return RunEnd::Done {
+                    rerun: false,
+                    snapshot: None,
+                    thread: None,
+                };
+            }
+        };
         tracing::info!(generation, root = %self.root.display(), "reconciling");
         let mut rerun = false;
         let result = loop {
@@ -429,17 +463,16 @@ impl Job<'_> {
         };
         let mut snapshot = None;
         match result {
-            Some(Ok(Some((idx, changes)))) => {
+            Some(Ok(Some((snap, changes)))) => {
                 let elapsed = started.elapsed();
                 tracing::info!(
                     generation,
-                    files = idx.files.len(),
+                    files = snap.index.files.len(),
                     changed = changes.len(),
                     ms = elapsed.as_millis() as u64,
                     "index updated"
                 );
-                idle(idx.stats.files_seen);
-                let snap = Arc::new(Snapshot::new(generation, idx, elapsed));
+                idle(snap.index.stats.files_seen);
                 snapshot = Some(snap.clone());
                 sink(IndexEvent::Ready {
                     generation,
@@ -496,7 +529,11 @@ impl Job<'_> {
                 message: "the indexing thread panicked (see the log)".into(),
             }),
         }
-        RunEnd::Done { rerun, snapshot }
+        RunEnd::Done {
+            rerun,
+            snapshot,
+            thread: Some(thread),
+        }
     }
 }
 

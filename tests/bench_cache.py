@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Cache benchmark (issue 5) on the real-code corpus of ../shared/corpus/fetch.sh.
+
+usage: tests/bench_cache.py [BIN] [TREE ...]    (default BIN target/release/codegraph-tui,
+       TREEs rust python npm go java under ~/.cache/codegraph-corpus)
+
+Per tree, with a private cache folder (XDG_CACHE_HOME in a temp dir):
+  cold    `index --json` with no cache: walk, parse, resolve, save (wall, best of 1)
+  warm    `index --json` again, nothing changed: load the snapshot, reconcile (walk + stat),
+          answer (wall, best of 3): the "warm start" of the issue
+  edit    `index --watch --json` running; append a function to one source file; time from
+          the write to the update line on stdout (median of 5 edits on distinct files;
+          includes the watcher's 200 ms debounce)
+  cache   bytes of the snapshot on disk / bytes of the indexed sources
+The corpus tree is copied to a temp dir first (edits never touch the corpus).
+"""
+import json, os, shutil, subprocess, sys, tempfile, time, statistics
+
+here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+args = sys.argv[1:]
+binary = args.pop(0) if args and os.path.isfile(args[0]) else os.path.join(here, "target/release/codegraph-tui")
+trees = args or ["rust", "python", "npm", "go", "java"]
+corpus = os.path.expanduser("~/.cache/codegraph-corpus")
+EDIT = {".py": "\n\ndef cg_bench_added_{n}():\n    return {n}\n",
+        ".rs": "\n\npub fn cg_bench_added_{n}() -> u32 {{ {n} }}\n",
+        ".go": "\n\nfunc cgBenchAdded{n}() int {{ return {n} }}\n",
+        ".js": "\n\nfunction cgBenchAdded{n}() {{ return {n}; }}\n",
+        ".ts": "\n\nexport function cgBenchAdded{n}(): number {{ return {n}; }}\n",
+        ".java": "\nclass CgBenchAdded{n} {{ int added() {{ return {n}; }} }}\n"}
+
+
+def run(env, repo, *extra):
+    t = time.monotonic()
+    out = subprocess.run([binary, "-C", repo, *extra, "index", "--json"], env=env,
+                         capture_output=True, check=True)
+    return time.monotonic() - t, json.loads(out.stdout)
+
+
+def edit_latency(env, repo, files):
+    p = subprocess.Popen([binary, "-C", repo, "index", "--watch", "--json"], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        json.loads(p.stdout.readline())
+        time.sleep(1.0)
+        lat = []
+        for n, f in enumerate(files):
+            ext = os.path.splitext(f)[1]
+            with open(f, "a") as h:
+                h.write(EDIT[ext].format(n=n))
+            t = time.monotonic()
+            line = p.stdout.readline()
+            lat.append(time.monotonic() - t)
+            upd = json.loads(line)
+            assert upd["modified"], line
+            time.sleep(0.5)
+        return lat
+    finally:
+        p.kill()
+        p.wait()
+
+
+def sources(repo, limit):
+    found = []
+    for d, _, fs in os.walk(repo):
+        if "/node_modules" in d or "/target" in d or "/." in d:
+            continue
+        for f in sorted(fs):
+            if EDIT.get(os.path.splitext(f)[1]) and not f.endswith(".d.ts"):
+                found.append(os.path.join(d, f))
+    found.sort()
+    step = max(1, len(found) // limit)
+    return found[::step][:limit]
+
+
+print(f"{'tree':8} {'files':>6} {'cold s':>8} {'warm s':>7} {'warm/cold':>9} {'load ms':>8} {'edit ms (p50, max)':>19} {'cache MB':>9} {'cache/src':>9}")
+for tree in trees:
+    src = os.path.join(corpus, tree)
+    if not os.path.isdir(src):
+        print(f"{tree}: missing (run ../shared/corpus/fetch.sh)")
+        continue
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = os.path.join(tmp, tree)
+        shutil.copytree(src, repo, symlinks=True)
+        # Old mtimes, as in a checkout that was not just written.
+        past = time.time() - 3600
+        for d, _, fs in os.walk(repo):
+            for f in fs:
+                try:
+                    os.utime(os.path.join(d, f), (past, past), follow_symlinks=False)
+                except OSError:
+                    pass
+        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "xdg"),
+                   CODEGRAPH_CONFIG="/nonexistent/cg.toml")
+        cold, j = run(env, repo)
+        warm, jw = min((run(env, repo) for _ in range(3)), key=lambda r: r[0])
+        assert jw["cache"]["state"] == "warm", jw["cache"]
+        cache_dir = j["cache_dir"]
+        size = 0
+        for d, _, fs in os.walk(cache_dir):
+            size += sum(os.path.getsize(os.path.join(d, f)) for f in fs)
+        lat = edit_latency(env, repo, sources(repo, 5))
+        src_bytes = j["stats"]["bytes"]
+        print(f"{tree:8} {j['stats']['files_indexed'] + j['stats']['files_windowed']:>6} {cold:8.2f} {warm:7.3f} {warm / cold:9.3f} "
+              f"{jw['cache']['load_ms']:>8} {statistics.median(lat) * 1000:>10.0f}, {max(lat) * 1000:>6.0f} "
+              f"{size / 1e6:9.1f} {size / max(1, src_bytes):9.2f}", flush=True)
