@@ -14,7 +14,7 @@ Per tree, with a private cache folder (XDG_CACHE_HOME in a temp dir):
   cache   bytes of the snapshot on disk / bytes of the indexed sources
 The corpus tree is copied to a temp dir first (edits never touch the corpus).
 """
-import json, os, shutil, subprocess, sys, tempfile, time, statistics
+import json, os, select, shutil, subprocess, sys, tempfile, time, statistics
 
 here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 args = sys.argv[1:]
@@ -48,6 +48,8 @@ def edit_latency(env, repo, files):
             with open(f, "a") as h:
                 h.write(EDIT[ext].format(n=n))
             t = time.monotonic()
+            ready, _, _ = select.select([p.stdout], [], [], 120)
+            assert ready, f"no update within 120 s after editing {f}"
             line = p.stdout.readline()
             lat.append(time.monotonic() - t)
             upd = json.loads(line)
@@ -59,17 +61,15 @@ def edit_latency(env, repo, files):
         p.wait()
 
 
-def sources(repo, limit):
-    found = []
-    for d, _, fs in os.walk(repo):
-        if "/node_modules" in d or "/target" in d or "/." in d:
-            continue
-        for f in sorted(fs):
-            if EDIT.get(os.path.splitext(f)[1]) and not f.endswith(".d.ts"):
-                found.append(os.path.join(d, f))
-    found.sort()
+def sources(env, repo, limit):
+    """`limit` indexed source files spread over the tree (from the graph's file nodes)."""
+    out = subprocess.run([binary, "-C", repo, "graph", "--json"], env=env,
+                         capture_output=True, check=True)
+    g = json.loads(out.stdout)
+    found = sorted(n["id"] for n in g["nodes"] if n["kind"] == "file"
+                   and EDIT.get(os.path.splitext(n["id"])[1]) and not n["id"].endswith(".d.ts"))
     step = max(1, len(found) // limit)
-    return found[::step][:limit]
+    return [os.path.join(repo, f) for f in found[::step][:limit]]
 
 
 print(f"{'tree':8} {'files':>6} {'cold s':>8} {'warm s':>7} {'warm/cold':>9} {'load ms':>8} {'edit ms (p50, max)':>19} {'cache MB':>9} {'cache/src':>9}")
@@ -98,7 +98,7 @@ for tree in trees:
         size = 0
         for d, _, fs in os.walk(cache_dir):
             size += sum(os.path.getsize(os.path.join(d, f)) for f in fs)
-        lat = edit_latency(env, repo, sources(repo, 5))
+        lat = edit_latency(env, repo, sources(env, repo, 5))
         src_bytes = j["stats"]["bytes"]
         print(f"{tree:8} {j['stats']['files_indexed'] + j['stats']['files_windowed']:>6} {cold:8.2f} {warm:7.3f} {warm / cold:9.3f} "
               f"{jw['cache']['load_ms']:>8} {statistics.median(lat) * 1000:>10.0f}, {max(lat) * 1000:>6.0f} "

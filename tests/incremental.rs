@@ -49,8 +49,16 @@ fn backdate(dir: &Path) {
     }
 }
 
+/// Every incremental resolution in these tests is checked against a full one (a
+/// mismatch panics).
+fn verify_incremental() {
+    codegraph_tui::index::incremental::affected::VERIFY
+        .store(2, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// A copy of fixture `name` under a temp dir: (guard, canonical repo root, cache dir).
 fn scratch(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    verify_incremental();
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
     copy_dir(&common::fixture(name), &repo);
@@ -595,4 +603,93 @@ fn index_watch_prints_one_line_per_update() {
     let upd: serde_json::Value = serde_json::from_str(&line).unwrap();
     assert_eq!(upd["update"], 2, "{line}");
     assert_eq!(upd["removed"], serde_json::json!(["app/burst0.py"]));
+}
+
+/// Source files of a repo (not expected.json), sorted.
+fn source_files(repo: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![repo.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n != "expected.json") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Reconciles `prev` with the disk (incremental resolution, checked against a full one
+/// by [`VERIFY`]) and compares the graph with a fresh index.
+fn step_matches_fresh(case: &Path, repo: &Path, what: &str, prev: Index) -> Index {
+    use codegraph_tui::index::incremental::{reconcile, Reconciled};
+    let next = match reconcile(repo, &prev, &opts()).unwrap() {
+        Reconciled::Unchanged => prev,
+        Reconciled::Updated(i, _) => *i,
+    };
+    let fresh = index_repo(repo, &opts()).unwrap();
+    assert_eq!(
+        canonical(&next),
+        canonical(&fresh),
+        "{}: {what}",
+        case.display()
+    );
+    next
+}
+
+#[test]
+fn incremental_resolution_matches_a_full_one_on_every_conformance_case() {
+    verify_incremental();
+    let root = common::fixture("conformance");
+    let mut cases = 0;
+    for lang in std::fs::read_dir(&root).unwrap() {
+        for case in std::fs::read_dir(lang.unwrap().path()).unwrap() {
+            let case = case.unwrap().path();
+            cases += 1;
+            let tmp = tempfile::tempdir().unwrap();
+            let repo = tmp.path().join("repo");
+            copy_dir(&case, &repo);
+            let repo = repo.canonicalize().unwrap();
+            let mut idx = index_repo(&repo, &opts()).unwrap();
+            for file in source_files(&repo) {
+                let rel = file
+                    .strip_prefix(&repo)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                let text = std::fs::read(&file).unwrap();
+                // Delete it, then bring it back.
+                std::fs::remove_file(&file).unwrap();
+                idx = step_matches_fresh(&case, &repo, &format!("delete {rel}"), idx);
+                std::fs::write(&file, &text).unwrap();
+                idx = step_matches_fresh(&case, &repo, &format!("restore {rel}"), idx);
+                // Rename its first definition everywhere in the file.
+                let first = idx
+                    .files
+                    .iter()
+                    .find(|f| f.path == rel)
+                    .and_then(|f| f.definitions.first())
+                    .map(|d| d.name.to_string());
+                if let Some(name) = first {
+                    let s = String::from_utf8_lossy(&text).replace(&name, &format!("{name}Zq"));
+                    std::fs::write(&file, s).unwrap();
+                    idx = step_matches_fresh(&case, &repo, &format!("rename {name} in {rel}"), idx);
+                    std::fs::write(&file, &text).unwrap();
+                    idx = step_matches_fresh(&case, &repo, &format!("unrename {rel}"), idx);
+                }
+                // A copy elsewhere: every name defined twice.
+                let ext = file.extension().map(|e| e.to_string_lossy().into_owned());
+                let copy = repo.join(format!("zz_copy.{}", ext.unwrap_or_default()));
+                std::fs::write(&copy, &text).unwrap();
+                idx = step_matches_fresh(&case, &repo, &format!("copy of {rel}"), idx);
+                std::fs::remove_file(&copy).unwrap();
+                idx = step_matches_fresh(&case, &repo, &format!("remove copy of {rel}"), idx);
+            }
+        }
+    }
+    assert!(cases >= 80, "{cases} cases");
 }

@@ -246,6 +246,27 @@ pub(crate) fn finish(
     extras: Extras,
     started: Instant,
 ) -> Index {
+    finish_with(
+        pool,
+        root,
+        outcomes,
+        stats,
+        extras,
+        started,
+        resolve::resolve,
+    )
+}
+
+/// As [`finish`] with the resolution computed by `resolver` over the sorted facts.
+pub(crate) fn finish_with(
+    pool: &rayon::ThreadPool,
+    root: Option<PathBuf>,
+    outcomes: Vec<Outcome>,
+    stats: IndexStats,
+    extras: Extras,
+    started: Instant,
+    resolver: impl FnOnce(&[FileFacts]) -> resolve::Resolution + Send,
+) -> Index {
     let Extras {
         mut skipped,
         stamps,
@@ -260,7 +281,7 @@ pub(crate) fn finish(
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let t = Instant::now();
-    let res = pool.install(|| resolve::resolve(&files));
+    let res = pool.install(|| resolver(&files));
     let nodes = graph_nodes(&files);
     let graph = CodeGraph::from_parts(nodes, res.edges, res.unresolved);
     let mut stats = stats;

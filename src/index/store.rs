@@ -330,7 +330,10 @@ impl Store {
             stamps: index.stamps.iter().map(|(k, v)| (k.clone(), *v)).collect(),
             stamped_at_ns: index.stamped_at_ns,
         };
-        let id = format!("snap-{:x}-{}", super::now_ns(), std::process::id());
+        // Time, process and a per-process counter: never the name of a live snapshot.
+        static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = format!("snap-{:x}-{}-{n}", super::now_ns(), std::process::id());
         let tmp = self.dir.join(format!(".{id}.tmp"));
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;

@@ -1492,6 +1492,26 @@ pub fn resolve(files: &[FileFacts]) -> Resolution {
     Resolution { edges, unresolved }
 }
 
+/// Resolves only the files with `selected[fi]`, against tables built from all `files`:
+/// per selected file (in file order) its index, its edges (node positions as in
+/// [`node_offsets`]) and its unresolved calls; exactly what [`resolve`] gives for those
+/// files. Incremental updates use it for the files an edit can affect.
+pub fn resolve_selected(
+    files: &[FileFacts],
+    selected: &[bool],
+) -> Vec<(u32, Vec<RawEdge>, Vec<Unresolved>)> {
+    let ctx = Ctx::build(files);
+    let offsets = node_offsets(files);
+    (0..files.len())
+        .into_par_iter()
+        .filter(|&fi| selected.get(fi).copied().unwrap_or(false))
+        .map(|fi| {
+            let (e, u) = resolve_file(&ctx, &offsets, fi as u32);
+            (fi as u32, e, u)
+        })
+        .collect()
+}
+
 fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<Unresolved>) {
     let files = ctx.files;
     let f = &files[fi as usize];

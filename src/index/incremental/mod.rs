@@ -2,10 +2,11 @@
 //! files whose size or mtime changed (or whose stamp is "racily clean"), re-extract only
 //! files whose content hash changed, drop deleted ones, then resolve again over the facts.
 //!
-//! The result is by construction what a fresh [`index_repo`](super::index_repo) gives:
-//! the same walk and the same per-file processing decide every file, reused facts are
-//! exactly those a fresh parse of the same bytes yields (the cache is keyed on the engine
-//! build and the options), and resolution always runs over the whole fact set.
+//! The result is what a fresh [`index_repo`](super::index_repo) gives: the same walk and
+//! the same per-file processing decide every file, reused facts are exactly those a
+//! fresh parse of the same bytes yields (the cache is keyed on the engine build and the
+//! options), and resolution runs again for every file an edit can affect ([`affected`])
+//! over tables built from the whole fact set.
 //! `tests/incremental.rs` checks this byte for byte after a scripted series of edits.
 
 use std::collections::BTreeMap;
@@ -16,9 +17,11 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
+pub mod affected;
+
 use super::source::FsEntry;
 use super::{
-    assemble, finish, now_ns, process, walk_with_pool, Extras, FileStamp, FsSource, Index,
+    assemble, finish_with, now_ns, process, walk_with_pool, Extras, FileStamp, FsSource, Index,
     IndexError, IndexOptions, IndexStats, Outcome, SkipReason,
 };
 
@@ -230,7 +233,14 @@ pub fn reconcile(
             Step::Fresh(o) => Some(o),
         })
         .collect();
-    let index = finish(
+    let changed: Vec<&str> = changes
+        .added
+        .iter()
+        .chain(&changes.modified)
+        .chain(&changes.removed)
+        .map(String::as_str)
+        .collect();
+    let index = finish_with(
         &pool,
         Some(src.root().to_path_buf()),
         outcomes,
@@ -241,6 +251,10 @@ pub fn reconcile(
             stamped_at_ns,
         },
         started,
+        |files| {
+            affected::resolve_incremental(&prev.files, &prev.graph, files, &changed)
+                .unwrap_or_else(|| super::resolve::resolve(files))
+        },
     );
     Ok(Reconciled::Updated(Box::new(index), changes))
 }

@@ -1,0 +1,235 @@
+//! Incremental resolution: after an edit, resolve again only the files whose edges the
+//! edit can change, and carry every other file's edges over from the previous graph.
+//!
+//! The resolver decides a file's outgoing edges from the names that file writes (callee
+//! names, receivers and qualifiers, imported modules and names, bases, declared types)
+//! looked up in tables built from every file's definitions, exports and module paths.
+//! So an edit can change file F's edges only if F writes a name that a changed file
+//! defines, exports, imports or is named by (its stem, folders, module path, package),
+//! before or after the edit. Those files ("affected") are resolved again against tables
+//! built from all facts; the rest keep their edges, renumbered to the new node positions
+//! (a monotone map, so the per-file edge order is kept). A project file (tsconfig,
+//! go.mod, Cargo.toml) among the changes, or any inconsistency found while carrying
+//! edges over, falls back to resolving everything.
+//!
+//! [`VERIFY`] (or `CODEGRAPH_VERIFY_INCREMENTAL=1`) resolves everything as well and
+//! panics when the two differ: a debugging aid the test suite turns on.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use crate::index::facts::FileFacts;
+use crate::index::graph::{CodeGraph, RawEdge, Unresolved};
+use crate::index::resolve::{self, node_offsets, Resolution};
+
+/// 0: read `CODEGRAPH_VERIFY_INCREMENTAL` on first use; 1: off; 2: on.
+pub static VERIFY: AtomicU8 = AtomicU8::new(0);
+
+fn verify() -> bool {
+    match VERIFY.load(Ordering::Relaxed) {
+        0 => {
+            let on = std::env::var_os("CODEGRAPH_VERIFY_INCREMENTAL").is_some_and(|v| v == "1");
+            VERIFY.store(if on { 2 } else { 1 }, Ordering::Relaxed);
+            on
+        }
+        v => v == 2,
+    }
+}
+
+/// Identifier-like tokens of `text` (split at anything but letters, digits and `_`).
+fn tokens(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|t| !t.is_empty())
+}
+
+/// Every name a file offers to others: what it defines, exports, imports (re-exports)
+/// and what it is called (stem, folders, module path, package).
+fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
+    out.extend(tokens(&f.path));
+    for d in &f.definitions {
+        out.insert(&d.name);
+        out.extend(tokens(&d.qualified_name));
+        if let Some(c) = &d.container {
+            out.extend(tokens(c));
+        }
+        if let Some(r) = &d.returns {
+            out.extend(tokens(r));
+        }
+        for b in &d.bases {
+            out.insert(&b.name);
+        }
+    }
+    for m in &f.module_path {
+        out.extend(tokens(m));
+    }
+    for i in &f.imports {
+        out.extend(tokens(&i.module));
+        if let Some(n) = &i.name {
+            out.extend(tokens(n));
+        }
+        if let Some(a) = &i.alias {
+            out.extend(tokens(a));
+        }
+    }
+    for b in &f.bindings {
+        out.extend(tokens(&b.name));
+        out.extend(tokens(&b.type_name));
+    }
+    if let Some(e) = &f.default_export {
+        out.extend(tokens(e));
+    }
+    if let Some(p) = &f.package {
+        out.extend(tokens(p));
+    }
+}
+
+/// `true` when file `f` writes any name in `touched`.
+fn mentions(f: &FileFacts, touched: &HashSet<&str>) -> bool {
+    let hit = |s: &str| tokens(s).any(|t| touched.contains(t));
+    f.calls
+        .iter()
+        .any(|c| touched.contains(c.name.as_str()) || c.receiver.as_deref().is_some_and(hit))
+        || f.imports.iter().any(|i| {
+            hit(&i.module)
+                || i.name.as_deref().is_some_and(hit)
+                || i.alias.as_deref().is_some_and(hit)
+        })
+        || f.definitions.iter().any(|d| {
+            d.bases.iter().any(|b| {
+                touched.contains(b.name.as_str()) || b.qualifier.as_deref().is_some_and(hit)
+            }) || d.container.as_deref().is_some_and(hit)
+                || d.returns.as_deref().is_some_and(hit)
+        })
+        || f.bindings.iter().any(|b| hit(&b.type_name) || hit(&b.name))
+        || f.package.as_deref().is_some_and(hit)
+        // A relative import (`from . import x`, `import "./"`) names the file's own
+        // folders: the package's `__init__.py` or `index.js` there decides it.
+        || (f.imports.iter().any(|i| i.module.starts_with('.')) && hit(&f.path))
+}
+
+fn by_path(list: &[FileFacts]) -> HashMap<&str, usize> {
+    list.iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.as_str(), i))
+        .collect()
+}
+
+/// Position → (file index, local node index) for a node list laid out by `offsets`.
+fn locate(offsets: &[u32], pos: u32) -> Option<(usize, u32)> {
+    let fi = offsets.partition_point(|&o| o <= pos).checked_sub(1)?;
+    Some((fi, pos - offsets[fi]))
+}
+
+/// The resolution of `files` (the new fact set, sorted by path) after the files in
+/// `changed_paths` changed (added, modified or removed) relative to `prev_files`, whose
+/// resolved graph is `prev_graph`. `None` when only a full resolution is safe.
+pub(crate) fn resolve_incremental(
+    prev_files: &[FileFacts],
+    prev_graph: &CodeGraph,
+    files: &[FileFacts],
+    changed_paths: &[&str],
+) -> Option<Resolution> {
+    let changed: HashSet<&str> = changed_paths.iter().copied().collect();
+    let prev_at = by_path(prev_files);
+    let new_at = by_path(files);
+    let mut touched: HashSet<&str> = HashSet::new();
+    for p in &changed {
+        for f in [
+            prev_at.get(p).map(|&i| &prev_files[i]),
+            new_at.get(p).map(|&i| &files[i]),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if f.project.is_some() {
+                return None;
+            }
+            offered(f, &mut touched);
+        }
+    }
+    let selected: Vec<bool> = files
+        .iter()
+        .map(|f| changed.contains(f.path.as_str()) || mentions(f, &touched))
+        .collect();
+    let affected = selected.iter().filter(|&&s| s).count();
+    tracing::debug!(affected, files = files.len(), "incremental resolution");
+
+    // Carry over the edges of unaffected files, renumbered.
+    let prev_offsets = node_offsets(prev_files);
+    let new_offsets = node_offsets(files);
+    let (prev_edges, prev_unresolved) = prev_graph.to_raw_parts();
+    let remap = |pos: u32| -> Option<(usize, u32)> {
+        let (pfi, local) = locate(&prev_offsets, pos)?;
+        let path = prev_files[pfi].path.as_str();
+        if changed.contains(path) {
+            return None;
+        }
+        let nfi = *new_at.get(path)?;
+        Some((nfi, new_offsets[nfi] + local))
+    };
+    let mut kept: Vec<Vec<RawEdge>> = vec![Vec::new(); files.len()];
+    for e in prev_edges {
+        let (src_fi, src) = remap(e.source)?;
+        if selected[src_fi] {
+            continue;
+        }
+        // An unaffected file's edge into a changed file means the rule above missed a
+        // dependency: resolve everything rather than guess.
+        let (_, tgt) = remap(e.target)?;
+        kept[src_fi].push(RawEdge {
+            source: src,
+            target: tgt,
+            ..e
+        });
+    }
+    let fresh = resolve::resolve_selected(files, &selected);
+    let mut fresh_by_file: HashMap<u32, (Vec<RawEdge>, Vec<Unresolved>)> =
+        fresh.into_iter().map(|(fi, e, u)| (fi, (e, u))).collect();
+    let mut edges = Vec::new();
+    let mut unresolved = Vec::new();
+    for (fi, kept_edges) in kept.into_iter().enumerate() {
+        if selected[fi] {
+            let (e, u) = fresh_by_file.remove(&(fi as u32))?;
+            edges.extend(e);
+            unresolved.extend(u);
+        } else {
+            edges.extend(kept_edges);
+        }
+    }
+    // Unresolved calls of unaffected files: their callers' ids did not change.
+    let unaffected_ids: HashSet<&str> = files
+        .iter()
+        .zip(&selected)
+        .filter(|(_, s)| !**s)
+        .flat_map(|(f, _)| {
+            std::iter::once(f.path.as_str()).chain(f.definitions.iter().map(|d| &*d.id))
+        })
+        .collect();
+    unresolved.extend(
+        prev_unresolved
+            .into_iter()
+            .filter(|u| unaffected_ids.contains(u.caller.as_str())),
+    );
+    unresolved.sort();
+    let out = Resolution { edges, unresolved };
+    if verify() {
+        let full = resolve::resolve(files);
+        if full.edges != out.edges || full.unresolved != out.unresolved {
+            let first_edge = full
+                .edges
+                .iter()
+                .zip(&out.edges)
+                .find(|(a, b)| a != b)
+                .map(|(a, b)| format!("full {a:?} vs incremental {b:?}"));
+            panic!(
+                "incremental resolution differs from a full one ({} vs {} edges, {} vs {} \
+                 unresolved; first difference: {first_edge:?}; changed: {changed_paths:?})",
+                full.edges.len(),
+                out.edges.len(),
+                full.unresolved.len(),
+                out.unresolved.len()
+            );
+        }
+    }
+    Some(out)
+}
