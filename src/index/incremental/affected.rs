@@ -42,13 +42,32 @@ fn tokens(text: &str) -> impl Iterator<Item = &str> {
         .filter(|t| !t.is_empty())
 }
 
-/// Every name a file offers to others: what it defines, exports, imports (re-exports)
-/// and what it is called (stem, folders, module path, package).
+/// Receiver words that name no type (never worth offering).
+const SELF_WORDS: &[&str] = &["self", "this", "cls", "super", "Self"];
+
+/// Every name a file offers to others: what it defines or re-exports, its stem and folder
+/// (what module paths and import specifiers end with), its package. Deliberately not
+/// the whole path or module path: `src` or `github` would touch every file.
 fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
-    out.extend(tokens(&f.path));
+    let mut parts = f.path.rsplit('/');
+    if let Some(file) = parts.next() {
+        let stem = file.split('.').next().unwrap_or(file);
+        // A package's `__init__.py`, `mod.rs` or `index.js` is named by its folder.
+        if !matches!(stem, "__init__" | "mod" | "index") {
+            out.insert(stem);
+        }
+    }
+    if let Some(dir) = parts.next() {
+        out.extend(tokens(dir));
+    }
+    if let Some(m) = f.module_path.last() {
+        out.extend(tokens(m));
+    }
+    if let Some(p) = &f.package {
+        out.extend(tokens(p.rsplit(['.', '/']).next().unwrap_or(p)));
+    }
     for d in &f.definitions {
         out.insert(&d.name);
-        out.extend(tokens(&d.qualified_name));
         if let Some(c) = &d.container {
             out.extend(tokens(c));
         }
@@ -59,27 +78,18 @@ fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
             out.insert(&b.name);
         }
     }
-    for m in &f.module_path {
-        out.extend(tokens(m));
-    }
+    // Re-exports: a name imported here may be imported from here elsewhere.
     for i in &f.imports {
-        out.extend(tokens(&i.module));
-        if let Some(n) = &i.name {
+        for n in [&i.name, &i.alias].into_iter().flatten() {
             out.extend(tokens(n));
-        }
-        if let Some(a) = &i.alias {
-            out.extend(tokens(a));
         }
     }
     for b in &f.bindings {
-        out.extend(tokens(&b.name));
+        out.extend(tokens(&b.name).filter(|t| !SELF_WORDS.contains(t)));
         out.extend(tokens(&b.type_name));
     }
     if let Some(e) = &f.default_export {
         out.extend(tokens(e));
-    }
-    if let Some(p) = &f.package {
-        out.extend(tokens(p));
     }
 }
 
@@ -100,8 +110,7 @@ fn mentions(f: &FileFacts, touched: &HashSet<&str>) -> bool {
             }) || d.container.as_deref().is_some_and(hit)
                 || d.returns.as_deref().is_some_and(hit)
         })
-        || f.bindings.iter().any(|b| hit(&b.type_name) || hit(&b.name))
-        || f.package.as_deref().is_some_and(hit)
+        || f.bindings.iter().any(|b| hit(&b.type_name))
         // A relative import (`from . import x`, `import "./"`) names the file's own
         // folders: the package's `__init__.py` or `index.js` there decides it.
         || (f.imports.iter().any(|i| i.module.starts_with('.')) && hit(&f.path))
