@@ -425,12 +425,22 @@ pub(crate) fn walk_with_pool(
     Ok((src, pool, walked))
 }
 
-/// Walks `root` with [`FsSource`] and indexes every supported file, reading and parsing in
-/// parallel.
-///
-/// Errors: [`IndexError::Root`] when `root` is not a readable directory;
-/// [`IndexError::Threads`] when the pool cannot start.
-pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexError> {
+/// The start of a run over a directory, shared by [`index_repo`] and
+/// [`incremental::reconcile`]: the walk, the pool, the walk's counts and the progress total.
+#[allow(clippy::type_complexity)]
+pub(crate) fn begin_run(
+    root: &Path,
+    options: &IndexOptions,
+) -> Result<
+    (
+        Instant,
+        FsSource,
+        rayon::ThreadPool,
+        source::WalkResult,
+        IndexStats,
+    ),
+    IndexError,
+> {
     let started = Instant::now();
     let (src, pool, walked) = walk_with_pool(root, options)?;
     let mut stats = IndexStats {
@@ -441,10 +451,20 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexErr
     stats
         .elapsed_ms
         .insert("walk".into(), started.elapsed().as_millis() as u64);
-    let t = Instant::now();
     if let Some(p) = &options.progress {
         p.total.store(walked.files.len() as u64, Ordering::Relaxed);
     }
+    Ok((started, src, pool, walked, stats))
+}
+
+/// Walks `root` with [`FsSource`] and indexes every supported file, reading and parsing in
+/// parallel.
+///
+/// Errors: [`IndexError::Root`] when `root` is not a readable directory;
+/// [`IndexError::Threads`] when the pool cannot start.
+pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexError> {
+    let (started, src, pool, walked, mut stats) = begin_run(root, options)?;
+    let t = Instant::now();
     let stamped_at_ns = now_ns();
     let read: Vec<(Outcome, Option<FileStamp>)> = pool.install(|| {
         walked

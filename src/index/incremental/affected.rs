@@ -60,11 +60,12 @@ fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
     if let Some(dir) = parts.next() {
         out.extend(tokens(dir));
     }
-    if let Some(m) = f.module_path.last() {
-        out.extend(tokens(m));
+    // The last word only: a Go module path is one `github.com/x/y/pkg` element.
+    if let Some(m) = f.module_path.last().and_then(|m| tokens(m).last()) {
+        out.insert(m);
     }
-    if let Some(p) = &f.package {
-        out.extend(tokens(p.rsplit(['.', '/']).next().unwrap_or(p)));
+    if let Some(p) = f.package.as_deref().and_then(|p| tokens(p).last()) {
+        out.insert(p);
     }
     for d in &f.definitions {
         out.insert(&d.name);

@@ -21,8 +21,8 @@ pub mod affected;
 
 use super::source::FsEntry;
 use super::{
-    assemble, finish_with, now_ns, process, walk_with_pool, Extras, FileStamp, FsSource, Index,
-    IndexError, IndexOptions, IndexStats, Outcome, SkipReason,
+    assemble, begin_run, finish_with, now_ns, process, Extras, FileStamp, FsSource, Index,
+    IndexError, IndexOptions, Outcome, SkipReason,
 };
 
 /// A file whose mtime is within this many nanoseconds of the moment the previous index
@@ -131,19 +131,7 @@ pub fn reconcile(
     prev: &Index,
     options: &IndexOptions,
 ) -> Result<Reconciled, IndexError> {
-    let started = Instant::now();
-    let (src, pool, walked) = walk_with_pool(root, options)?;
-    let mut stats = IndexStats {
-        files_seen: walked.files_seen,
-        paths_ignored: walked.paths_ignored,
-        ..IndexStats::default()
-    };
-    stats
-        .elapsed_ms
-        .insert("walk".into(), started.elapsed().as_millis() as u64);
-    if let Some(p) = &options.progress {
-        p.total.store(walked.files.len() as u64, Ordering::Relaxed);
-    }
+    let (started, src, pool, walked, mut stats) = begin_run(root, options)?;
     let t = Instant::now();
     let stamped_at_ns = now_ns();
     let steps: Vec<(Step, Option<FileStamp>, bool)> = pool.install(|| {
