@@ -18,7 +18,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use crate::index::facts::FileFacts;
+use crate::index::facts::{FileFacts, Kind};
 use crate::index::graph::{CodeGraph, RawEdge, Unresolved};
 use crate::index::resolve::{self, node_offsets, Resolution};
 
@@ -72,9 +72,6 @@ fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
         if let Some(c) = &d.container {
             out.extend(tokens(c));
         }
-        if let Some(r) = &d.returns {
-            out.extend(tokens(r));
-        }
         for b in &d.bases {
             out.insert(&b.name);
         }
@@ -85,9 +82,26 @@ fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
             out.extend(tokens(n));
         }
     }
+    // Fields (`self.x = ..`, a typed field of a class or struct) type receivers in other
+    // files, which then write the field's name; locals and parameters stay in the file.
     for b in &f.bindings {
-        out.extend(tokens(&b.name).filter(|t| !SELF_WORDS.contains(t)));
-        out.extend(tokens(&b.type_name));
+        let in_type = b
+            .scope
+            .and_then(|i| f.definitions.get(i as usize))
+            .is_some_and(|d| {
+                matches!(
+                    d.kind,
+                    Kind::Class
+                        | Kind::Struct
+                        | Kind::Interface
+                        | Kind::Trait
+                        | Kind::Impl
+                        | Kind::Enum
+                )
+            });
+        if in_type || b.name.contains('.') {
+            out.extend(tokens(&b.name).filter(|t| !SELF_WORDS.contains(t)));
+        }
     }
     if let Some(e) = &f.default_export {
         out.extend(tokens(e));
