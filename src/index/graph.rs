@@ -198,6 +198,9 @@ pub struct CodeGraph {
     by_name: Vec<NodeIndex>,
     /// Definitions (no file nodes) sorted by qualified name, then id.
     by_qualified: Vec<NodeIndex>,
+    /// Position of each node (by `NodeIndex::index`) in id order, so walks can order
+    /// neighbours by id with integer comparisons.
+    id_rank: Vec<u32>,
     unresolved: BTreeMap<String, Vec<Unresolved>>,
 }
 
@@ -313,6 +316,15 @@ impl CodeGraph {
     /// Fills `by_name` and `by_qualified` from the definition nodes.
     fn index_names(&mut self, mut ixs: Vec<NodeIndex>) {
         use rayon::slice::ParallelSliceMut;
+        let graph = &self.graph;
+        let mut by_id = ixs.clone();
+        by_id.par_sort_unstable_by(|&a, &b| graph[a].id.cmp(&graph[b].id));
+        let bound = ixs.iter().map(|i| i.index() + 1).max().unwrap_or(0);
+        let mut id_rank = vec![0u32; bound];
+        for (rank, ix) in by_id.into_iter().enumerate() {
+            id_rank[ix.index()] = rank as u32;
+        }
+        self.id_rank = id_rank;
         let graph = &self.graph;
         ixs.retain(|&ix| graph[ix].kind != Kind::File);
         let mut by_qualified = ixs.clone();
@@ -542,6 +554,67 @@ impl CodeGraph {
             (&a.source, &a.target, a.relation).cmp(&(&b.source, &b.target, b.relation))
         });
         v
+    }
+
+    /// The definition or file that contains `id` (its incoming `contains` edge), without
+    /// materialising edges. `None` for a file node or an unknown id.
+    pub fn container(&self, id: &str) -> Option<&Node> {
+        let &ix = self.by_id.get(id)?;
+        self.graph
+            .edges_directed(ix, Direction::Incoming)
+            .filter(|e| e.weight().relation == Relation::Contains)
+            .map(|e| &self.graph[e.source()])
+            .min_by(|a, b| a.id.cmp(&b.id))
+    }
+
+    /// Callers of `root` breadth-first over incoming edges whose relation is in
+    /// `relations`, up to `depth` hops: each node once, at its shortest distance
+    /// (cycle-safe), the callers of one node taken in id order. No node is added once
+    /// `cap` nodes (the root included) were reached. Returns the reached nodes with their
+    /// distances (1-based hops) in visit order, and `truncated`: a node at the depth limit
+    /// has unvisited callers, or the cap cut the walk. `None` when `root` is not a node id.
+    /// Works on node indices (no edge is materialised), so the cost is the edges touched.
+    pub fn callers_within(
+        &self,
+        root: &str,
+        depth: u32,
+        relations: &[Relation],
+        cap: usize,
+    ) -> Option<(Vec<(&Node, u32)>, bool)> {
+        let &start = self.by_id.get(root)?;
+        let mut seen: HashSet<NodeIndex> = HashSet::from([start]);
+        let mut out = Vec::new();
+        let mut queue = VecDeque::from([(start, 0u32)]);
+        let mut truncated = false;
+        let mut sources: Vec<NodeIndex> = Vec::new();
+        while let Some((ix, d)) = queue.pop_front() {
+            sources.clear();
+            sources.extend(
+                self.graph
+                    .edges_directed(ix, Direction::Incoming)
+                    .filter(|e| relations.contains(&e.weight().relation))
+                    .map(|e| e.source()),
+            );
+            if d >= depth {
+                truncated |= sources.iter().any(|s| !seen.contains(s));
+                continue;
+            }
+            sources.sort_unstable_by_key(|&s| self.id_rank[s.index()]);
+            sources.dedup();
+            for &s in &sources {
+                if seen.contains(&s) {
+                    continue;
+                }
+                if seen.len() >= cap {
+                    truncated = true;
+                    continue;
+                }
+                seen.insert(s);
+                out.push((&self.graph[s], d + 1));
+                queue.push_back((s, d + 1));
+            }
+        }
+        Some((out, truncated))
     }
 
     /// Every edge, canonical order.
