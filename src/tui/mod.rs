@@ -10,6 +10,7 @@
 //! `$EDITOR`. Logs go to a file (see `main.rs`), never to the terminal.
 
 pub mod app;
+pub mod chunks;
 pub mod highlight;
 pub mod impact;
 pub mod input;
