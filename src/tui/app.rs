@@ -153,6 +153,8 @@ pub struct App {
     pub areas: Areas,
     /// Matcher used to find matched character positions for drawing.
     pub matcher: nucleo::Matcher,
+    /// The source view waits for the symbol matcher to finish (see [`App::sync_source`]).
+    source_stale: bool,
 }
 
 impl std::fmt::Debug for App {
@@ -198,6 +200,7 @@ impl App {
             outbox: Vec::new(),
             areas: Areas::default(),
             matcher: nucleo::Matcher::new(nucleo::Config::DEFAULT),
+            source_stale: false,
         }
     }
 
@@ -205,7 +208,8 @@ impl App {
     /// changed (the source view follows the selected match).
     pub fn tick(&mut self) -> bool {
         let changed = self.search.tick(10) | self.chunks.poll();
-        if changed {
+        if changed || (self.source_stale && !self.search.matching()) {
+            self.source_stale = false;
             self.sync_source(false);
         }
         changed || self.search.busy() || self.chunks.busy()
@@ -682,11 +686,22 @@ impl App {
 
     /// Points the source view at the current symbol: the selected search result while
     /// the search has focus, else the selected call-tree node. `recenter` forces scrolling
-    /// to it even when the file did not change.
+    /// to it even when the file did not change. While the symbol matcher is still running the top match is about to change again,
+    /// so reading and highlighting its file would only delay the next frame (hundreds of
+    /// milliseconds for a large file, with a million symbols): the view is marked stale
+    /// and follows at the first tick after matching ends.
     pub fn sync_source(&mut self, recenter: bool) {
         let Some(snap) = self.snapshot.clone() else {
             return;
         };
+        if !recenter
+            && self.focus == Focus::Search
+            && self.mode == SearchMode::Symbols
+            && self.search.matching()
+        {
+            self.source_stale = true;
+            return;
+        }
         let g = &snap.index.graph;
         let (id, sites): (Option<Arc<str>>, Vec<(u32, u32)>) = match self.focus {
             Focus::Search if self.tree.is_none() || !self.search.query.is_empty() => {
