@@ -134,7 +134,11 @@ pub struct SourceLines {
 impl SourceLines {
     /// Splits `text` at `\n` (a `\r` before it is dropped from the line).
     pub fn new(text: String) -> SourceLines {
-        let mut starts = vec![0];
+        // Counted first (a loop the compiler vectorises), so the index is allocated once:
+        // growing it was a fifth of an impact question on large generated files.
+        let newlines = text.bytes().filter(|&b| b == b'\n').count();
+        let mut starts = Vec::with_capacity(newlines + 1);
+        starts.push(0);
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         if starts.last() == Some(&text.len()) && starts.len() > 1 {
             starts.pop();
