@@ -138,6 +138,120 @@ fn ambiguous_symbol_lists_every_candidate_id() {
     );
 }
 
+/// Runs `args` on the lookup fixture; (exit status, stdout JSON or Null, stderr).
+fn on_lookup_fixture(args: &[&str]) -> (i32, serde_json::Value, String) {
+    let out = cg()
+        .arg("-C")
+        .arg(common::fixture("lookup"))
+        .args(args)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (
+        out.status.code().unwrap(),
+        v,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_unique_qualified_name_suffix_names_the_symbol() {
+    // `Flask.dispatch_request` is the tail of `flask.app.Flask.dispatch_request`.
+    let (code, v, err) = on_lookup_fixture(&["callers", "Flask.dispatch_request", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["root"], "flask/app.py::Flask.dispatch_request");
+    let edges: Vec<(&str, &str)> = v["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["source"].as_str().unwrap(), e["target"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        edges,
+        [(
+            "flask/app.py::Flask.full_dispatch_request",
+            "flask/app.py::Flask.dispatch_request"
+        )]
+    );
+    // Longer suffixes and the full qualified name name the same node.
+    for q in [
+        "app.Flask.dispatch_request",
+        "flask.app.Flask.dispatch_request",
+    ] {
+        let (code, v, err) = on_lookup_fixture(&["callers", q, "--json"]);
+        assert_eq!(code, 0, "{q}: {err}");
+        assert_eq!(v["root"], "flask/app.py::Flask.dispatch_request", "{q}");
+    }
+    // `::` separates segments too (Rust).
+    let out = cg()
+        .arg("-C")
+        .arg(common::fixture("rust"))
+        .args(["callees", "Config::new", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["root"], "src/config.rs::Config::new");
+}
+
+#[test]
+fn a_suffix_matches_only_on_segment_boundaries() {
+    // `ask.dispatch_request` is a string suffix but not a segment suffix.
+    let (code, v, err) = on_lookup_fixture(&["callers", "ask.dispatch_request", "--json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no symbol matches"), "{err}");
+    assert_eq!(v["error"]["reason"], "not_found");
+    assert_eq!(v["error"]["candidates"], serde_json::json!([]));
+}
+
+#[test]
+fn an_ambiguous_suffix_lists_the_candidates_in_text_and_json() {
+    let (code, v, err) = on_lookup_fixture(&["callers", "Cart.total"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        v,
+        serde_json::Value::Null,
+        "text mode prints nothing on stdout"
+    );
+    assert!(err.contains("\"Cart.total\" matches 2 symbols"), "{err}");
+    assert!(
+        err.contains("\n  legacy/cart.py::Cart.total  (method, legacy/cart.py:2)")
+            && err.contains("\n  shop/cart.py::Cart.total  (method, shop/cart.py:2)"),
+        "{err}"
+    );
+    let (code, v, _) = on_lookup_fixture(&["impact", "cart.Cart.total", "--json"]);
+    assert_eq!(code, 2);
+    let e = &v["error"];
+    assert_eq!(e["symbol"], "cart.Cart.total");
+    assert_eq!(e["reason"], "ambiguous");
+    assert_eq!(
+        e["candidates"],
+        serde_json::json!([
+            {"id": "legacy/cart.py::Cart.total", "kind": "method", "file": "legacy/cart.py", "start_line": 2},
+            {"id": "shop/cart.py::Cart.total", "kind": "method", "file": "shop/cart.py", "start_line": 2}
+        ])
+    );
+    assert!(e["message"]
+        .as_str()
+        .unwrap()
+        .contains("use one of these ids"));
+    // One more segment picks one.
+    let (code, v, err) = on_lookup_fixture(&["callers", "shop.cart.Cart.total", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["root"], "shop/cart.py::Cart.total");
+    let ids: Vec<&str> = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["main.py::checkout", "shop/cart.py::Cart.total"]);
+}
+
 #[test]
 fn symbols_fuzzy_search_ranks_the_exact_name_first() {
     let out = cg()

@@ -360,3 +360,64 @@ fn mouse_click_selects_and_wheel_scrolls() {
     );
     assert_eq!(app.focus, Focus::Tree);
 }
+
+/// Ctrl-t cycles the search box through text, semantic and hybrid search (the CLI's
+/// `search --mode`), answered off the UI thread; Enter focuses the hit's definition.
+#[test]
+fn search_mode_switch_text_semantic_hybrid_and_back() {
+    use codegraph_tui::tui::chunks::SearchMode;
+    let mut app = python();
+    ctrl(&mut app, 't');
+    assert_eq!(app.mode, SearchMode::Text);
+    typ(&mut app, "render_json");
+    app.chunks.settle(Duration::from_secs(30));
+    app.tick();
+    assert_eq!(app.chunks.error, None);
+    let ids: Vec<&str> = app.chunks.hits.iter().map(|h| h.id.as_str()).collect();
+    assert_eq!(ids.first(), Some(&"app/render.py::render_json"), "{ids:?}");
+    assert!(app.chunks.hits.iter().all(|h| h.semantic_rank.is_none()));
+    let s = screen(&mut app, 120, 30);
+    assert!(s.contains("Search text"), "{s}");
+    assert!(
+        s.contains("function app/render.py::render_json:6-11  "),
+        "{s}"
+    );
+    // Enter: the hit's definition becomes the call tree's root.
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Focus::Tree);
+    let s = screen(&mut app, 120, 30);
+    assert!(s.contains("Callers of render_json"), "{s}");
+    // Semantic: the same query again, ranked by embeddings only.
+    ctrl(&mut app, 't');
+    assert_eq!((app.mode, app.focus), (SearchMode::Semantic, Focus::Search));
+    app.chunks.settle(Duration::from_secs(30));
+    app.tick();
+    assert_eq!(app.chunks.error, None);
+    assert!(!app.chunks.hits.is_empty());
+    assert!(app.chunks.hits.iter().all(|h| h.text_rank.is_none()));
+    assert!(screen(&mut app, 120, 30).contains("Search semantic"));
+    // Hybrid: the exact name first, with both ranks shown.
+    ctrl(&mut app, 't');
+    assert_eq!(app.mode, SearchMode::Hybrid);
+    app.chunks.settle(Duration::from_secs(30));
+    app.tick();
+    let top = &app.chunks.hits[0];
+    assert_eq!(top.id, "app/render.py::render_json");
+    assert!(
+        top.text_rank.is_some() && top.semantic_rank.is_some(),
+        "{top:?}"
+    );
+    let s = screen(&mut app, 120, 30);
+    assert!(
+        s.contains("Search hybrid") && s.contains("render.py::render_json:6-11"),
+        "{s}"
+    );
+    // Back to symbols: nucleo's list again.
+    ctrl(&mut app, 't');
+    assert_eq!(app.mode, SearchMode::Symbols);
+    let s = screen(&mut app, 120, 30);
+    assert!(
+        s.contains("Search symbols") && s.contains("app.render.render_json"),
+        "{s}"
+    );
+}

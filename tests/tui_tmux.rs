@@ -4,6 +4,9 @@
 //! with q and checks the terminal was restored (alternate screen left, cursor shown,
 //! mouse released). Also: SIGTERM and Ctrl-Z/continue restore the terminal.
 //!
+//! Every session runs on its own tmux server; dropping a [`Session`] (also when an
+//! assertion failed) kills that server and any TUI process left under it.
+//!
 //! Needs tmux (`.ci/run` installs it). Without tmux the tests are skipped with a message,
 //! except under CI (`CI` set), where a missing tmux is a failure.
 
@@ -13,22 +16,60 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// tmux on a private server socket, so the tests never touch the user's sessions.
-fn tmux() -> Command {
+/// tmux on a private server socket, so the tests never touch the user's sessions (nor
+/// each other's: every session gets its own server).
+fn tmux_on(socket: &str) -> Command {
     let mut c = Command::new("tmux");
-    c.args(["-L", &format!("cgtest-{}", std::process::id())]);
+    c.args(["-L", socket]);
     c
+}
+
+/// True while `pid` exists and has not exited (a zombie waiting for its reaper counts
+/// as exited: containers often run without an init that reaps orphans).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the parenthesised command name.
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// Waits up to `limit` for `pid` to exit; true when it did.
+fn exits_within(pid: u32, limit: Duration) -> bool {
+    let start = Instant::now();
+    while alive(pid) {
+        if start.elapsed() > limit {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    true
+}
+
+/// Child processes of `pid`.
+fn children(pid: &str) -> Vec<u32> {
+    let out = Command::new("pgrep").args(["-P", pid]).output();
+    out.map(|o| {
+        String::from_utf8_lossy(&o.stdout)
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 struct Session {
     name: String,
+    socket: String,
 }
 
 impl Session {
     /// A detached 100x30 session running the TUI on `repo`; the shell prints the exit
     /// status afterwards so the test can see it.
     fn start(tag: &str, repo: &Path, cwd: &Path, env: &[String]) -> Option<Session> {
-        if tmux().arg("-V").output().is_err() {
+        if Command::new("tmux").arg("-V").output().is_err() {
             assert!(
                 std::env::var_os("CI").is_none(),
                 "tmux is required under CI"
@@ -37,10 +78,11 @@ impl Session {
             return None;
         }
         let name = format!("cgtest-{tag}-{}", std::process::id());
+        let socket = name.clone();
         let bin = env!("CARGO_BIN_EXE_codegraph-tui");
         // An interactive shell, so Ctrl-Z gets real job control (a process in an orphaned
         // process group is never stopped by SIGTSTP).
-        let ok = tmux()
+        let ok = tmux_on(&socket)
             .args([
                 "new-session",
                 "-d",
@@ -66,7 +108,7 @@ impl Session {
             .expect("tmux runs")
             .success();
         assert!(ok, "tmux new-session failed");
-        let s = Session { name };
+        let s = Session { name, socket };
         // Variables go on the command line: tmux may pass its arguments through a shell.
         s.text(&format!(
             "{} '{bin}' '{}'; echo CG_EXIT=$?",
@@ -77,8 +119,13 @@ impl Session {
         Some(s)
     }
 
+    fn tmux(&self) -> Command {
+        tmux_on(&self.socket)
+    }
+
     fn keys(&self, keys: &[&str]) {
-        let ok = tmux()
+        let ok = self
+            .tmux()
             .args(["send-keys", "-t", &self.name])
             .args(keys)
             .status()
@@ -94,7 +141,8 @@ impl Session {
     }
 
     fn text(&self, s: &str) {
-        let ok = tmux()
+        let ok = self
+            .tmux()
             .args(["send-keys", "-t", &self.name, "-l", s])
             .status()
             .unwrap()
@@ -103,7 +151,8 @@ impl Session {
     }
 
     fn capture(&self) -> String {
-        let out = tmux()
+        let out = self
+            .tmux()
             .args(["capture-pane", "-p", "-t", &self.name])
             .output()
             .unwrap();
@@ -111,7 +160,8 @@ impl Session {
     }
 
     fn flag(&self, f: &str) -> String {
-        let out = tmux()
+        let out = self
+            .tmux()
             .args(["display-message", "-p", "-t", &self.name, f])
             .output()
             .unwrap();
@@ -135,15 +185,15 @@ impl Session {
     }
 
     /// The TUI's process id (the child of the pane's shell).
-    fn tui_pid(&self) -> String {
+    fn tui_pid(&self) -> u32 {
         let shell = self.flag("#{pane_pid}");
-        let out = Command::new("pgrep")
-            .args(["-P", &shell, "codegraph-tui"])
-            .output()
-            .unwrap();
-        let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        assert!(!pid.is_empty(), "no codegraph-tui under the pane's shell");
-        pid
+        let kids = children(&shell);
+        assert_eq!(
+            kids.len(),
+            1,
+            "expected the TUI alone under the pane's shell"
+        );
+        kids[0]
     }
 
     /// After the TUI ended: the terminal is back to normal.
@@ -161,8 +211,24 @@ impl Session {
 }
 
 impl Drop for Session {
+    /// Kills the tmux server, then whatever ran under the pane's shell if it outlives the
+    /// hang-up by 3 s (SIGKILL), so a failed test never leaves a TUI behind.
     fn drop(&mut self) {
-        let _ = tmux().args(["kill-session", "-t", &self.name]).status();
+        let shell = self.flag("#{pane_pid}");
+        let left = if shell.is_empty() {
+            Vec::new()
+        } else {
+            children(&shell)
+        };
+        let _ = self.tmux().arg("kill-server").status();
+        for pid in left {
+            if !exits_within(pid, Duration::from_secs(3)) {
+                eprintln!("process {pid} outlived its tmux server: killing it");
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+        }
     }
 }
 
@@ -282,21 +348,15 @@ fn sigterm_and_ctrl_z_restore_the_terminal() {
     s.wait_for(&["> build_app"]);
     // SIGTERM: restored and a clean exit. (After `fg` the shell runs only the resumed
     // process, not the rest of the command line, so ask the shell for the status.)
-    let ok = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-    assert!(ok.success());
-    let start = Instant::now();
-    while Command::new("kill")
-        .args(["-0", &pid])
+    let ok = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
         .status()
-        .unwrap()
-        .success()
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "SIGTERM did not end the TUI"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+        .unwrap();
+    assert!(ok.success());
+    assert!(
+        exits_within(pid, Duration::from_secs(10)),
+        "SIGTERM did not end the TUI"
+    );
     // Type only once the prompt is back (the shell may flush input typed earlier).
     let start = Instant::now();
     while !s.capture().trim_end().ends_with('$') {
@@ -309,5 +369,45 @@ fn sigterm_and_ctrl_z_restore_the_terminal() {
     std::thread::sleep(Duration::from_millis(500));
     s.text("echo CG_EXIT=$?");
     s.keys(&["Enter"]);
+    s.assert_restored();
+}
+
+/// The terminal goes away under the TUI (the tmux server dies, closing the pty): the TUI
+/// must notice and exit, not spin on reads that return EOF (it used to, ignoring SIGTERM).
+#[test]
+fn tui_exits_when_its_terminal_goes_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(s) = Session::start("hangup", &common::fixture("python"), dir.path(), &[]) else {
+        return;
+    };
+    s.wait_for(&["ready", "Search symbols"]);
+    let pid = s.tui_pid();
+    let ok = s.tmux().arg("kill-server").status().unwrap();
+    assert!(ok.success());
+    assert!(
+        exits_within(pid, Duration::from_secs(5)),
+        "the TUI kept running after its terminal closed"
+    );
+}
+
+/// SIGTERM as soon as the first frame is up (indexing may still run): restored, exit 0
+/// (checked by the shell in the pane), quickly.
+#[test]
+fn sigterm_right_after_start_ends_the_tui() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(s) = Session::start("term", &common::fixture("python"), dir.path(), &[]) else {
+        return;
+    };
+    s.wait_for(&["Search symbols"]);
+    let pid = s.tui_pid();
+    let ok = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    assert!(
+        exits_within(pid, Duration::from_secs(3)),
+        "SIGTERM did not end the TUI"
+    );
     s.assert_restored();
 }

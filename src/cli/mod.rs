@@ -99,37 +99,58 @@ pub enum Command {
 ///
 /// Errors: anything that should end the process with a message on stderr.
 pub fn run(cli: Cli) -> Result<i32> {
+    let json = match &cli.command {
+        Some(Command::Callers(a) | Command::Callees(a)) => a.json,
+        Some(Command::Impact(a)) => a.json,
+        Some(Command::Path(a)) => a.json,
+        _ => false,
+    };
+    let r = run_command(&cli);
+    // With --json a SYMBOL that names no node or several is also an object on stdout,
+    // `{"error": {"symbol", "reason", "candidates", "similar", "message"}}`, so scripts
+    // get the candidates without parsing stderr; the exit status stays 2.
+    if let (true, Err(e)) = (json, &r) {
+        if let Some(se) = e.downcast_ref::<walk::SymbolError>() {
+            let mut v = serde_json::to_value(se)?;
+            v["message"] = serde_json::Value::String(se.to_string());
+            output::print_json(&serde_json::json!({ "error": v }))?;
+        }
+    }
+    r
+}
+
+fn run_command(cli: &Cli) -> Result<i32> {
     let root = repo_root(cli.repo.as_deref().or(cli.path.as_deref()))?;
     let config = Config::load()?;
     match &cli.command {
-        None => tui_launch::run(&cli, &root, &config),
-        Some(Command::Index(a)) => index_cmd::run(&cli, a, &root, &config),
+        None => tui_launch::run(cli, &root, &config),
+        Some(Command::Index(a)) => index_cmd::run(cli, a, &root, &config),
         Some(Command::Graph { json: _ }) => {
-            let idx = build(&cli, &root, &config, false)?;
+            let idx = build(cli, &root, &config, false)?;
             output::print_json(&idx.graph.to_canonical_json())?;
             Ok(0)
         }
         Some(Command::Symbols(a)) => symbols::run(
             a,
-            build(&cli, &root, &config, false)?,
+            build(cli, &root, &config, false)?,
             output::use_color(cli.color),
         ),
         Some(Command::Callers(a)) => walk::run(
             a,
-            build(&cli, &root, &config, false)?,
+            build(cli, &root, &config, false)?,
             index::Walk::Callers,
             output::use_color(cli.color),
         ),
         Some(Command::Callees(a)) => walk::run(
             a,
-            build(&cli, &root, &config, false)?,
+            build(cli, &root, &config, false)?,
             index::Walk::Callees,
             output::use_color(cli.color),
         ),
-        Some(Command::Search(a)) => search::run(&cli, a, &root, &config),
-        Some(Command::Impact(a)) => impact::run(a, build(&cli, &root, &config, false)?, &root),
-        Some(Command::Path(a)) => path::run(a, build(&cli, &root, &config, false)?),
-        Some(Command::Export(a)) => export::run(a, build(&cli, &root, &config, false)?),
+        Some(Command::Search(a)) => search::run(cli, a, &root, &config),
+        Some(Command::Impact(a)) => impact::run(a, build(cli, &root, &config, false)?, &root),
+        Some(Command::Path(a)) => path::run(a, build(cli, &root, &config, false)?),
+        Some(Command::Export(a)) => export::run(a, build(cli, &root, &config, false)?),
     }
 }
 

@@ -25,46 +25,109 @@ pub struct WalkArgs {
     pub json: bool,
 }
 
-/// Resolves SYMBOL to exactly one node.
-///
-/// Errors: no match (with fuzzy suggestions, labelled as such) or several matches (all
-/// listed with ids).
-pub fn pick<'a>(idx: &'a Index, symbol: &str) -> Result<&'a Node> {
-    let found = idx.graph.lookup(symbol);
-    match found.len() {
-        1 => Ok(found[0]),
-        0 => {
-            let near = symbols::search(idx, symbol, 5);
-            let mut msg = format!("no symbol matches {:?}", output::sanitize(symbol).as_ref());
-            if !near.is_empty() {
-                msg.push_str("; similar names (not used):");
-                for h in near {
-                    msg.push_str(&format!(
-                        "\n  {}  ({})",
-                        output::sanitize(&h.node.id),
-                        h.node.kind.as_str()
-                    ));
-                }
-            }
-            bail!(msg)
-        }
-        n => {
-            let mut msg = format!(
-                "{:?} matches {n} symbols; use one of these ids:",
-                output::sanitize(symbol).as_ref()
-            );
-            for c in found {
-                msg.push_str(&format!(
-                    "\n  {}  ({}, {}:{})",
-                    output::sanitize(&c.id),
-                    c.kind.as_str(),
-                    output::sanitize(&c.file),
-                    c.start_line
-                ));
-            }
-            bail!(msg)
+/// Why SYMBOL did not name exactly one node. Its `Display` is the CLI's message (the
+/// candidates one per line); with `--json` the CLI prints it as `{"error": ...}` (see
+/// [`super::run`]).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SymbolError {
+    /// The SYMBOL as given.
+    pub symbol: String,
+    /// `not_found` or `ambiguous`.
+    pub reason: &'static str,
+    /// Ambiguous: every matching node. Not found: empty.
+    pub candidates: Vec<Candidate>,
+    /// Not found: the closest fuzzy matches, never used in its place. Ambiguous: empty.
+    pub similar: Vec<Candidate>,
+}
+
+/// A node named in a [`SymbolError`].
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Candidate {
+    /// Node id.
+    pub id: String,
+    /// Node kind (`function`, `method`, ...).
+    pub kind: &'static str,
+    /// Repo-relative file.
+    pub file: String,
+    /// First line of the definition, 1-based.
+    pub start_line: u32,
+}
+
+impl Candidate {
+    fn of(n: &Node) -> Candidate {
+        Candidate {
+            id: n.id.to_string(),
+            kind: n.kind.as_str(),
+            file: n.file.to_string(),
+            start_line: n.start_line,
         }
     }
+}
+
+impl std::fmt::Display for SymbolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let symbol = output::sanitize(&self.symbol);
+        if self.reason == "ambiguous" {
+            write!(
+                f,
+                "{:?} matches {} symbols; use one of these ids:",
+                symbol.as_ref(),
+                self.candidates.len()
+            )?;
+            for c in &self.candidates {
+                write!(
+                    f,
+                    "\n  {}  ({}, {}:{})",
+                    output::sanitize(&c.id),
+                    c.kind,
+                    output::sanitize(&c.file),
+                    c.start_line
+                )?;
+            }
+            return Ok(());
+        }
+        write!(f, "no symbol matches {:?}", symbol.as_ref())?;
+        if !self.similar.is_empty() {
+            write!(f, "; similar names (not used):")?;
+            for c in &self.similar {
+                write!(f, "\n  {}  ({})", output::sanitize(&c.id), c.kind)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SymbolError {}
+
+/// Resolves SYMBOL to exactly one node ([`crate::index::CodeGraph::lookup`]: id,
+/// qualified name, qualified-name suffix, bare name).
+///
+/// Errors: a [`SymbolError`]: no match (with fuzzy suggestions, labelled as such) or
+/// several matches (all listed with ids).
+pub fn pick<'a>(idx: &'a Index, symbol: &str) -> Result<&'a Node> {
+    let found = idx.graph.lookup(symbol);
+    if let [one] = found[..] {
+        return Ok(one);
+    }
+    let err = if found.is_empty() {
+        SymbolError {
+            symbol: symbol.to_string(),
+            reason: "not_found",
+            candidates: Vec::new(),
+            similar: symbols::search(idx, symbol, 5)
+                .iter()
+                .map(|h| Candidate::of(h.node))
+                .collect(),
+        }
+    } else {
+        SymbolError {
+            symbol: symbol.to_string(),
+            reason: "ambiguous",
+            candidates: found.into_iter().map(Candidate::of).collect(),
+            similar: Vec::new(),
+        }
+    };
+    Err(err.into())
 }
 
 pub(super) fn run(a: &WalkArgs, idx: &Index, walk: Walk, color: bool) -> Result<i32> {

@@ -1,5 +1,6 @@
 //! The code graph (DESIGN section 4): nodes (files and definitions) and typed, resolved
-//! edges over petgraph, with lookup by id, qualified name and bare name, and depth-limited,
+//! edges over petgraph, with lookup by id, qualified name, qualified-name suffix and bare
+//! name (indexed once when the graph is built, so a lookup is O(log n)), and depth-limited,
 //! cycle-safe caller/callee traversal. Serialized canonically: nodes sorted by id, edges by
 //! (source, target, relation), so the same input gives byte-identical JSON.
 
@@ -193,6 +194,13 @@ pub struct RawEdge {
 pub struct CodeGraph {
     graph: StableDiGraph<Node, EdgeData>,
     by_id: HashMap<Arc<str>, NodeIndex>,
+    /// Definitions (no file nodes) sorted by bare name, then id.
+    by_name: Vec<NodeIndex>,
+    /// Definitions (no file nodes) sorted by qualified name, then id.
+    by_qualified: Vec<NodeIndex>,
+    /// Position of each node (by `NodeIndex::index`) in id order, so walks can order
+    /// neighbours by id with integer comparisons.
+    id_rank: Vec<u32>,
     unresolved: BTreeMap<String, Vec<Unresolved>>,
 }
 
@@ -301,6 +309,7 @@ impl CodeGraph {
         for u in unresolved {
             g.unresolved.entry(u.caller.clone()).or_default().push(u);
         }
+        g.index_names(ixs);
         g
     }
 
@@ -326,6 +335,45 @@ impl CodeGraph {
             .collect();
         let unresolved = self.unresolved.values().flatten().cloned().collect();
         (edges, unresolved)
+    }
+
+    /// Fills `by_name` and `by_qualified` from the definition nodes.
+    fn index_names(&mut self, mut ixs: Vec<NodeIndex>) {
+        use rayon::slice::ParallelSliceMut;
+        let graph = &self.graph;
+        let mut by_id = ixs.clone();
+        by_id.par_sort_unstable_by(|&a, &b| graph[a].id.cmp(&graph[b].id));
+        let bound = ixs.iter().map(|i| i.index() + 1).max().unwrap_or(0);
+        let mut id_rank = vec![0u32; bound];
+        for (rank, ix) in by_id.into_iter().enumerate() {
+            id_rank[ix.index()] = rank as u32;
+        }
+        self.id_rank = id_rank;
+        let graph = &self.graph;
+        ixs.retain(|&ix| graph[ix].kind != Kind::File);
+        let mut by_qualified = ixs.clone();
+        ixs.par_sort_unstable_by(|&a, &b| {
+            let (a, b) = (&graph[a], &graph[b]);
+            (&a.name, &a.id).cmp(&(&b.name, &b.id))
+        });
+        by_qualified.par_sort_unstable_by(|&a, &b| {
+            let (a, b) = (&graph[a], &graph[b]);
+            (&a.qualified_name, &a.id).cmp(&(&b.qualified_name, &b.id))
+        });
+        self.by_name = ixs;
+        self.by_qualified = by_qualified;
+    }
+
+    /// The nodes of a sorted index whose `key` equals `wanted`, in id order.
+    fn equal_range<'a>(
+        &'a self,
+        sorted: &'a [NodeIndex],
+        key: fn(&Node) -> &str,
+        wanted: &str,
+    ) -> impl Iterator<Item = &'a Node> + 'a {
+        let lo = sorted.partition_point(|&ix| key(&self.graph[ix]) < wanted);
+        let len = sorted[lo..].partition_point(|&ix| key(&self.graph[ix]) == wanted);
+        sorted[lo..lo + len].iter().map(|&ix| &self.graph[ix])
     }
 
     /// Number of nodes.
@@ -359,30 +407,38 @@ impl CodeGraph {
     }
 
     /// Looks up SYMBOL as DESIGN section 5 says: an exact node id, else an exact qualified
-    /// name, else an exact bare name. Returns every match of the first rule that matches
+    /// name, else (when SYMBOL contains `.` or `::`) every qualified name that ends with
+    /// SYMBOL on a segment boundary (`Flask.dispatch_request` finds
+    /// `flask.app.Flask.dispatch_request`, `Config::new` finds `config::Config::new`),
+    /// else an exact bare name. Returns every match of the first rule that matches
     /// (sorted by id); `impl` blocks are dropped when another kind shares the name. Never
-    /// a fuzzy match.
+    /// a fuzzy match. O(log n + matches of the last segment's name), from indices built
+    /// with the graph.
     pub fn lookup(&self, symbol: &str) -> Vec<&Node> {
         if let Some(n) = self.node(symbol) {
             return vec![n];
         }
-        let pick = |f: &dyn Fn(&Node) -> bool| {
-            let mut v: Vec<&Node> = self
-                .graph
-                .node_weights()
-                .filter(|n| n.kind != Kind::File && f(n))
-                .collect();
-            if v.iter().any(|n| n.kind != Kind::Impl) {
-                v.retain(|n| n.kind != Kind::Impl);
-            }
-            v.sort_by(|a, b| a.id.cmp(&b.id));
-            v
-        };
-        let by_qualified = pick(&|n| &*n.qualified_name == symbol);
+        let by_qualified: Vec<&Node> = self
+            .equal_range(&self.by_qualified, |n| &n.qualified_name, symbol)
+            .collect();
         if !by_qualified.is_empty() {
-            return by_qualified;
+            return without_shadowed_impls(by_qualified);
         }
-        pick(&|n| &*n.name == symbol)
+        if let Some(last) = last_segment(symbol) {
+            if last.is_empty() {
+                return Vec::new();
+            }
+            // A node's bare name is the last segment of its qualified name.
+            let by_suffix: Vec<&Node> = self
+                .equal_range(&self.by_name, |n| &n.name, last)
+                .filter(|n| ends_on_boundary(&n.qualified_name, symbol))
+                .collect();
+            return without_shadowed_impls(by_suffix);
+        }
+        without_shadowed_impls(
+            self.equal_range(&self.by_name, |n| &n.name, symbol)
+                .collect(),
+        )
     }
 
     fn edge_out(&self, ix: petgraph::stable_graph::EdgeIndex) -> Edge {
@@ -524,6 +580,67 @@ impl CodeGraph {
         v
     }
 
+    /// The definition or file that contains `id` (its incoming `contains` edge), without
+    /// materialising edges. `None` for a file node or an unknown id.
+    pub fn container(&self, id: &str) -> Option<&Node> {
+        let &ix = self.by_id.get(id)?;
+        self.graph
+            .edges_directed(ix, Direction::Incoming)
+            .filter(|e| e.weight().relation == Relation::Contains)
+            .map(|e| &self.graph[e.source()])
+            .min_by(|a, b| a.id.cmp(&b.id))
+    }
+
+    /// Callers of `root` breadth-first over incoming edges whose relation is in
+    /// `relations`, up to `depth` hops: each node once, at its shortest distance
+    /// (cycle-safe), the callers of one node taken in id order. No node is added once
+    /// `cap` nodes (the root included) were reached. Returns the reached nodes with their
+    /// distances (1-based hops) in visit order, and `truncated`: a node at the depth limit
+    /// has unvisited callers, or the cap cut the walk. `None` when `root` is not a node id.
+    /// Works on node indices (no edge is materialised), so the cost is the edges touched.
+    pub fn callers_within(
+        &self,
+        root: &str,
+        depth: u32,
+        relations: &[Relation],
+        cap: usize,
+    ) -> Option<(Vec<(&Node, u32)>, bool)> {
+        let &start = self.by_id.get(root)?;
+        let mut seen: HashSet<NodeIndex> = HashSet::from([start]);
+        let mut out = Vec::new();
+        let mut queue = VecDeque::from([(start, 0u32)]);
+        let mut truncated = false;
+        let mut sources: Vec<NodeIndex> = Vec::new();
+        while let Some((ix, d)) = queue.pop_front() {
+            sources.clear();
+            sources.extend(
+                self.graph
+                    .edges_directed(ix, Direction::Incoming)
+                    .filter(|e| relations.contains(&e.weight().relation))
+                    .map(|e| e.source()),
+            );
+            if d >= depth {
+                truncated |= sources.iter().any(|s| !seen.contains(s));
+                continue;
+            }
+            sources.sort_unstable_by_key(|&s| self.id_rank[s.index()]);
+            sources.dedup();
+            for &s in &sources {
+                if seen.contains(&s) {
+                    continue;
+                }
+                if seen.len() >= cap {
+                    truncated = true;
+                    continue;
+                }
+                seen.insert(s);
+                out.push((&self.graph[s], d + 1));
+                queue.push_back((s, d + 1));
+            }
+        }
+        Some((out, truncated))
+    }
+
     /// Every edge, canonical order.
     pub fn edges(&self) -> Vec<Edge> {
         let mut v: Vec<Edge> = self
@@ -558,5 +675,58 @@ impl CodeGraph {
             "edges": self.edges(),
             "unresolved": unresolved,
         })
+    }
+}
+
+/// Drops `impl` blocks when another kind shares the name; sorts by id.
+fn without_shadowed_impls(mut v: Vec<&Node>) -> Vec<&Node> {
+    if v.iter().any(|n| n.kind != Kind::Impl) {
+        v.retain(|n| n.kind != Kind::Impl);
+    }
+    v.sort_by(|a, b| a.id.cmp(&b.id));
+    v
+}
+
+/// The text after the last `.` or `::` of a qualified SYMBOL; `None` without either.
+fn last_segment(symbol: &str) -> Option<&str> {
+    let dot = symbol.rfind('.').map(|i| i + 1);
+    let colons = symbol.rfind("::").map(|i| i + 2);
+    dot.max(colons).map(|i| &symbol[i..])
+}
+
+/// `qualified` ends with `suffix`, and the suffix starts a segment (the whole name, or
+/// right after `.` or `::`).
+fn ends_on_boundary(qualified: &str, suffix: &str) -> bool {
+    match qualified.strip_suffix(suffix) {
+        Some(head) => head.is_empty() || head.ends_with('.') || head.ends_with("::"),
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_segment_splits_on_dot_and_double_colon() {
+        assert_eq!(
+            last_segment("Flask.dispatch_request"),
+            Some("dispatch_request")
+        );
+        assert_eq!(last_segment("a::B.c"), Some("c"));
+        assert_eq!(last_segment("a.B::c"), Some("c"));
+        assert_eq!(last_segment("Vec::"), Some(""));
+        assert_eq!(last_segment("plain"), None);
+    }
+
+    #[test]
+    fn suffixes_match_on_segment_boundaries_only() {
+        let q = "flask.app.Flask.dispatch_request";
+        assert!(ends_on_boundary(q, "Flask.dispatch_request"));
+        assert!(ends_on_boundary(q, q));
+        assert!(!ends_on_boundary(q, "ask.dispatch_request"));
+        assert!(ends_on_boundary("config::Config::new", "Config::new"));
+        assert!(!ends_on_boundary("config::Config::renew", "Config::new"));
+        assert!(!ends_on_boundary("config::MyConfig::new", "Config::new"));
     }
 }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use ratatui::crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
+use super::chunks::{ChunkSearch, SearchMode};
 use super::impact::ImpactReport;
 use super::keymap::{map_key, Action, KeyMeaning};
 use super::search::SymbolSearch;
@@ -123,6 +124,10 @@ pub struct App {
     pub overlay: Overlay,
     /// Symbol search.
     pub search: SymbolSearch,
+    /// What the search box searches (Ctrl-t cycles).
+    pub mode: SearchMode,
+    /// Text, semantic and hybrid search (the modes other than symbols).
+    pub chunks: ChunkSearch,
     /// The call tree of the focused symbol.
     pub tree: Option<CallTree>,
     /// Call-tree filters.
@@ -148,6 +153,8 @@ pub struct App {
     pub areas: Areas,
     /// Matcher used to find matched character positions for drawing.
     pub matcher: nucleo::Matcher,
+    /// The source view waits for the symbol matcher to finish (see [`App::sync_source`]).
+    source_stale: bool,
 }
 
 impl std::fmt::Debug for App {
@@ -171,6 +178,8 @@ impl App {
             focus: Focus::Search,
             overlay: Overlay::None,
             search: SymbolSearch::new(),
+            mode: SearchMode::Symbols,
+            chunks: ChunkSearch::new(),
             tree: None,
             filters: Filters::default(),
             history: Vec::new(),
@@ -191,17 +200,19 @@ impl App {
             outbox: Vec::new(),
             areas: Areas::default(),
             matcher: nucleo::Matcher::new(nucleo::Config::DEFAULT),
+            source_stale: false,
         }
     }
 
     /// Lets the search publish new matches; returns `true` when something to draw
     /// changed (the source view follows the selected match).
     pub fn tick(&mut self) -> bool {
-        let changed = self.search.tick(10);
-        if changed {
+        let changed = self.search.tick(10) | self.chunks.poll();
+        if changed || (self.source_stale && !self.search.matching()) {
+            self.source_stale = false;
             self.sync_source(false);
         }
-        changed || self.search.busy()
+        changed || self.search.busy() || self.chunks.busy()
     }
 
     /// `true` when a text input has the keyboard.
@@ -260,6 +271,10 @@ impl App {
     pub fn set_snapshot(&mut self, snap: Arc<Snapshot>) {
         self.status.phase = Phase::Idle;
         self.search.load(&snap);
+        self.chunks.load(&snap);
+        if let Some(m) = self.mode.engine() {
+            self.chunks.query(&self.search.query, m);
+        }
         self.sources.clear();
         self.snapshot = Some(snap.clone());
         if let Some(t) = &self.tree {
@@ -388,6 +403,15 @@ impl App {
                 );
                 self.clamp_tree();
             }
+            Action::CycleSearchMode => {
+                self.mode = self.mode.next();
+                self.focus = Focus::Search;
+                if let Some(m) = self.mode.engine() {
+                    self.chunks.query(&self.search.query, m);
+                }
+                self.status.message = Some(format!("search mode:{}", self.mode.title()));
+                self.sync_source(false);
+            }
             Action::OpenEditor => {
                 if !self.source.path.is_empty() {
                     self.pending = Some(External::Editor {
@@ -485,13 +509,17 @@ impl App {
         let mut q = self.search.query.clone();
         f(&mut q);
         if q != self.search.query {
+            if let Some(m) = self.mode.engine() {
+                self.chunks.query(&q, m);
+            }
             self.search.set_query(q);
         }
     }
 
     fn move_by(&mut self, d: isize) {
         match self.focus {
-            Focus::Search => self.search.move_by(d),
+            Focus::Search if self.mode == SearchMode::Symbols => self.search.move_by(d),
+            Focus::Search => self.chunks.move_by(d),
             Focus::Tree => {
                 let n = self.tree_rows().len();
                 if let Some(t) = &mut self.tree {
@@ -556,8 +584,12 @@ impl App {
     fn activate(&mut self) {
         match self.focus {
             Focus::Search => {
-                if let Some(s) = self.search.selected_symbol() {
-                    let id = s.id.clone();
+                let known = |id: &Arc<str>| {
+                    self.snapshot
+                        .as_ref()
+                        .is_some_and(|s| s.index.graph.node(id).is_some())
+                };
+                if let Some(id) = self.search_selection().filter(known) {
                     self.focus_symbol(id, Walk::Callers);
                     self.focus = Focus::Tree;
                 }
@@ -643,19 +675,38 @@ impl App {
         }
     }
 
+    /// The node id selected in the search results of the current mode (a chunk hit's id
+    /// is its definition, or its file for a line-window chunk).
+    pub fn search_selection(&self) -> Option<Arc<str>> {
+        match self.mode {
+            SearchMode::Symbols => self.search.selected_symbol().map(|s| s.id.clone()),
+            _ => self.chunks.selected_hit().map(|h| Arc::from(h.id.as_str())),
+        }
+    }
+
     /// Points the source view at the current symbol: the selected search result while
     /// the search has focus, else the selected call-tree node. `recenter` forces scrolling
-    /// to it even when the file did not change.
+    /// to it even when the file did not change. While the symbol matcher is still running the top match is about to change again,
+    /// so reading and highlighting its file would only delay the next frame (hundreds of
+    /// milliseconds for a large file, with a million symbols): the view is marked stale
+    /// and follows at the first tick after matching ends.
     pub fn sync_source(&mut self, recenter: bool) {
         let Some(snap) = self.snapshot.clone() else {
             return;
         };
+        if !recenter
+            && self.focus == Focus::Search
+            && self.mode == SearchMode::Symbols
+            && self.search.matching()
+        {
+            self.source_stale = true;
+            return;
+        }
         let g = &snap.index.graph;
         let (id, sites): (Option<Arc<str>>, Vec<(u32, u32)>) = match self.focus {
-            Focus::Search if self.tree.is_none() || !self.search.query.is_empty() => (
-                self.search.selected_symbol().map(|s| s.id.clone()),
-                Vec::new(),
-            ),
+            Focus::Search if self.tree.is_none() || !self.search.query.is_empty() => {
+                (self.search_selection(), Vec::new())
+            }
             _ => match (self.selected_tree_node(), &self.tree) {
                 (Some(i), Some(t)) => {
                     let n = &t.nodes[i];
@@ -743,10 +794,16 @@ impl App {
                 self.focus = panel;
                 let inner_row = m.row.saturating_sub(area.y + 1) as usize;
                 match panel {
-                    Focus::Search if inner_row >= 1 => {
+                    Focus::Search if inner_row >= 1 && self.mode == SearchMode::Symbols => {
                         let target = self.search.offset + inner_row - 1;
                         if target < self.search.matched() {
                             self.search.selected = target;
+                        }
+                    }
+                    Focus::Search if inner_row >= 1 => {
+                        let target = self.chunks.offset + inner_row - 1;
+                        if target < self.chunks.hits.len() {
+                            self.chunks.selected = target;
                         }
                     }
                     Focus::Tree => {

@@ -48,6 +48,8 @@ pub enum Action {
     ToggleTests,
     /// Hide or show `unique_name` (guessed) edges in the call tree.
     ToggleUniqueName,
+    /// Cycle the search box through symbols, text, semantic and hybrid search.
+    CycleSearchMode,
     /// Open `$EDITOR` at the shown line.
     OpenEditor,
     /// Export the shown subgraph as JSON (opens the path prompt).
@@ -141,6 +143,13 @@ pub const BINDINGS: &[Binding] = &[
         Sc::Panels,
         A::FocusSearch,
         "search symbols (from anywhere)",
+    ),
+    b(
+        &[(K::Char('t'), C), (K::F(2), N)],
+        "Ctrl-t F2",
+        Sc::Global,
+        A::CycleSearchMode,
+        "search mode: symbols, text, semantic, hybrid",
     ),
     b(
         &[(K::Tab, N)],

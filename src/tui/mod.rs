@@ -4,12 +4,16 @@
 //!
 //! The terminal is always restored: on quit, on panic (ratatui's hook, chained with one
 //! that also releases the mouse), on SIGTERM/SIGHUP/SIGINT (flags checked every loop
-//! turn), around Ctrl-Z (restored, SIGTSTP raised, set up again on resume) and around
+//! turn; they also wake the loop through [`input::InputWait`]'s self-pipe), when the
+//! terminal goes away (hang-up seen by `poll(2)` before crossterm reads; a
+//! [`input::Watchdog`] ends the process if the loop is stuck anyway), around Ctrl-Z (restored, SIGTSTP raised, set up again on resume) and around
 //! `$EDITOR`. Logs go to a file (see `main.rs`), never to the terminal.
 
 pub mod app;
+pub mod chunks;
 pub mod highlight;
 pub mod impact;
+pub mod input;
 pub mod keymap;
 pub mod panels;
 pub mod search;
@@ -53,22 +57,34 @@ pub struct TuiOptions {
 
 type Term = Terminal<CrosstermBackend<Stdout>>;
 
-/// Signals that end or refresh the UI, set by signal-hook handlers.
+/// Signals that end or refresh the UI, set by signal-hook handlers, and the wait on
+/// terminal input that those signals interrupt.
 struct Signals {
     term: Arc<AtomicBool>,
     cont: Arc<AtomicBool>,
+    input: input::InputWait,
+    watchdog: input::Watchdog,
 }
 
 impl Signals {
     fn register() -> Result<Signals> {
-        use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGTERM};
+        use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGTERM, SIGWINCH};
         let term = Arc::new(AtomicBool::new(false));
         let cont = Arc::new(AtomicBool::new(false));
         for s in [SIGTERM, SIGHUP, SIGINT] {
             signal_hook::flag::register(s, term.clone()).context("installing signal handlers")?;
         }
         signal_hook::flag::register(SIGCONT, cont.clone()).context("installing SIGCONT")?;
-        Ok(Signals { term, cont })
+        let input = input::InputWait::new(&[SIGTERM, SIGHUP, SIGINT, SIGCONT, SIGWINCH])
+            .context("watching the terminal")?;
+        let watchdog = input::Watchdog::spawn(term.clone(), Duration::from_secs(2))
+            .context("starting the watchdog thread")?;
+        Ok(Signals {
+            term,
+            cont,
+            input,
+            watchdog,
+        })
     }
 }
 
@@ -97,7 +113,7 @@ pub fn run(opts: TuiOptions) -> Result<()> {
         );
     }
     let started = Instant::now();
-    let signals = Signals::register()?;
+    let mut signals = Signals::register()?;
     let (tx, rx) = mpsc::channel::<IndexEvent>();
     let worker = Worker::start(opts.root.clone(), opts.index, opts.setup, move |e| {
         let _ = tx.send(e);
@@ -112,7 +128,7 @@ pub fn run(opts: TuiOptions) -> Result<()> {
     }));
     let _ = execute!(stdout(), EnableMouseCapture);
     tracing::info!(root = %app.root.display(), "tui started");
-    let r = event_loop(started, &mut terminal, &mut app, &rx, &worker, &signals);
+    let r = event_loop(started, &mut terminal, &mut app, &rx, &worker, &mut signals);
     leave_terminal();
     drop(worker);
     tracing::info!("tui ended");
@@ -125,7 +141,7 @@ fn event_loop(
     app: &mut App,
     rx: &mpsc::Receiver<IndexEvent>,
     worker: &Worker,
-    signals: &Signals,
+    signals: &mut Signals,
 ) -> Result<()> {
     let mut dirty = true;
     // When the last input batch arrived: the next frame's delay after it is logged (debug
@@ -174,21 +190,32 @@ fn event_loop(
             return Ok(());
         }
         if let Some(p) = app.pending.take() {
-            external(terminal, app, p)?;
+            signals.watchdog.paused.store(true, Ordering::Relaxed);
+            let r = external(terminal, app, p);
+            signals.watchdog.paused.store(false, Ordering::Relaxed);
+            r?;
             signals.cont.store(false, Ordering::Relaxed);
             dirty = true;
             continue;
         }
         let busy = app.status.phase != crate::worker::Phase::Idle || app.search.busy();
         let wait = Duration::from_millis(if busy { 50 } else { 250 });
-        if event::poll(wait)? {
-            input_at = Some(Instant::now());
-            app.handle(AppEvent::Input(event::read()?));
-            // Take whatever else is queued before drawing (fast typing, wheel bursts).
-            while event::poll(Duration::ZERO)? {
-                app.handle(AppEvent::Input(event::read()?));
+        match signals.input.wait(wait)? {
+            input::Ready::Gone => {
+                tracing::info!("the terminal hung up: exiting");
+                return Ok(());
             }
-            dirty = true;
+            // A resize needs no event: the next draw reads the new size.
+            input::Ready::Signal => dirty = true,
+            input::Ready::Timeout => {}
+            input::Ready::Input => {
+                input_at = Some(Instant::now());
+                // Take whatever is queued before drawing (fast typing, wheel bursts).
+                while event::poll(Duration::ZERO)? {
+                    app.handle(AppEvent::Input(event::read()?));
+                }
+                dirty = true;
+            }
         }
     }
 }

@@ -42,6 +42,8 @@ pub struct SymbolSearch {
     pub offset: usize,
     /// Symbols the current snapshot holds (the injector's goal).
     pub expected: usize,
+    /// nucleo was still matching at the last tick (or a new pattern was set since).
+    matching: bool,
 }
 
 impl std::fmt::Debug for SymbolSearch {
@@ -70,6 +72,7 @@ impl SymbolSearch {
             selected: 0,
             offset: 0,
             expected: 0,
+            matching: false,
         }
     }
 
@@ -120,6 +123,7 @@ impl SymbolSearch {
             .pattern
             .reparse(0, &q, CaseMatching::Smart, Normalization::Smart, append);
         self.query = q;
+        self.matching = true;
         self.selected = 0;
         self.offset = 0;
     }
@@ -127,7 +131,15 @@ impl SymbolSearch {
     /// Lets the matcher publish new results (waits at most `ms` milliseconds). Returns
     /// `true` when the visible results changed.
     pub fn tick(&mut self, ms: u64) -> bool {
-        self.nucleo.tick(ms).changed
+        let status = self.nucleo.tick(ms);
+        self.matching = status.running;
+        status.changed
+    }
+
+    /// `true` while nucleo has not finished matching the current pattern: the
+    /// selection may still move.
+    pub fn matching(&self) -> bool {
+        self.matching
     }
 
     /// `true` while symbols are still being injected or matched.
@@ -141,6 +153,7 @@ impl SymbolSearch {
             let _ = f.join();
         }
         while self.nucleo.tick(50).running {}
+        self.matching = false;
     }
 
     /// Number of matches.

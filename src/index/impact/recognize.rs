@@ -303,18 +303,12 @@ pub fn dynamic_dispatch(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) 
 /// Enclosing definitions, innermost first, through `contains` edges (file nodes excluded).
 pub fn ancestors<'g>(graph: &'g CodeGraph, node: &Node) -> Vec<&'g Node> {
     let mut out: Vec<&'g Node> = Vec::new();
-    let mut cur = node.id.clone();
+    let mut cur = graph.container(&node.id);
     while out.len() < 64 {
-        let parent = graph
-            .edges_of(&cur, Walk::Callers, &[Relation::Contains])
-            .into_iter()
-            .next()
-            .and_then(|e| graph.node(&e.source))
-            .filter(|p| p.kind != Kind::File);
-        match parent {
+        match cur.filter(|p| p.kind != Kind::File) {
             Some(p) => {
-                cur = p.id.clone();
                 out.push(p);
+                cur = graph.container(&p.id);
             }
             None => break,
         }

@@ -1,4 +1,5 @@
-//! The search panel: the query line and the ranked symbols, matched characters marked.
+//! The search panel: the query line and the ranked symbols, matched characters marked;
+//! in the text, semantic and hybrid modes the ranked chunk hits instead.
 
 use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
@@ -7,9 +8,16 @@ use ratatui::Frame;
 
 use super::{follow, hint, kind_marker, panel, safe};
 use crate::tui::app::{App, Focus, Overlay};
+use crate::tui::chunks::SearchMode;
 
 pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
-    let counts = if app.snapshot.is_some() {
+    let counts = if app.mode != SearchMode::Symbols {
+        if app.chunks.busy() {
+            " searching… ".to_string()
+        } else {
+            format!(" {} hits ", app.chunks.hits.len())
+        }
+    } else if app.snapshot.is_some() {
         format!(
             " {}/{} ",
             app.search.matched(),
@@ -18,7 +26,7 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     } else {
         String::new()
     };
-    let block = panel(app, Line::from(" Search symbols "), Focus::Search)
+    let block = panel(app, Line::from(app.mode.title()), Focus::Search)
         .title_top(Line::from(counts).right_aligned());
     let inner = block.inner(area);
     f.render_widget(block, area);
@@ -48,6 +56,10 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             hint(app, "indexing… symbols appear when the first pass ends"),
             list,
         );
+        return;
+    }
+    if app.mode != SearchMode::Symbols {
+        draw_hits(f, app, list);
         return;
     }
     let h = list.height as usize;
@@ -100,6 +112,64 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             "no symbol matches"
         };
         f.render_widget(hint(app, msg), list);
+        return;
+    }
+    f.render_widget(Paragraph::new(lines), list);
+}
+
+/// Chunk hits: kind, id, `:start-end`, score (and the ranks in both lists in hybrid mode).
+fn draw_hits(f: &mut Frame, app: &mut App, list: Rect) {
+    let h = list.height as usize;
+    let sel = app.chunks.selected;
+    follow(sel, &mut app.chunks.offset, h);
+    let t = &app.theme;
+    let mut lines = Vec::with_capacity(h);
+    for (i, hit) in app
+        .chunks
+        .hits
+        .iter()
+        .enumerate()
+        .skip(app.chunks.offset)
+        .take(h)
+    {
+        // Hybrid: the hit's rank in the text (t) and semantic (s) lists, `-` when absent.
+        let ranks = match (app.mode, hit.text_rank, hit.semantic_rank) {
+            (SearchMode::Hybrid, t, s) => format!(
+                " t{} s{}",
+                t.map_or("-".into(), |r| r.to_string()),
+                s.map_or("-".into(), |r| r.to_string())
+            ),
+            _ => String::new(),
+        };
+        // The id starts with the path, so only the line range follows it.
+        let mut line = Line::from(vec![
+            Span::styled(format!("{:<8} ", safe(&hit.kind)), t.get("ui.kind")),
+            Span::styled(safe(&hit.id).into_owned(), t.get("ui.text")),
+            Span::styled(
+                format!(
+                    ":{}-{}  {:.3}{ranks}",
+                    hit.start_line, hit.end_line, hit.score
+                ),
+                t.get("ui.path"),
+            ),
+        ]);
+        if i == sel {
+            line = line.patch_style(t.get("ui.selection"));
+        }
+        lines.push(line);
+    }
+    if lines.is_empty() {
+        let msg = match (
+            &app.chunks.error,
+            app.chunks.busy(),
+            app.search.query.is_empty(),
+        ) {
+            (Some(e), _, _) => e.clone(),
+            (None, true, _) => "searching… (the first query builds the index)".to_string(),
+            (None, false, true) => "type words to search the code".to_string(),
+            (None, false, false) => "no chunk matches".to_string(),
+        };
+        f.render_widget(hint(app, &msg), list);
         return;
     }
     f.render_widget(Paragraph::new(lines), list);

@@ -1,0 +1,294 @@
+//! The search box's other modes: full-text (BM25), semantic and hybrid search over code
+//! chunks, the engine's [`Searcher`] as `codegraph-tui search --mode` uses it.
+//!
+//! The UI thread never builds an index nor runs a query: one thread per snapshot builds
+//! the [`Searcher`] the first time a chunk mode is used (text only first; again with
+//! vectors when semantic or hybrid is asked for), then answers queries newest-first
+//! (queries that queued up meanwhile are skipped). Every answer carries the sequence
+//! number of its query, and answers older than the newest query are dropped (gitui's
+//! generation pattern), so fast typing never shows stale hits over fresh ones.
+
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::index::search::{Hit, Mode, Searcher};
+use crate::worker::Snapshot;
+
+/// What the search box searches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SearchMode {
+    /// Fuzzy symbol names (nucleo), the default.
+    #[default]
+    Symbols,
+    /// BM25 over chunk text.
+    Text,
+    /// Embedding similarity.
+    Semantic,
+    /// Both, fused (reciprocal rank fusion), exact names first.
+    Hybrid,
+}
+
+impl SearchMode {
+    /// The next mode, in the order symbols → text → semantic → hybrid → symbols.
+    pub fn next(self) -> SearchMode {
+        match self {
+            SearchMode::Symbols => SearchMode::Text,
+            SearchMode::Text => SearchMode::Semantic,
+            SearchMode::Semantic => SearchMode::Hybrid,
+            SearchMode::Hybrid => SearchMode::Symbols,
+        }
+    }
+
+    /// The engine's mode, `None` for symbol search.
+    pub fn engine(self) -> Option<Mode> {
+        match self {
+            SearchMode::Symbols => None,
+            SearchMode::Text => Some(Mode::Text),
+            SearchMode::Semantic => Some(Mode::Semantic),
+            SearchMode::Hybrid => Some(Mode::Hybrid),
+        }
+    }
+
+    /// The panel title.
+    pub fn title(self) -> &'static str {
+        match self {
+            SearchMode::Symbols => " Search symbols ",
+            SearchMode::Text => " Search text ",
+            SearchMode::Semantic => " Search semantic ",
+            SearchMode::Hybrid => " Search hybrid ",
+        }
+    }
+}
+
+/// Most hits kept per query.
+pub const HIT_LIMIT: usize = 200;
+
+struct Job {
+    seq: u64,
+    query: String,
+    mode: Mode,
+}
+
+struct Answer {
+    seq: u64,
+    hits: Result<Vec<Hit>, String>,
+}
+
+/// Chunk search state for the current snapshot: the newest hits and the selection.
+pub struct ChunkSearch {
+    /// Hits of the newest answered query, best first.
+    pub hits: Vec<Hit>,
+    /// Selected hit (0 = best).
+    pub selected: usize,
+    /// First hit row on screen.
+    pub offset: usize,
+    /// The last error (index build or query), shown instead of hits.
+    pub error: Option<String>,
+    jobs: Option<Sender<Job>>,
+    answers: Option<Receiver<Answer>>,
+    snapshot: Option<Arc<Snapshot>>,
+    /// Sequence number of the newest query sent.
+    sent: u64,
+    /// Sequence number of the newest answer taken.
+    answered: u64,
+}
+
+impl std::fmt::Debug for ChunkSearch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChunkSearch")
+            .field("hits", &self.hits.len())
+            .field("sent", &self.sent)
+            .field("answered", &self.answered)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ChunkSearch {
+    fn default() -> Self {
+        ChunkSearch::new()
+    }
+}
+
+impl ChunkSearch {
+    /// No snapshot yet: queries are remembered only as the newest sequence number.
+    pub fn new() -> ChunkSearch {
+        ChunkSearch {
+            hits: Vec::new(),
+            selected: 0,
+            offset: 0,
+            error: None,
+            jobs: None,
+            answers: None,
+            snapshot: None,
+            sent: 0,
+            answered: 0,
+        }
+    }
+
+    /// Switches to a new snapshot: the old search thread ends when its queue closes; the
+    /// new one starts at the next query.
+    pub fn load(&mut self, snap: &Arc<Snapshot>) {
+        self.jobs = None;
+        self.answers = None;
+        self.snapshot = Some(snap.clone());
+        self.hits.clear();
+        self.error = None;
+        self.selected = 0;
+        self.offset = 0;
+        self.answered = self.sent;
+    }
+
+    /// `true` while a query has been sent and not answered.
+    pub fn busy(&self) -> bool {
+        self.answered < self.sent
+    }
+
+    /// Sends `query` to the search thread (starting it on first use). An empty query
+    /// clears the hits at once.
+    pub fn query(&mut self, query: &str, mode: Mode) {
+        self.sent += 1;
+        self.selected = 0;
+        self.offset = 0;
+        if query.trim().is_empty() {
+            self.hits.clear();
+            self.error = None;
+            self.answered = self.sent;
+            return;
+        }
+        if self.jobs.is_none() {
+            let Some(snap) = self.snapshot.clone() else {
+                self.answered = self.sent;
+                return;
+            };
+            let (jobs, answers) = spawn(snap);
+            self.jobs = jobs;
+            self.answers = Some(answers);
+        }
+        let job = Job {
+            seq: self.sent,
+            query: query.to_string(),
+            mode,
+        };
+        let sent = self.jobs.as_ref().is_some_and(|j| j.send(job).is_ok());
+        if !sent {
+            self.error = Some("the search thread could not start".into());
+            self.answered = self.sent;
+        }
+    }
+
+    /// Takes answers that arrived; returns `true` when the hits changed.
+    pub fn poll(&mut self) -> bool {
+        let Some(rx) = &self.answers else {
+            return false;
+        };
+        let mut changed = false;
+        loop {
+            match rx.try_recv() {
+                Ok(a) => {
+                    if a.seq < self.answered {
+                        continue;
+                    }
+                    self.answered = a.seq;
+                    match a.hits {
+                        Ok(h) => {
+                            self.hits = h;
+                            self.error = None;
+                        }
+                        Err(e) => {
+                            self.hits.clear();
+                            self.error = Some(e);
+                        }
+                    }
+                    self.selected = self.selected.min(self.hits.len().saturating_sub(1));
+                    changed = true;
+                }
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    if self.busy() {
+                        self.error = Some("the search thread stopped".into());
+                        self.answered = self.sent;
+                        changed = true;
+                    }
+                    break;
+                }
+            }
+        }
+        changed
+    }
+
+    /// Waits until the newest query is answered (at most `limit`); tests and scripts.
+    pub fn settle(&mut self, limit: Duration) {
+        let start = Instant::now();
+        while self.busy() && start.elapsed() < limit {
+            if !self.poll() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    }
+
+    /// The selected hit.
+    pub fn selected_hit(&self) -> Option<&Hit> {
+        self.hits.get(self.selected)
+    }
+
+    /// Moves the selection by `delta` rows, clamped to the hits.
+    pub fn move_by(&mut self, delta: isize) {
+        let n = self.hits.len();
+        self.selected = if n == 0 {
+            0
+        } else {
+            (self.selected as isize + delta).clamp(0, n as isize - 1) as usize
+        };
+    }
+}
+
+/// Starts the thread that owns the [`Searcher`] of `snap`.
+fn spawn(snap: Arc<Snapshot>) -> (Option<Sender<Job>>, Receiver<Answer>) {
+    let (job_tx, job_rx) = mpsc::channel::<Job>();
+    let (ans_tx, ans_rx) = mpsc::channel::<Answer>();
+    let spawned = std::thread::Builder::new()
+        .name("codegraph-chunk-search".into())
+        .spawn(move || serve(&snap, &job_rx, &ans_tx));
+    (spawned.ok().map(|_| job_tx), ans_rx)
+}
+
+fn serve(snap: &Snapshot, jobs: &Receiver<Job>, answers: &Sender<Answer>) {
+    let mut searcher: Option<(Searcher, bool)> = None;
+    while let Ok(mut job) = jobs.recv() {
+        // Only the newest query matters.
+        while let Ok(newer) = jobs.try_recv() {
+            job = newer;
+        }
+        let vectors = job.mode != Mode::Text;
+        if searcher.as_ref().is_none_or(|(_, v)| vectors && !v) {
+            let build_mode = if vectors { Mode::Hybrid } else { Mode::Text };
+            let t = Instant::now();
+            match Searcher::build(&snap.index, build_mode, None, None, None) {
+                Ok(s) => {
+                    tracing::info!(
+                        chunks = s.stats.chunks,
+                        vectors,
+                        ms = t.elapsed().as_millis() as u64,
+                        "chunk search ready"
+                    );
+                    searcher = Some((s, vectors));
+                }
+                Err(e) => {
+                    let hits = Err(format!("building the search index failed: {e}"));
+                    if answers.send(Answer { seq: job.seq, hits }).is_err() {
+                        return;
+                    }
+                    continue;
+                }
+            }
+        }
+        let Some((s, _)) = &searcher else { continue };
+        let hits = s
+            .search(&job.query, job.mode, HIT_LIMIT)
+            .map_err(|e| format!("search failed: {e}"));
+        if answers.send(Answer { seq: job.seq, hits }).is_err() {
+            return;
+        }
+    }
+}
