@@ -181,7 +181,7 @@ enum Bound {
 struct Ctx<'a> {
     files: &'a [FileFacts],
     modules: ModuleTable,
-    /// (family, name) → definitions.
+    /// (family, name) → definitions, sorted by (file, definition).
     by_name: HashMap<(&'a str, &'a str), Vec<DefRef>>,
     /// (family, container name) → member definitions.
     members: HashMap<(&'a str, &'a str), Vec<DefRef>>,
@@ -273,12 +273,17 @@ impl<'a> Ctx<'a> {
     /// top-level first.
     fn free_in_file(&self, fi: u32, name: &str) -> Vec<DefRef> {
         let f = &self.files[fi as usize];
-        self.by_name
+        let all = self
+            .by_name
             .get(&(family(&f.language), name))
-            .into_iter()
-            .flatten()
+            .map_or(&[][..], Vec::as_slice);
+        // `by_name` lists are sorted by (file, definition) (built in that order): the
+        // file's own entries are one run, found by binary search instead of a scan.
+        let from = all.partition_point(|r| r.0 < fi);
+        let to = from + all[from..].partition_point(|r| r.0 == fi);
+        all[from..to]
+            .iter()
             .copied()
-            .filter(|r| r.0 == fi)
             .filter(|&r| {
                 let d = self.def(r);
                 !matches!(d.kind, Kind::Method | Kind::Constructor | Kind::Impl)
