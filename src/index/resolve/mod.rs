@@ -16,7 +16,9 @@
 
 mod modules;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::HashMap;
 
 use modules::{ModuleTable, Target};
 
@@ -189,6 +191,8 @@ struct Ctx<'a> {
     types: HashMap<(&'a str, &'a str), Vec<DefRef>>,
     /// file → local name → bindings.
     bindings: Vec<HashMap<&'a str, Vec<&'a Import>>>,
+    /// file → [`is_test_path`] of its path (asked for every candidate of every call).
+    is_test: Vec<bool>,
     /// file → typed names by key (the name, `self.`/`this.` stripped), so receiver typing
     /// never scans a file's bindings.
     typed: Vec<HashMap<&'a str, Vec<&'a Binding>>>,
@@ -221,11 +225,12 @@ impl<'a> Ctx<'a> {
         let mut c = Ctx {
             files,
             modules: ModuleTable::build(files),
-            by_name: HashMap::new(),
-            members: HashMap::new(),
-            types: HashMap::new(),
+            by_name: HashMap::default(),
+            members: HashMap::default(),
+            types: HashMap::default(),
             bindings: Vec::with_capacity(files.len()),
             typed: Vec::with_capacity(files.len()),
+            is_test: files.iter().map(|f| is_test_path(&f.path)).collect(),
         };
         for (fi, f) in files.iter().enumerate() {
             let fam = family(&f.language);
@@ -239,7 +244,7 @@ impl<'a> Ctx<'a> {
                     c.members.entry((fam, cn)).or_default().push(r);
                 }
             }
-            let mut b: HashMap<&str, Vec<&Import>> = HashMap::new();
+            let mut b: HashMap<&str, Vec<&Import>> = HashMap::default();
             for imp in &f.imports {
                 if let Some(n) = imp.local_name() {
                     b.entry(n).or_default().push(imp);
@@ -260,7 +265,7 @@ impl<'a> Ctx<'a> {
                 }
             }
             c.bindings.push(b);
-            let mut typed: HashMap<&str, Vec<&Binding>> = HashMap::new();
+            let mut typed: HashMap<&str, Vec<&Binding>> = HashMap::default();
             for b in &f.bindings {
                 typed.entry(binding_key(&b.name)).or_default().push(b);
             }
@@ -603,11 +608,11 @@ impl<'a> Ctx<'a> {
             return v;
         }
         let path_of = |r: &DefRef| self.files[r.0 as usize].path.as_str();
-        if !is_test_path(&self.files[fi as usize].path) {
+        if !self.is_test[fi as usize] {
             let non_test: Vec<DefRef> = v
                 .iter()
                 .copied()
-                .filter(|r| !is_test_path(path_of(r)))
+                .filter(|r| !self.is_test[r.0 as usize])
                 .collect();
             if !non_test.is_empty() {
                 v = non_test;
