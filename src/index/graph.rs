@@ -316,7 +316,13 @@ impl CodeGraph {
             );
         }
         for u in unresolved {
-            g.unresolved.entry(u.caller.clone()).or_default().push(u);
+            // Look up before inserting: `entry` would copy the caller id for every call.
+            match g.unresolved.get_mut(u.caller.as_str()) {
+                Some(v) => v.push(u),
+                None => {
+                    g.unresolved.insert(u.caller.clone(), vec![u]);
+                }
+            }
         }
         g
     }

@@ -300,7 +300,10 @@ fn graph_nodes(files: &[FileFacts]) -> impl ExactSizeIterator<Item = Node> + '_ 
             language: language.clone(),
         }))
     });
-    ExactLen { inner: nodes, left: count }
+    ExactLen {
+        inner: nodes,
+        left: count,
+    }
 }
 
 /// An iterator with a length known in advance (`flat_map` cannot report one).

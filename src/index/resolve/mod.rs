@@ -1492,13 +1492,19 @@ pub fn resolve(files: &[FileFacts]) -> Resolution {
         .into_par_iter()
         .map(|fi| resolve_file(&ctx, &offsets, fi as u32))
         .collect();
-    let mut edges = Vec::new();
-    let mut unresolved = Vec::new();
+    // Sized once: these lists are the largest things resolution makes (1.3M edges and
+    // 376K unresolved calls on the Rust corpus), and growing them by doubling leaves slack.
+    let (n_edges, n_unresolved) = per_file
+        .iter()
+        .fold((0, 0), |(a, b), (e, u)| (a + e.len(), b + u.len()));
+    let mut edges = Vec::with_capacity(n_edges);
+    let mut unresolved = Vec::with_capacity(n_unresolved);
     for (e, u) in per_file {
         edges.extend(e);
         unresolved.extend(u);
     }
-    unresolved.sort();
+    // Equal elements are equal in every field, so the parallel sort's order is the same.
+    unresolved.par_sort_unstable();
     Resolution { edges, unresolved }
 }
 
