@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # tests/bench.sh [BIN]: indexing benchmark on the real-code corpus of ../shared/corpus/fetch.sh.
-# For each tree (Rust crates, Python sdists, npm packages) prints one JSON line with the
-# index counts, wall time, files/s, MB/s, peak RSS, and the ratio of `index` time to a bare
-# tree-sitter parse of the same files (same walk, reads and threads: `index --parse-only`).
-# Threads: CODEGRAPH_THREADS (default 2, the CI machine's cores). Each command runs 3 times;
-# the fastest run counts (the others are warm-up for the page cache). CPU seconds (user+sys)
-# are reported beside wall time: on a shared machine they are the steadier measure.
+# For each tree (Rust crates, Python sdists, npm, Go and Java packages) prints one JSON line
+# with the index counts, wall time, files/s, MB/s, peak RSS, and the ratio of `index` time to
+# a bare tree-sitter parse of the same files (same walk, reads and threads: `index
+# --parse-only`). Trees: CG_TREES (default "rust python npm go java"). Threads:
+# CODEGRAPH_THREADS (default 2, the CI machine's cores). Each command runs 3 times; the
+# fastest run counts (the others are warm-up for the page cache). CPU seconds (user+sys) are
+# reported beside wall time: on a shared machine they are the steadier measure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-$here/target/release/codegraph-tui}
@@ -22,8 +23,9 @@ best() { # best-of-3 wall seconds, max RSS (KB) and best CPU seconds (user+sys) 
   done
   echo "$b $rss $cpu"
 }
-for tree in rust python npm; do
+for tree in ${CG_TREES:-rust python npm go java}; do
   dir="$CORPUS/$tree"
+  [ -d "$dir" ] || { echo "skip $tree: no $dir" >&2; continue; }
   read -r t_index rss cpu_index < <(best "$BIN" -C "$dir" --no-cache index --json)
   cp /tmp/cg-bench-out /tmp/cg-bench-index.json
   read -r t_parse _ cpu_parse < <(best "$BIN" -C "$dir" --no-cache index --parse-only)
@@ -40,6 +42,7 @@ print(json.dumps({
     "index_s": t_index, "files_per_s": round(files / t_index), "mb_per_s": round(s["bytes"] / 1e6 / t_index, 1),
     "peak_rss_mb": round(rss / 1024), "bare_parse_s": t_parse, "index_over_parse": round(t_index / t_parse, 2),
     "cpu_index_s": cpu_index, "cpu_parse_s": cpu_parse, "cpu_index_over_parse": round(cpu_index / cpu_parse, 2),
+    "phases_ms_last_run": s["elapsed_ms"],
 }))
 PY
 done

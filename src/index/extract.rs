@@ -7,7 +7,9 @@
 //! duplicates, and leading doc comments are collected. Nothing here recurses over the
 //! tree, so deeply nested input cannot overflow the stack.
 
-use std::collections::HashMap;
+use std::sync::Arc;
+
+use foldhash::{HashMap, HashSet};
 
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Parser, QueryCursor};
@@ -246,8 +248,8 @@ fn run_query(
     use_roots: bool,
 ) -> QueryOutput {
     let mut defs: Vec<RawDef> = Vec::new();
-    let mut def_index: HashMap<usize, usize> = HashMap::new();
-    let mut calls: HashMap<usize, RawCall> = HashMap::new();
+    let mut def_index: HashMap<usize, usize> = HashMap::default();
+    let mut calls: HashMap<usize, RawCall> = HashMap::default();
     let mut imports: Vec<(usize, usize, Import)> = Vec::new();
     let mut default_export: Option<String> = None;
     let mut package: Option<String> = None;
@@ -537,7 +539,7 @@ struct LeadingDocs<'a> {
     /// line (a trailing comment after code) is left out.
     by_end_row: HashMap<usize, (usize, std::ops::Range<usize>)>,
     /// Rows covered by attributes or decorators (`#[derive]`, `@Injectable()`), skipped.
-    annotated: std::collections::HashSet<usize>,
+    annotated: HashSet<usize>,
 }
 
 impl<'a> LeadingDocs<'a> {
@@ -547,7 +549,7 @@ impl<'a> LeadingDocs<'a> {
         comments: Vec<(tree_sitter::Point, usize, std::ops::Range<usize>)>,
         annotations: &[(usize, usize)],
     ) -> Self {
-        let mut by_end_row = HashMap::new();
+        let mut by_end_row = HashMap::default();
         for (start, end_row, range) in comments {
             let line_start = range.start - start.column;
             let starts_line = text
@@ -605,8 +607,8 @@ impl<'a> LeadingDocs<'a> {
                 out.push_str(l.strip_prefix(' ').unwrap_or(l).trim_end());
             }
         }
-        let out = out.trim().to_string();
-        (!out.is_empty()).then(|| cap_chars(&out, 2000))
+        let out = out.trim();
+        (!out.is_empty()).then(|| cap_chars(out, 2000))
     }
 }
 
@@ -650,9 +652,13 @@ fn build_definitions(
     raw.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
     let sep = spec.separator;
     let mut out: Vec<Definition> = Vec::with_capacity(raw.len());
-    let mut chains: Vec<String> = Vec::with_capacity(raw.len());
+    // In-file names (`Calculator::add`), shared by `chains`, `seen` and, where the language
+    // has no module path, `qualified_name`: one allocation each instead of a String per use.
+    let mut chains: Vec<Arc<str>> = Vec::with_capacity(raw.len());
     let mut stack: Vec<usize> = Vec::new();
-    let mut seen: HashMap<String, u32> = HashMap::new();
+    let mut seen: HashMap<Arc<str>, u32> = HashMap::default();
+    let module_prefix = (!module_path.is_empty()).then(|| module_path.join(sep));
+    let mut buf = String::new();
     for d in raw {
         while stack
             .last()
@@ -674,32 +680,45 @@ fn build_definitions(
         if kind == Kind::Method && spec.constructor_names.contains(&name.as_str()) {
             kind = Kind::Constructor;
         }
-        let own = match &d.container {
-            Some(c) => format!("{c}{sep}{name}"),
-            None => name.clone(),
-        };
-        let in_file_name = match parent {
-            Some(p) => format!("{}{sep}{own}", chains[p]),
-            None => own,
-        };
-        let qualified_name = if module_path.is_empty() {
-            in_file_name.clone()
-        } else {
-            format!("{}{sep}{in_file_name}", module_path.join(sep))
+        // `<parent chain><sep><container><sep><name>`, parts present only when they exist.
+        buf.clear();
+        if let Some(p) = parent {
+            buf.push_str(&chains[p]);
+            buf.push_str(sep);
+        }
+        if let Some(c) = &d.container {
+            buf.push_str(c);
+            buf.push_str(sep);
+        }
+        buf.push_str(&name);
+        let in_file_name: Arc<str> = Arc::from(buf.as_str());
+        let qualified_name: Arc<str> = match &module_prefix {
+            None => in_file_name.clone(),
+            Some(m) => {
+                buf.clear();
+                buf.push_str(m);
+                buf.push_str(sep);
+                buf.push_str(&in_file_name);
+                Arc::from(buf.as_str())
+            }
         };
         let count = seen.entry(in_file_name.clone()).or_insert(0);
         *count += 1;
-        let id = if *count == 1 {
-            format!("{path}::{in_file_name}")
-        } else {
-            format!("{path}::{in_file_name}#{count}")
-        };
+        buf.clear();
+        buf.push_str(path);
+        buf.push_str("::");
+        buf.push_str(&in_file_name);
+        if *count > 1 {
+            use std::fmt::Write;
+            let _ = write!(buf, "#{count}");
+        }
+        let id: Arc<str> = Arc::from(buf.as_str());
         let _ = text;
         out.push(Definition {
-            id: id.into(),
+            id,
             kind,
             name: name.into(),
-            qualified_name: qualified_name.into(),
+            qualified_name,
             container: d.container,
             parent: parent.map(|p| p as u32),
             start_line: d.start_line,

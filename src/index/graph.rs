@@ -193,7 +193,8 @@ pub struct RawEdge {
 #[derive(Debug, Default, Clone)]
 pub struct CodeGraph {
     graph: StableDiGraph<Node, EdgeData>,
-    by_id: HashMap<Arc<str>, NodeIndex>,
+    /// Node id → index (foldhash: this map is filled once per node of the repo).
+    by_id: foldhash::HashMap<Arc<str>, NodeIndex>,
     /// Definitions (no file nodes) sorted by bare name, then id.
     by_name: Vec<NodeIndex>,
     /// Definitions (no file nodes) sorted by qualified name, then id.
@@ -282,7 +283,23 @@ impl CodeGraph {
         edges: Vec<RawEdge>,
         unresolved: Vec<Unresolved>,
     ) -> CodeGraph {
-        let mut g = CodeGraph::default();
+        CodeGraph::from_node_iter(nodes, edges, unresolved)
+    }
+
+    /// [`from_parts`](CodeGraph::from_parts) with nodes from an iterator whose length is
+    /// known, so a caller can make them one at a time instead of holding a second list of
+    /// every node while the graph is built (about 110 MB on a 1.15M-definition repo). The
+    /// graph, the id map and the edge list are allocated once at their final size.
+    pub fn from_node_iter(
+        nodes: impl IntoIterator<Item = Node, IntoIter: ExactSizeIterator>,
+        edges: Vec<RawEdge>,
+        unresolved: Vec<Unresolved>,
+    ) -> CodeGraph {
+        let nodes = nodes.into_iter();
+        let mut g = CodeGraph {
+            graph: StableDiGraph::with_capacity(nodes.len(), edges.len()),
+            ..CodeGraph::default()
+        };
         g.by_id.reserve(nodes.len());
         let mut ixs = Vec::with_capacity(nodes.len());
         for n in nodes {
@@ -307,7 +324,13 @@ impl CodeGraph {
             );
         }
         for u in unresolved {
-            g.unresolved.entry(u.caller.clone()).or_default().push(u);
+            // Look up before inserting: `entry` would copy the caller id for every call.
+            match g.unresolved.get_mut(u.caller.as_str()) {
+                Some(v) => v.push(u),
+                None => {
+                    g.unresolved.insert(u.caller.clone(), vec![u]);
+                }
+            }
         }
         g.index_names(ixs);
         g

@@ -282,8 +282,7 @@ pub(crate) fn finish_with(
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let t = Instant::now();
     let res = pool.install(|| resolver(&files));
-    let nodes = graph_nodes(&files);
-    let graph = CodeGraph::from_parts(nodes, res.edges, res.unresolved);
+    let graph = CodeGraph::from_node_iter(graph_nodes(&files), res.edges, res.unresolved);
     let mut stats = stats;
     stats
         .elapsed_ms
@@ -352,14 +351,15 @@ pub(crate) fn assemble(
     }
 }
 
-/// Graph nodes of all files: one file node each, one node per definition.
-pub(crate) fn graph_nodes(files: &[FileFacts]) -> Vec<Node> {
-    let mut nodes = Vec::new();
-    for f in files {
+/// Graph nodes of all files: one file node each, one node per definition, made one at a
+/// time (see [`CodeGraph::from_node_iter`]).
+pub(crate) fn graph_nodes(files: &[FileFacts]) -> impl ExactSizeIterator<Item = Node> + '_ {
+    let count = files.iter().map(|f| 1 + f.definitions.len()).sum();
+    let nodes = files.iter().flat_map(|f| {
         let path: std::sync::Arc<str> = f.path.as_str().into();
         let language: std::sync::Arc<str> = f.language.as_str().into();
         let file_name = f.path.rsplit('/').next().unwrap_or(&f.path);
-        nodes.push(Node {
+        let file_node = Node {
             id: path.clone(),
             kind: Kind::File,
             name: file_name.into(),
@@ -368,22 +368,43 @@ pub(crate) fn graph_nodes(files: &[FileFacts]) -> Vec<Node> {
             start_line: 1,
             end_line: f.lines.max(1),
             language: language.clone(),
-        });
-        for d in &f.definitions {
-            nodes.push(Node {
-                id: d.id.clone(),
-                kind: d.kind,
-                name: d.name.clone(),
-                qualified_name: d.qualified_name.clone(),
-                file: path.clone(),
-                start_line: d.start_line,
-                end_line: d.end_line,
-                language: language.clone(),
-            });
-        }
+        };
+        std::iter::once(file_node).chain(f.definitions.iter().map(move |d| Node {
+            id: d.id.clone(),
+            kind: d.kind,
+            name: d.name.clone(),
+            qualified_name: d.qualified_name.clone(),
+            file: path.clone(),
+            start_line: d.start_line,
+            end_line: d.end_line,
+            language: language.clone(),
+        }))
+    });
+    ExactLen {
+        inner: nodes,
+        left: count,
     }
-    nodes
 }
+
+/// An iterator with a length known in advance (`flat_map` cannot report one).
+struct ExactLen<I> {
+    inner: I,
+    left: usize,
+}
+
+impl<I: Iterator> Iterator for ExactLen<I> {
+    type Item = I::Item;
+    fn next(&mut self) -> Option<I::Item> {
+        let item = self.inner.next()?;
+        self.left = self.left.saturating_sub(1);
+        Some(item)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl<I: Iterator> ExactSizeIterator for ExactLen<I> {}
 
 /// Indexes inputs given up front, in parallel.
 ///

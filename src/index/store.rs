@@ -240,7 +240,7 @@ impl Store {
                 manifest.files
             )));
         }
-        let nodes = graph_nodes(&files);
+        let nodes: Vec<super::Node> = graph_nodes(&files).collect();
         if nodes.len() as u64 != manifest.nodes {
             return Err(LoadError::Corrupt(
                 "node count differs from manifest".into(),
@@ -297,7 +297,7 @@ impl Store {
             .clone()
             .ok_or_else(|| StoreError::Encode("only indexes of a directory are cached".into()))?;
         let (edges, unresolved) = index.graph.to_raw_parts();
-        let nodes = graph_nodes(&index.files);
+        let nodes: Vec<super::Node> = graph_nodes(&index.files).collect();
         let position: std::collections::HashMap<&str, (u32, &str)> = nodes
             .iter()
             .enumerate()

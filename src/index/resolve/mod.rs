@@ -16,7 +16,9 @@
 
 mod modules;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::HashMap;
 
 use modules::{ModuleTable, Target};
 
@@ -181,7 +183,7 @@ enum Bound {
 struct Ctx<'a> {
     files: &'a [FileFacts],
     modules: ModuleTable,
-    /// (family, name) → definitions.
+    /// (family, name) → definitions, sorted by (file, definition).
     by_name: HashMap<(&'a str, &'a str), Vec<DefRef>>,
     /// (family, container name) → member definitions.
     members: HashMap<(&'a str, &'a str), Vec<DefRef>>,
@@ -189,6 +191,8 @@ struct Ctx<'a> {
     types: HashMap<(&'a str, &'a str), Vec<DefRef>>,
     /// file → local name → bindings.
     bindings: Vec<HashMap<&'a str, Vec<&'a Import>>>,
+    /// file → [`is_test_path`] of its path (asked for every candidate of every call).
+    is_test: Vec<bool>,
     /// file → typed names by key (the name, `self.`/`this.` stripped), so receiver typing
     /// never scans a file's bindings.
     typed: Vec<HashMap<&'a str, Vec<&'a Binding>>>,
@@ -221,11 +225,12 @@ impl<'a> Ctx<'a> {
         let mut c = Ctx {
             files,
             modules: ModuleTable::build(files),
-            by_name: HashMap::new(),
-            members: HashMap::new(),
-            types: HashMap::new(),
+            by_name: HashMap::default(),
+            members: HashMap::default(),
+            types: HashMap::default(),
             bindings: Vec::with_capacity(files.len()),
             typed: Vec::with_capacity(files.len()),
+            is_test: files.iter().map(|f| is_test_path(&f.path)).collect(),
         };
         for (fi, f) in files.iter().enumerate() {
             let fam = family(&f.language);
@@ -239,7 +244,7 @@ impl<'a> Ctx<'a> {
                     c.members.entry((fam, cn)).or_default().push(r);
                 }
             }
-            let mut b: HashMap<&str, Vec<&Import>> = HashMap::new();
+            let mut b: HashMap<&str, Vec<&Import>> = HashMap::default();
             for imp in &f.imports {
                 if let Some(n) = imp.local_name() {
                     b.entry(n).or_default().push(imp);
@@ -260,7 +265,7 @@ impl<'a> Ctx<'a> {
                 }
             }
             c.bindings.push(b);
-            let mut typed: HashMap<&str, Vec<&Binding>> = HashMap::new();
+            let mut typed: HashMap<&str, Vec<&Binding>> = HashMap::default();
             for b in &f.bindings {
                 typed.entry(binding_key(&b.name)).or_default().push(b);
             }
@@ -273,12 +278,17 @@ impl<'a> Ctx<'a> {
     /// top-level first.
     fn free_in_file(&self, fi: u32, name: &str) -> Vec<DefRef> {
         let f = &self.files[fi as usize];
-        self.by_name
+        let all = self
+            .by_name
             .get(&(family(&f.language), name))
-            .into_iter()
-            .flatten()
+            .map_or(&[][..], Vec::as_slice);
+        // `by_name` lists are sorted by (file, definition) (built in that order): the
+        // file's own entries are one run, found by binary search instead of a scan.
+        let from = all.partition_point(|r| r.0 < fi);
+        let to = from + all[from..].partition_point(|r| r.0 == fi);
+        all[from..to]
+            .iter()
             .copied()
-            .filter(|r| r.0 == fi)
             .filter(|&r| {
                 let d = self.def(r);
                 !matches!(d.kind, Kind::Method | Kind::Constructor | Kind::Impl)
@@ -598,11 +608,11 @@ impl<'a> Ctx<'a> {
             return v;
         }
         let path_of = |r: &DefRef| self.files[r.0 as usize].path.as_str();
-        if !is_test_path(&self.files[fi as usize].path) {
+        if !self.is_test[fi as usize] {
             let non_test: Vec<DefRef> = v
                 .iter()
                 .copied()
-                .filter(|r| !is_test_path(path_of(r)))
+                .filter(|r| !self.is_test[r.0 as usize])
                 .collect();
             if !non_test.is_empty() {
                 v = non_test;
@@ -1482,13 +1492,19 @@ pub fn resolve(files: &[FileFacts]) -> Resolution {
         .into_par_iter()
         .map(|fi| resolve_file(&ctx, &offsets, fi as u32))
         .collect();
-    let mut edges = Vec::new();
-    let mut unresolved = Vec::new();
+    // Sized once: these lists are the largest things resolution makes (1.3M edges and
+    // 376K unresolved calls on the Rust corpus), and growing them by doubling leaves slack.
+    let (n_edges, n_unresolved) = per_file
+        .iter()
+        .fold((0, 0), |(a, b), (e, u)| (a + e.len(), b + u.len()));
+    let mut edges = Vec::with_capacity(n_edges);
+    let mut unresolved = Vec::with_capacity(n_unresolved);
     for (e, u) in per_file {
         edges.extend(e);
         unresolved.extend(u);
     }
-    unresolved.sort();
+    // Equal elements are equal in every field, so the parallel sort's order is the same.
+    unresolved.par_sort_unstable();
     Resolution { edges, unresolved }
 }
 

@@ -427,17 +427,20 @@ impl ModuleTable {
                 };
             }
         }
-        let mut best: Option<(&String, &Vec<u32>)> = None;
-        for (dir, files) in &self.go_dirs {
-            let matches = !dir.is_empty() && (spec == dir || spec.ends_with(&format!("/{dir}")));
-            if matches && best.is_none_or(|(b, _)| dir.len() > b.len()) {
-                best = Some((dir, files));
+        // The longest package directory that is `spec` itself or a `/`-separated suffix of
+        // it. Suffixes are tried longest first, so the first hit is the longest match: one
+        // map lookup per path segment instead of a scan of every directory per import.
+        let suffixes =
+            std::iter::once(spec).chain(spec.match_indices('/').map(|(i, _)| &spec[i + 1..]));
+        for dir in suffixes {
+            if dir.is_empty() {
+                continue;
+            }
+            if let Some(files) = self.go_dirs.get(dir) {
+                return Target::Files(files.clone());
             }
         }
-        match best {
-            Some((_, files)) => Target::Files(files.clone()),
-            None => Target::External,
-        }
+        Target::External
     }
 
     /// Rust module path (segments, possibly starting with `crate`, `self`, `super` or a
