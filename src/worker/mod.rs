@@ -257,6 +257,12 @@ fn run(
             generation += 1;
             let files = idx.files.len();
             let snap = Arc::new(Snapshot::new(generation, idx, started.elapsed()));
+            tracing::info!(
+                generation,
+                files,
+                ms = started.elapsed().as_millis() as u64,
+                "cached snapshot served"
+            );
             current = Some(snap.clone());
             sink(IndexEvent::Ready {
                 generation,
@@ -465,13 +471,19 @@ impl Job<'_> {
         match result {
             Some(Ok(Some((snap, changes)))) => {
                 let elapsed = started.elapsed();
-                tracing::info!(
-                    generation,
-                    files = snap.index.files.len(),
-                    changed = changes.len(),
-                    ms = elapsed.as_millis() as u64,
-                    "index updated"
-                );
+                let ms = elapsed.as_millis() as u64;
+                let files = snap.index.files.len();
+                if self.prev.is_some() {
+                    tracing::info!(
+                        generation,
+                        files,
+                        changed = changes.len(),
+                        ms,
+                        "index updated"
+                    );
+                } else {
+                    tracing::info!(generation, files, ms, "indexing done");
+                }
                 idle(snap.index.stats.files_seen);
                 snapshot = Some(snap.clone());
                 sink(IndexEvent::Ready {
