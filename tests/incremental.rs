@@ -278,6 +278,21 @@ fn a_damaged_cache_is_rebuilt_never_trusted() {
         ("CURRENT escapes", |c| {
             std::fs::write(c.join("CURRENT"), "../../etc").unwrap();
         }),
+        // Neither may block or read without end.
+        ("a FIFO instead of facts", |c| {
+            let p = snapshot_dir(c).join("facts.bin");
+            std::fs::remove_file(&p).unwrap();
+            let ok = std::process::Command::new("mkfifo")
+                .arg(&p)
+                .status()
+                .unwrap();
+            assert!(ok.success());
+        }),
+        ("a symlink to an endless device", |c| {
+            let p = snapshot_dir(c).join("edges.bin");
+            std::fs::remove_file(&p).unwrap();
+            std::os::unix::fs::symlink("/dev/zero", &p).unwrap();
+        }),
     ];
     for (what, damage) in damages {
         warm_open(&repo, &cache);

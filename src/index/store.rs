@@ -187,8 +187,8 @@ impl Store {
     }
 
     fn current(&self) -> Result<PathBuf, LoadError> {
-        let name = match std::fs::read_to_string(self.dir.join("CURRENT")) {
-            Ok(n) => n,
+        let name = match read_regular(&self.dir.join("CURRENT")) {
+            Ok(n) => String::from_utf8_lossy(&n).into_owned(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(LoadError::Missing),
             Err(e) => return Err(LoadError::Corrupt(format!("CURRENT: {e}"))),
         };
@@ -457,12 +457,27 @@ fn write_checked(path: &Path, payload: &[u8]) -> Result<(), StoreError> {
     .map_err(io(path))
 }
 
+/// Reads a cache file only when it is a regular file (not a symlink, FIFO or device:
+/// those could block or never end), and never more than its size when opened.
+fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let meta = std::fs::symlink_metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let f = File::open(path)?;
+    let len = f.metadata()?.len();
+    let mut out = Vec::with_capacity(len as usize);
+    f.take(len).read_to_end(&mut out)?;
+    Ok(out)
+}
+
 /// Reads a file written by [`write_checked`] and returns its verified payload.
 fn read_checked(path: &Path) -> Result<Vec<u8>, LoadError> {
     let name = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let bytes = std::fs::read(path).map_err(|e| LoadError::Corrupt(format!("{name}: {e}")))?;
+    let bytes = read_regular(path).map_err(|e| LoadError::Corrupt(format!("{name}: {e}")))?;
     let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
     if bytes.len() < 10 || &bytes[..8] != MAGIC {
         return Err(bad("not a cache file"));
