@@ -417,17 +417,9 @@ impl Store {
 
     /// Bytes on disk of the live snapshot plus the search indexes.
     pub fn size_bytes(&self) -> u64 {
-        fn walk(p: &Path) -> u64 {
-            match std::fs::symlink_metadata(p) {
-                Ok(m) if m.is_dir() => std::fs::read_dir(p)
-                    .map(|rd| rd.flatten().map(|e| walk(&e.path())).sum())
-                    .unwrap_or(0),
-                Ok(m) => m.len(),
-                Err(_) => 0,
-            }
-        }
-        let snap = self.current().map(|p| walk(&p)).unwrap_or(0);
-        snap + walk(&self.dir.join("text")) + walk(&self.dir.join("vectors"))
+        use super::search::text::dir_size;
+        let snap = self.current().map(|p| dir_size(&p)).unwrap_or(0);
+        snap + dir_size(&self.dir.join("text")) + dir_size(&self.dir.join("vectors"))
     }
 }
 
