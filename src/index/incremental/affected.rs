@@ -220,20 +220,12 @@ pub(crate) fn resolve_incremental(
             edges.extend(kept_edges);
         }
     }
-    // Unresolved calls of unaffected files: their callers' ids did not change.
-    let unaffected_ids: HashSet<&str> = files
-        .iter()
-        .zip(&selected)
-        .filter(|(_, s)| !**s)
-        .flat_map(|(f, _)| {
-            std::iter::once(f.path.as_str()).chain(f.definitions.iter().map(|d| &*d.id))
-        })
-        .collect();
-    unresolved.extend(
-        prev_unresolved
-            .into_iter()
-            .filter(|u| unaffected_ids.contains(u.caller.as_str())),
-    );
+    // Unresolved calls of unaffected files (a call's site is in its caller's file).
+    unresolved.extend(prev_unresolved.into_iter().filter(|u| {
+        new_at
+            .get(u.site.file.as_str())
+            .is_some_and(|&fi| !selected[fi] && !changed.contains(u.site.file.as_str()))
+    }));
     unresolved.sort();
     let out = Resolution { edges, unresolved };
     if verify() {
