@@ -72,8 +72,8 @@ enum Step {
     Same(usize),
     /// Same skip as before (the file is still binary, too large or unreadable).
     SameSkip(SkipReason),
-    /// Read and processed again.
-    Fresh(Outcome),
+    /// Read and processed again; `true` when the previous index had facts for the path.
+    Fresh(Outcome, bool),
 }
 
 fn is_racy(stamp: &FileStamp, stamped_at_ns: i64) -> bool {
@@ -118,7 +118,7 @@ fn step(
         }
         Err(r) => Outcome::Skipped(e.path.clone(), r),
     };
-    (Step::Fresh(out), stamp, true)
+    (Step::Fresh(out, prev_fi.is_some()), stamp, true)
 }
 
 /// Brings `prev` (an index of `root` built with the same `options`, fresh or loaded from
@@ -164,18 +164,14 @@ pub fn reconcile(
         match &st {
             Step::Same(fi) => seen[*fi] = true,
             Step::SameSkip(r) => skipped.push((e.path.clone(), *r)),
-            Step::Fresh(Outcome::Facts(_)) => {
-                let had = prev
-                    .files
-                    .binary_search_by(|f| f.path.as_str().cmp(&e.path))
-                    .is_ok();
-                if had {
+            Step::Fresh(Outcome::Facts(_), had) => {
+                if *had {
                     changes.modified.push(e.path.clone());
                 } else {
                     changes.added.push(e.path.clone());
                 }
             }
-            Step::Fresh(Outcome::Skipped(_, _)) => {}
+            Step::Fresh(Outcome::Skipped(_, _), _) => {}
         }
         steps_kept.push(st);
     }
@@ -190,7 +186,7 @@ pub fn reconcile(
     let facts_same = changes.is_empty();
     if facts_same {
         for st in &steps_kept {
-            if let Step::Fresh(Outcome::Skipped(p, r)) = st {
+            if let Step::Fresh(Outcome::Skipped(p, r), _) = st {
                 skipped.push((p.clone(), *r));
             }
         }
@@ -218,7 +214,7 @@ pub fn reconcile(
         .filter_map(|st| match st {
             Step::Same(fi) => Some(Outcome::Facts(Box::new(prev.files[fi].clone()))),
             Step::SameSkip(_) => None,
-            Step::Fresh(o) => Some(o),
+            Step::Fresh(o, _) => Some(o),
         })
         .collect();
     let changed: Vec<&str> = changes
