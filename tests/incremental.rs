@@ -306,7 +306,8 @@ fn a_damaged_cache_is_rebuilt_never_trusted() {
         assert_eq!(canonical(&idx), fresh, "{what}: rebuilt index is right");
         assert!(
             s.report.saved,
-            "{what}: the rebuild replaced the damaged cache"
+            "{what}: the rebuild replaced the damaged cache: {:?}",
+            s.report
         );
         let mut again = Session::open(Some(&cache));
         assert!(again.load(&repo, &opts()).is_some(), "{what}: usable again");

@@ -157,7 +157,18 @@ impl Store {
             .write(true)
             .open(&lock_path)
             .map_err(io(&lock_path))?;
-        let lock = match file.try_lock() {
+        // A holder that is just going away (an instance exiting, or a child process
+        // between fork and exec sharing the lock) gets a moment before we settle for
+        // read-only.
+        let mut attempt = file.try_lock();
+        for _ in 0..10 {
+            if !matches!(attempt, Err(std::fs::TryLockError::WouldBlock)) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            attempt = file.try_lock();
+        }
+        let lock = match attempt {
             Ok(()) => Some(file),
             Err(std::fs::TryLockError::WouldBlock) => {
                 tracing::info!(dir = %dir.display(), "cache locked by another instance: read-only");
