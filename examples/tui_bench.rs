@@ -8,7 +8,9 @@
 //! `TestBackend`. It prints one JSON line with two latencies per key, p50/p99/max in ms:
 //! `next_frame` (key to the frame the loop draws next; the goal is p99 under 16 ms) and
 //! `settled` (key to the frame that shows the finished match, when nucleo needed more than
-//! one tick). `key_and_tick_ms` and `draw_ms` split `next_frame`. Before each key the
+//! one tick). `key_ms`, `tick_ms` and `draw_ms` split `next_frame`; `tick_cpu_ms` and
+//! `tick_runqueue_ms` split the tick into the UI thread's own CPU time and its wait for a
+//! core (Linux `/proc/thread-self/schedstat`), which tells a slow tick from a busy machine. Before each key the
 //! matcher is idle, as between human keystrokes. Threads
 //! for indexing: `CODEGRAPH_THREADS` (default 2).
 
@@ -59,12 +61,21 @@ fn main() -> anyhow::Result<()> {
     ));
     let (mut next_frame, mut settled) = (Vec::new(), Vec::new());
     let (mut handle, mut draw) = (Vec::new(), Vec::new());
+    let (mut key, mut tick) = (Vec::new(), Vec::new());
+    let (mut tick_cpu, mut tick_rq) = (Vec::new(), Vec::new());
     let mut last_matched = 0;
     for _ in 0..rounds.max(1) {
         for &k in &keys {
             let t = Instant::now();
             app.key(KeyEvent::new(k, KeyModifiers::NONE));
+            key.push(ms(t));
+            let k = Instant::now();
+            let s0 = schedstat();
             app.tick();
+            let s1 = schedstat();
+            tick.push(ms(k));
+            tick_cpu.push((s1.0 - s0.0) as f64 / 1e6);
+            tick_rq.push((s1.1 - s0.1) as f64 / 1e6);
             handle.push(ms(t));
             let d = Instant::now();
             term.draw(|f| panels::draw(f, &mut app))?;
@@ -92,11 +103,22 @@ fn main() -> anyhow::Result<()> {
             "load_ms": load_ms,
             "next_frame_ms": stats(&mut next_frame),
             "key_and_tick_ms": stats(&mut handle),
+            "key_ms": stats(&mut key),
+            "tick_ms": stats(&mut tick),
+            "tick_cpu_ms": stats(&mut tick_cpu),
+            "tick_runqueue_ms": stats(&mut tick_rq),
             "draw_ms": stats(&mut draw),
             "settled_ms": stats(&mut settled),
         })
     );
     Ok(())
+}
+
+/// (CPU ns, run-queue wait ns) of this thread, from `/proc/thread-self/schedstat`.
+fn schedstat() -> (u64, u64) {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    let mut it = s.split_whitespace().map(|x| x.parse().unwrap_or(0));
+    (it.next().unwrap_or(0), it.next().unwrap_or(0))
 }
 
 fn ms(t: Instant) -> f64 {

@@ -421,3 +421,50 @@ fn search_mode_switch_text_semantic_hybrid_and_back() {
         "{s}"
     );
 }
+
+/// A match the tick did not wait for wakes the event loop when it is published: the
+/// waker is called from nucleo's thread, and the next tick shows the finished match.
+#[test]
+fn matcher_wakes_the_loop_when_a_long_match_finishes() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("tui-waker");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let src: String = (0..20_000)
+        .map(|i| format!("def handler_{i}(x):\n    return x\n"))
+        .collect();
+    std::fs::write(dir.join("many.py"), src).unwrap();
+    let mut app = app_on(&dir, Theme::load("dark", None).unwrap());
+    assert_eq!(app.search.matched(), 20_000);
+    let wakes = Arc::new(AtomicUsize::new(0));
+    let w = wakes.clone();
+    app.search.set_waker(Box::new(move || {
+        w.fetch_add(1, Ordering::SeqCst);
+    }));
+    // A tick that does not wait leaves the match running (retried in the unlikely case
+    // the matcher finished 20 000 items before the tick looked).
+    let mut left_running = false;
+    for q in ["h9", "hd9", "hdl9", "hdlr9", "handler_19"] {
+        app.search.set_query(q.to_string());
+        if app.search.tick(0) {
+            continue;
+        }
+        if app.search.matching() {
+            left_running = true;
+            break;
+        }
+    }
+    assert!(left_running, "every match finished before a zero-wait tick");
+    let t = std::time::Instant::now();
+    while wakes.load(Ordering::SeqCst) == 0 {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the matcher never called the waker"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    app.search.settle();
+    assert!(!app.search.matching());
+    let best = app.search.get(0).expect("a match").name.to_string();
+    assert!(best.starts_with("handler_"), "{best}");
+}

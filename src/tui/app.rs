@@ -20,6 +20,14 @@ use super::tree::{CallTree, Filters, Row};
 use crate::index::Walk;
 use crate::worker::{IndexCommand, IndexEvent, Phase, Snapshot};
 
+/// How long one [`App::tick`] waits for the symbol matcher, in milliseconds. A match that
+/// finishes within it is drawn in the frame right after the key; a longer one (a short
+/// pattern over a million symbols takes 100 ms or more on two cores) is drawn when the
+/// matcher wakes the loop, and the frame after the key shows the query as typed over the
+/// previous matches, marked "matching…". 4 ms keeps key-to-frame well inside one 60 Hz
+/// frame (16.7 ms) with room for drawing; README "Latency" has the measurement.
+pub const MATCH_WAIT_MS: u64 = 4;
+
 /// One event of the loop.
 #[derive(Debug, Clone)]
 pub enum AppEvent {
@@ -207,7 +215,7 @@ impl App {
     /// Lets the search publish new matches; returns `true` when something to draw
     /// changed (the source view follows the selected match).
     pub fn tick(&mut self) -> bool {
-        let changed = self.search.tick(10) | self.chunks.poll();
+        let changed = self.search.tick(MATCH_WAIT_MS) | self.chunks.poll();
         if changed || (self.source_stale && !self.search.matching()) {
             self.source_stale = false;
             self.sync_source(false);

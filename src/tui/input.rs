@@ -10,7 +10,7 @@
 //! where the terminal hangs up between that check and crossterm's read.
 
 use std::fs::File;
-use std::io::{self, IsTerminal, Read};
+use std::io::{self, IsTerminal, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,7 +24,8 @@ use rustix::event::{poll, PollFd, PollFlags, Timespec};
 pub enum Ready {
     /// The terminal has bytes to read: crossterm may read them.
     Input,
-    /// A signal arrived (terminating, SIGCONT or SIGWINCH); the caller checks its flags.
+    /// A signal arrived (terminating, SIGCONT or SIGWINCH) or a [`InputWait::waker`] was
+    /// called; the caller checks its flags and redraws.
     Signal,
     /// Nothing happened within the timeout.
     Timeout,
@@ -37,6 +38,8 @@ pub enum Ready {
 pub struct InputWait {
     tty: OwnedFd,
     wake: UnixStream,
+    /// The write end of the self-pipe, kept for [`InputWait::waker`].
+    write: UnixStream,
 }
 
 impl InputWait {
@@ -51,7 +54,20 @@ impl InputWait {
         for &s in signals {
             signal_hook::low_level::pipe::register(s, write.try_clone()?)?;
         }
-        Ok(InputWait { tty, wake })
+        Ok(InputWait { tty, wake, write })
+    }
+
+    /// A function any thread may call to end the current [`InputWait::wait`] early (it
+    /// then returns [`Ready::Signal`]): the symbol matcher calls it when it has published
+    /// results, so they are drawn at once rather than at the next timeout. A full pipe
+    /// already holds a pending wake-up, so a failed write is ignored.
+    ///
+    /// Errors: the pipe's descriptor cannot be duplicated.
+    pub fn waker(&self) -> io::Result<impl Fn() + Send + Sync + 'static> {
+        let write = self.write.try_clone()?;
+        Ok(move || {
+            let _ = (&write).write(&[1]);
+        })
     }
 
     /// Waits until the terminal has input, hangs up, a signal arrives, or `timeout`.

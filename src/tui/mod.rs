@@ -120,6 +120,11 @@ pub fn run(opts: TuiOptions) -> Result<()> {
     })
     .context("starting the indexing thread")?;
     let mut app = App::new(opts.root, opts.theme);
+    match signals.input.waker() {
+        Ok(w) => app.search.set_waker(Box::new(w)),
+        // Without it, results still show at the next tick (at most 50 ms later).
+        Err(e) => tracing::warn!("no wake-up pipe for the symbol matcher: {e}"),
+    }
     let mut terminal = ratatui::try_init().context("setting up the terminal")?;
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {

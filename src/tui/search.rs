@@ -4,7 +4,7 @@
 //! with the name). Drawing is in `panels/search.rs`; matched character positions are
 //! computed there only for the rows on screen.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
 use nucleo::pattern::{CaseMatching, Normalization};
@@ -44,7 +44,22 @@ pub struct SymbolSearch {
     pub expected: usize,
     /// nucleo was still matching at the last tick (or a new pattern was set since).
     matching: bool,
+    /// Called by nucleo's threads when a match finished that a tick had to leave running
+    /// (set once by the event loop; see [`SymbolSearch::set_waker`]).
+    waker: Arc<OnceLock<Waker>>,
 }
+
+/// Threads nucleo matches on: one fewer than the cores (at least one), so the UI thread
+/// keeps a core while a short pattern is matched against a million symbols: a UI thread
+/// that shares the cores with busy matcher threads waits in the run queue for most of a
+/// frame after each key (`examples/tui_bench.rs` reports the UI thread's CPU and
+/// run-queue time per tick; README "Latency" has the numbers).
+fn matcher_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
+}
+
+/// A function that wakes the event loop from another thread.
+pub type Waker = Box<dyn Fn() + Send + Sync>;
 
 impl std::fmt::Debug for SymbolSearch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -64,8 +79,18 @@ impl Default for SymbolSearch {
 impl SymbolSearch {
     /// An empty search with its own matcher threads.
     pub fn new() -> SymbolSearch {
-        let nucleo = Nucleo::new(Config::DEFAULT, Arc::new(|| {}), None, 1);
+        let waker: Arc<OnceLock<Waker>> = Arc::default();
+        let notify = {
+            let waker = waker.clone();
+            Arc::new(move || {
+                if let Some(w) = waker.get() {
+                    w();
+                }
+            })
+        };
+        let nucleo = Nucleo::new(Config::DEFAULT, notify, Some(matcher_threads()), 1);
         SymbolSearch {
+            waker,
             query: String::new(),
             nucleo,
             feeder: None,
@@ -74,6 +99,13 @@ impl SymbolSearch {
             expected: 0,
             matching: false,
         }
+    }
+
+    /// Sets the function nucleo calls (from its own threads) when it has results that the
+    /// last [`SymbolSearch::tick`] did not wait for, so the loop can draw them at once.
+    /// Only the first call takes effect.
+    pub fn set_waker(&self, w: Waker) {
+        let _ = self.waker.set(w);
     }
 
     /// Replaces the items with the snapshot's definitions, injected from a thread (items

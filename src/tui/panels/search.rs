@@ -19,7 +19,12 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         }
     } else if app.snapshot.is_some() {
         format!(
-            " {}/{} ",
+            " {}{}/{} ",
+            if app.search.matching() {
+                "matching… "
+            } else {
+                ""
+            },
             app.search.matched(),
             app.search.injected().max(app.search.expected)
         )
