@@ -272,6 +272,9 @@ fn a_damaged_cache_is_rebuilt_never_trusted() {
         ("missing piece", |c| {
             std::fs::remove_file(snapshot_dir(c).join("unresolved.bin")).unwrap();
         }),
+        ("missing name indexes", |c| {
+            std::fs::remove_file(snapshot_dir(c).join("names.bin")).unwrap();
+        }),
         ("CURRENT names nothing", |c| {
             std::fs::write(c.join("CURRENT"), "snap-gone").unwrap();
         }),
@@ -708,4 +711,49 @@ fn incremental_resolution_matches_a_full_one_on_every_conformance_case() {
         }
     }
     assert!(cases >= 80, "{cases} cases");
+}
+
+/// The name indexes a cache stores give the graph the lookups a fresh sort gives, and an
+/// order that does not fit the nodes is refused (the load then rebuilds).
+#[test]
+fn a_saved_name_order_rebuilds_the_same_lookups_and_a_wrong_one_is_refused() {
+    use codegraph_tui::index::graph::CodeGraph;
+    let (_tmp, repo, _cache) = scratch("python");
+    let idx = index_repo(&repo, &opts()).unwrap();
+    let g = &idx.graph;
+    let nodes: Vec<_> = g.nodes().cloned().collect();
+    let (edges, unresolved) = g.to_raw_parts();
+    let order = g.name_order();
+    let build =
+        |o| CodeGraph::from_parts_ordered(nodes.clone(), edges.clone(), unresolved.clone(), o);
+    let h = build(order.clone()).unwrap();
+    let sorted = CodeGraph::from_parts(nodes.clone(), edges.clone(), unresolved.clone());
+    assert_eq!(h.name_order(), sorted.name_order());
+    assert_eq!(h.to_canonical_json(), g.to_canonical_json());
+    for n in g.nodes() {
+        for q in [&*n.name, &*n.qualified_name, &*n.id] {
+            let ids = |g: &CodeGraph| -> Vec<String> {
+                g.lookup(q).iter().map(|n| n.id.to_string()).collect()
+            };
+            assert_eq!(ids(&h), ids(g), "lookup {q}");
+        }
+    }
+    let file_pos = nodes
+        .iter()
+        .position(|n| n.kind == codegraph_tui::index::Kind::File)
+        .unwrap() as u32;
+    type Spoil = fn(&mut codegraph_tui::index::graph::NameOrder, u32);
+    let spoils: &[(&str, Spoil)] = &[
+        ("short", |o, _| {
+            o.by_name.pop();
+        }),
+        ("repeated", |o, _| o.by_qualified[0] = o.by_qualified[1]),
+        ("out of range", |o, _| o.id_rank[0] = u32::MAX),
+        ("a file among definitions", |o, f| o.by_name[0] = f),
+    ];
+    for (what, spoil) in spoils {
+        let mut o = order.clone();
+        spoil(&mut o, file_pos);
+        assert!(build(o).is_err(), "{what} accepted");
+    }
 }

@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 pub use chunk::ChunkOptions;
 pub use facts::{FileFacts, Kind};
 pub use graph::{
-    CodeGraph, Edge, Node, Relation, Subgraph, Tier, Unresolved, UnresolvedReason, Walk,
+    CodeGraph, Edge, NameOrder, Node, Relation, Subgraph, Tier, Unresolved, UnresolvedReason, Walk,
 };
 pub use source::{Caps, FileStamp, FsSource, RawInput, SkipReason, WalkOptions};
 

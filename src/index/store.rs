@@ -11,6 +11,8 @@
 //! snap-<id>/facts.bin     every FileFacts, in shards that decode in parallel
 //! snap-<id>/edges.bin     the resolved edges (CodeGraph::to_raw_parts)
 //! snap-<id>/unresolved.bin  the unresolved calls
+//! snap-<id>/names.bin     the graph's name indexes (CodeGraph::name_order), so a load
+//!                         does not sort every node by id, name and qualified name again
 //! text/  vectors/         the search indexes (owned by `search`, self-checking)
 //! ```
 //!
@@ -33,7 +35,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::graph::RawEdge;
+use super::graph::{NameOrder, RawEdge};
 use super::{graph_nodes, CodeGraph, FileFacts, FileStamp, Index, IndexOptions, IndexStats};
 use super::{SkipReason, Unresolved};
 
@@ -228,7 +230,7 @@ impl Store {
                 manifest.root.display()
             )));
         }
-        let ((facts, edges), unresolved) = rayon::join(
+        let ((facts, edges), (unresolved, names)) = rayon::join(
             || {
                 rayon::join(
                     || read_facts(&snap.join("facts.bin")),
@@ -239,11 +241,19 @@ impl Store {
                 )
             },
             || {
-                read_checked(&snap.join("unresolved.bin"))
-                    .and_then(|b| decode::<Vec<UnresolvedRow>>(&b, "unresolved"))
+                rayon::join(
+                    || {
+                        read_checked(&snap.join("unresolved.bin"))
+                            .and_then(|b| decode::<Vec<UnresolvedRow>>(&b, "unresolved"))
+                    },
+                    || {
+                        read_checked(&snap.join("names.bin"))
+                            .and_then(|b| decode::<NameOrder>(&b, "names"))
+                    },
+                )
             },
         );
-        let (files, edges, unresolved) = (facts?, edges?, unresolved?);
+        let (files, edges, unresolved, names) = (facts?, edges?, unresolved?, names?);
         if files.len() as u64 != manifest.files {
             return Err(LoadError::Corrupt(format!(
                 "facts: {} files, manifest says {}",
@@ -278,7 +288,8 @@ impl Store {
                 reason: r.reason,
             });
         }
-        let graph = CodeGraph::from_parts(nodes, edges, calls);
+        let graph = CodeGraph::from_parts_ordered(nodes, edges, calls, names)
+            .map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
         let mut stats = manifest.stats;
         stats.elapsed_ms.clear();
         stats
@@ -352,13 +363,19 @@ impl Store {
             let (facts, rest) = rayon::join(
                 || encode_facts(&index.files),
                 || -> Result<_, StoreError> {
-                    Ok((enc(&manifest)?, enc(&edges)?, enc(&unresolved)?))
+                    Ok((
+                        enc(&manifest)?,
+                        enc(&edges)?,
+                        enc(&unresolved)?,
+                        enc(&index.graph.name_order())?,
+                    ))
                 },
             );
-            let (m, e, u) = rest?;
+            let (m, e, u, names) = rest?;
             write_checked(&tmp.join("facts.bin"), &facts?)?;
             write_checked(&tmp.join("edges.bin"), &e)?;
             write_checked(&tmp.join("unresolved.bin"), &u)?;
+            write_checked(&tmp.join("names.bin"), &names)?;
             write_checked(&tmp.join("manifest.bin"), &m)?;
             sync_dir(&tmp)
         })();
