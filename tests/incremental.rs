@@ -757,3 +757,28 @@ fn a_saved_name_order_rebuilds_the_same_lookups_and_a_wrong_one_is_refused() {
         assert!(build(o).is_err(), "{what} accepted");
     }
 }
+
+/// An edit to a file with calls re-resolves that file and the files that mention its
+/// names, not the whole repository, and gives what a fresh index gives.
+#[test]
+fn an_edit_re_resolves_only_the_files_it_can_affect() {
+    verify_incremental();
+    let (_tmp, repo, cache) = scratch("python");
+    let (prev, mut s) = warm_open(&repo, &cache);
+    let total = prev.files.len() as u64;
+    let path = repo.join("app/render.py");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(
+        "\n\ndef render_twice(rows):\n    return render_text(rows) + render_list(rows)\n",
+    );
+    std::fs::write(&path, text).unwrap();
+    let (idx, changes) = s.refresh(&repo, &opts(), Some(&prev)).unwrap().unwrap();
+    assert_eq!(changes.modified, vec!["app/render.py".to_string()]);
+    assert!(
+        changes.resolved >= 1 && changes.resolved < total,
+        "resolved {} of {total} files: the incremental path was not taken",
+        changes.resolved
+    );
+    let fresh = index_repo(&repo, &opts()).unwrap();
+    assert_eq!(canonical(&idx), canonical(&fresh));
+}

@@ -81,6 +81,7 @@ fn print_update(n: u64, idx: &Index, c: &Changes, ms: u64, json: bool) -> Result
             "added": c.added,
             "modified": c.modified,
             "removed": c.removed,
+            "resolved_files": c.resolved,
             "files": idx.files.len(),
             "edges": idx.graph.edge_count(),
             "elapsed_ms": ms,

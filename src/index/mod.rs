@@ -282,7 +282,13 @@ pub(crate) fn finish_with(
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let t = Instant::now();
     let res = pool.install(|| resolver(&files));
+    let resolved_ms = t.elapsed().as_millis() as u64;
     let graph = CodeGraph::from_node_iter(graph_nodes(&files), res.edges, res.unresolved);
+    tracing::debug!(
+        resolve_ms = resolved_ms,
+        graph_ms = t.elapsed().as_millis() as u64 - resolved_ms,
+        "resolved and built the graph"
+    );
     let mut stats = stats;
     stats
         .elapsed_ms

@@ -146,13 +146,14 @@ fn locate(offsets: &[u32], pos: u32) -> Option<(usize, u32)> {
 
 /// The resolution of `files` (the new fact set, sorted by path) after the files in
 /// `changed_paths` changed (added, modified or removed) relative to `prev_files`, whose
-/// resolved graph is `prev_graph`. `None` when only a full resolution is safe.
+/// resolved graph is `prev_graph`, and the number of files resolved again. `None` when
+/// only a full resolution is safe.
 pub(crate) fn resolve_incremental(
     prev_files: &[FileFacts],
     prev_graph: &CodeGraph,
     files: &[FileFacts],
     changed_paths: &[&str],
-) -> Option<Resolution> {
+) -> Option<(Resolution, usize)> {
     let changed: HashSet<&str> = changed_paths.iter().copied().collect();
     let prev_at = by_path(prev_files);
     let new_at = by_path(files);
@@ -193,13 +194,30 @@ pub(crate) fn resolve_incremental(
     };
     let mut kept: Vec<Vec<RawEdge>> = vec![Vec::new(); files.len()];
     for e in prev_edges {
-        let (src_fi, src) = remap(e.source)?;
+        let (pfi, _) = locate(&prev_offsets, e.source)?;
+        if changed.contains(prev_files[pfi].path.as_str()) {
+            // A changed file is resolved again (or is gone): its old edges go.
+            continue;
+        }
+        let Some((src_fi, src)) = remap(e.source) else {
+            tracing::debug!(
+                from = prev_files[pfi].path,
+                "full resolution: an unchanged file has no place in the new index"
+            );
+            return None;
+        };
         if selected[src_fi] {
             continue;
         }
         // An unaffected file's edge into a changed file means the rule above missed a
         // dependency: resolve everything rather than guess.
-        let (_, tgt) = remap(e.target)?;
+        let Some((_, tgt)) = remap(e.target) else {
+            tracing::debug!(
+                from = files[src_fi].path,
+                "full resolution: an unaffected file has an edge into a changed file"
+            );
+            return None;
+        };
         kept[src_fi].push(RawEdge {
             source: src,
             target: tgt,
@@ -247,5 +265,5 @@ pub(crate) fn resolve_incremental(
             );
         }
     }
-    Some(out)
+    Some((out, affected))
 }

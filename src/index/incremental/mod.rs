@@ -42,6 +42,10 @@ pub struct Changes {
     pub removed: Vec<String>,
     /// Files read and hashed because their size, mtime or racy stamp asked for it.
     pub hashed: u64,
+    /// Files whose calls were resolved again: the changed files and those that mention a
+    /// name they define or define-away, or every file when only a full resolution was
+    /// safe (see `affected.rs`). 0 when no facts changed.
+    pub resolved: u64,
 }
 
 impl Changes {
@@ -224,6 +228,7 @@ pub fn reconcile(
         .chain(&changes.removed)
         .map(String::as_str)
         .collect();
+    let mut resolved = 0;
     let index = finish_with(
         &pool,
         Some(src.root().to_path_buf()),
@@ -235,10 +240,17 @@ pub fn reconcile(
             stamped_at_ns,
         },
         started,
-        |files| {
-            affected::resolve_incremental(&prev.files, &prev.graph, files, &changed)
-                .unwrap_or_else(|| super::resolve::resolve(files))
+        |files| match affected::resolve_incremental(&prev.files, &prev.graph, files, &changed) {
+            Some((res, n)) => {
+                resolved = n as u64;
+                res
+            }
+            None => {
+                resolved = files.len() as u64;
+                super::resolve::resolve(files)
+            }
         },
     );
+    changes.resolved = resolved;
     Ok(Reconciled::Updated(Box::new(index), changes))
 }
