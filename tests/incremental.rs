@@ -782,3 +782,28 @@ fn an_edit_re_resolves_only_the_files_it_can_affect() {
     let fresh = index_repo(&repo, &opts()).unwrap();
     assert_eq!(canonical(&idx), canonical(&fresh));
 }
+
+/// Reading the repository (what every reconciliation does: open each folder, read each
+/// file) never wakes the watcher; writing does. inotify reports opens and closes too,
+/// and passing them on made the TUI re-index itself about ten times a second.
+#[test]
+fn reading_the_repository_never_wakes_the_watcher() {
+    let (_tmp, repo, cache) = scratch("python");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _w = codegraph_tui::worker::watch::watch(&repo, Some(&cache), &opts().walk, move |p| {
+        let _ = tx.send(p);
+    })
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..3 {
+        index_repo(&repo, &opts()).unwrap();
+    }
+    if let Ok(paths) = rx.recv_timeout(Duration::from_millis(1000)) {
+        panic!("reading woke the watcher: {paths:?}");
+    }
+    std::fs::write(repo.join("app/added.py"), "def added():\n    return 1\n").unwrap();
+    let paths = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("a write wakes the watcher");
+    assert!(paths.contains(&"app/added.py".to_string()), "{paths:?}");
+}

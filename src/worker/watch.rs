@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ignore::gitignore::Gitignore;
-use notify::RecursiveMode;
-use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
+use notify::event::{AccessKind, AccessMode};
+use notify::{EventKind, RecursiveMode, Watcher};
+use notify_debouncer_mini::{new_debouncer_opt, Config, DebounceEventResult, Debouncer};
 
 use crate::index::source::{FsSource, WalkOptions};
 
@@ -38,7 +39,51 @@ pub enum WatchError {
 
 /// A running watcher; dropping it stops watching.
 pub struct RepoWatcher {
-    _debouncer: Debouncer<notify::RecommendedWatcher>,
+    _debouncer: Debouncer<ChangeWatcher>,
+}
+
+/// notify's watcher without the events of reading: inotify also reports opening and
+/// closing (`IN_OPEN`, `IN_CLOSE_NOWRITE`) of files and folders, and each
+/// reconciliation opens every folder of the repository, so a watcher that passed them on
+/// woke itself about ten times a second for ever (found by a fresh-eyes test). Closing a
+/// file that was written stays: it ends an in-place save.
+pub struct ChangeWatcher(notify::RecommendedWatcher);
+
+/// `true` for the events that can change what the index holds.
+fn is_change(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        _ => true,
+    }
+}
+
+impl Watcher for ChangeWatcher {
+    fn new<F: notify::EventHandler>(
+        mut handler: F,
+        config: notify::Config,
+    ) -> notify::Result<ChangeWatcher> {
+        let inner = notify::RecommendedWatcher::new(
+            move |e: notify::Result<notify::Event>| match &e {
+                Ok(ev) if !is_change(&ev.kind) => {}
+                _ => handler.handle_event(e),
+            },
+            config,
+        )?;
+        Ok(ChangeWatcher(inner))
+    }
+
+    fn watch(&mut self, path: &Path, mode: RecursiveMode) -> notify::Result<()> {
+        self.0.watch(path, mode)
+    }
+
+    fn unwatch(&mut self, path: &Path) -> notify::Result<()> {
+        self.0.unwatch(path)
+    }
+
+    fn kind() -> notify::WatcherKind {
+        notify::RecommendedWatcher::kind()
+    }
 }
 
 impl std::fmt::Debug for RepoWatcher {
@@ -122,7 +167,8 @@ pub fn watch(
         path: root.to_path_buf(),
         message: e.to_string(),
     };
-    let mut debouncer = new_debouncer(DEBOUNCE, move |res: DebounceEventResult| match res {
+    let config = Config::default().with_timeout(DEBOUNCE);
+    let handler = move |res: DebounceEventResult| match res {
         Ok(events) => {
             let mut paths: Vec<String> = events
                 .iter()
@@ -136,8 +182,9 @@ pub fn watch(
             }
         }
         Err(e) => tracing::warn!("watch error: {e}"),
-    })
-    .map_err(notify_err)?;
+    };
+    let mut debouncer =
+        new_debouncer_opt::<_, ChangeWatcher>(config, handler).map_err(notify_err)?;
     debouncer
         .watcher()
         .watch(src.root(), RecursiveMode::Recursive)
