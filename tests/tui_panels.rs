@@ -468,3 +468,79 @@ fn matcher_wakes_the_loop_when_a_long_match_finishes() {
     let best = app.search.get(0).expect("a match").name.to_string();
     assert!(best.starts_with("handler_"), "{best}");
 }
+
+/// `x` exports what the tree shows: the nodes of the visible rows (collapsed branches and
+/// filtered rows left out), one edge per row to its parent, and the unresolved count the
+/// "?" rows show; `truncated` says the graph holds more.
+#[test]
+fn export_holds_exactly_the_rows_on_screen() {
+    use codegraph_tui::tui::tree::Row;
+    let dir = tempfile::tempdir().unwrap();
+    // The callees of configure: one reached by a unique-name guess, which `u` hides.
+    let mut app = python();
+    typ(&mut app, "configure");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('c'));
+    // Expand the first callee, leave the others collapsed.
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Char('l'));
+    let export = |app: &mut App, name: &str| -> serde_json::Value {
+        let path = dir.path().join(name);
+        key(app, KeyCode::Char('x'));
+        ctrl(app, 'u');
+        typ(app, path.to_str().unwrap());
+        key(app, KeyCode::Enter);
+        assert_eq!(app.overlay, Overlay::None);
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap()
+    };
+    for (name, toggle) in [("all.json", None), ("no-unique.json", Some('u'))] {
+        if let Some(c) = toggle {
+            key(&mut app, KeyCode::Char(c));
+        }
+        let rows = app.tree_rows();
+        let tree = app.tree.as_ref().unwrap();
+        let mut shown: Vec<String> = rows
+            .iter()
+            .filter_map(|r| match r {
+                Row::Node(i) => Some(tree.nodes[*i].id.to_string()),
+                Row::Unresolved { .. } => None,
+            })
+            .collect();
+        let node_rows = shown.len();
+        shown.sort();
+        shown.dedup();
+        let unresolved: u32 = rows
+            .iter()
+            .map(|r| match r {
+                Row::Unresolved { count, .. } => *count,
+                Row::Node(_) => 0,
+            })
+            .sum();
+        let v = export(&mut app, name);
+        let ids: Vec<String> = v["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["id"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(ids, shown, "{name}: exported nodes are the rows on screen");
+        let edges = v["edges"].as_array().unwrap();
+        assert_eq!(edges.len(), node_rows - 1, "{name}: one edge per row");
+        for e in edges {
+            assert!(shown.contains(&e["source"].as_str().unwrap().to_string()));
+            assert!(shown.contains(&e["target"].as_str().unwrap().to_string()));
+        }
+        assert_eq!(v["unresolved"], unresolved as u64, "{name}");
+        assert_eq!(v["direction"], "callees");
+        assert_eq!(v["root"], "app/main.py::configure");
+    }
+    // The filter hid at least one row, so the two exports differ.
+    let all: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("all.json")).unwrap()).unwrap();
+    let filtered: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("no-unique.json")).unwrap()).unwrap();
+    assert!(
+        filtered["nodes"].as_array().unwrap().len() < all["nodes"].as_array().unwrap().len(),
+        "the unique-name filter hid nothing: the test does not test it"
+    );
+}

@@ -242,6 +242,9 @@ pub struct Subgraph {
     pub unresolved: usize,
 }
 
+/// Schema tag of a [`Subgraph`] (DESIGN section 5).
+pub const SUBGRAPH_SCHEMA: &str = "codegraph-tui/subgraph@1";
+
 /// Which way to walk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Walk {
@@ -254,7 +257,8 @@ pub enum Walk {
 }
 
 impl Walk {
-    fn as_str(self) -> &'static str {
+    /// `callers`, `callees` or `both` (the subgraph schema's `direction`).
+    pub fn as_str(self) -> &'static str {
         match self {
             Walk::Callers => "callers",
             Walk::Callees => "callees",
@@ -615,7 +619,7 @@ impl CodeGraph {
         });
         let unresolved = self.count_unresolved(&nodes, walk);
         Some(Subgraph {
-            schema: "codegraph-tui/subgraph@1",
+            schema: SUBGRAPH_SCHEMA,
             root: root.to_string(),
             direction: walk.as_str().to_string(),
             depth,

@@ -30,6 +30,9 @@ use super::graph::{CodeGraph, Node, Relation, Unresolved, UnresolvedReason, MAX_
 /// Schema tag of an impact answer.
 pub const IMPACT_SCHEMA: &str = "codegraph-tui/impact@1";
 
+/// Caller hops followed when the user does not say (`impact --depth`, the TUI's panel).
+pub const DEFAULT_DEPTH: u32 = 5;
+
 /// Callers (distinct nodes reached, the target excluded) from which the risk is `high`.
 pub const HIGH_CALLERS: usize = 20;
 /// Distinct files (the target's included) from which the risk is `high`.

@@ -11,7 +11,7 @@ use ratatui::crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseE
 use ratatui::layout::{Position, Rect};
 
 use super::chunks::{ChunkSearch, SearchMode};
-use super::impact::ImpactReport;
+use super::impact::ImpactView;
 use super::keymap::{map_key, Action, KeyMeaning};
 use super::search::SymbolSearch;
 use super::source::{SourceCache, SourceView};
@@ -148,7 +148,7 @@ pub struct App {
     pub source: SourceView,
     sources: SourceCache,
     /// The impact of the tree's root.
-    pub impact: Option<ImpactReport>,
+    pub impact: Option<ImpactView>,
     /// Status bar.
     pub status: Status,
     /// Set by the quit action.
@@ -289,7 +289,7 @@ impl App {
             let (root, dir) = (t.root().clone(), t.direction);
             if snap.index.graph.node(&root).is_some() {
                 self.tree = Some(CallTree::new(&snap, root.clone(), dir));
-                self.impact = ImpactReport::compute(&snap, &root);
+                self.impact = ImpactView::compute(&snap, &root, &self.root);
             } else {
                 self.status.error = Some(format!("{root} is gone after re-indexing"));
                 self.tree = None;
@@ -315,7 +315,7 @@ impl App {
             return;
         };
         self.tree = Some(CallTree::new(&snap, id.clone(), dir));
-        self.impact = ImpactReport::compute(&snap, &id);
+        self.impact = ImpactView::compute(&snap, &id, &self.root);
         self.sync_source(true);
     }
 
@@ -637,12 +637,7 @@ impl App {
             return;
         };
         let rows = t.rows(snap, self.filters);
-        let depth = t.shown_depth(&rows);
-        let Some(sub) = snap.index.graph.walk(t.root(), t.direction, depth) else {
-            self.overlay = Overlay::None;
-            self.status.error = Some(format!("{} is not in the graph", t.root()));
-            return;
-        };
+        let sub = t.visible_subgraph(snap, &rows, self.filters);
         let mut json = match serde_json::to_vec_pretty(&sub) {
             Ok(j) => j,
             Err(e) => {

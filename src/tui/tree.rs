@@ -4,10 +4,11 @@
 //! and never expanded again. Filters (test code, `unique_name` edges) apply when rows are
 //! listed, so toggling them needs no recomputation.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::index::graph::Site;
-use crate::index::{CodeGraph, Node, Relation, Tier, Walk};
+use crate::index::graph::{Site, SUBGRAPH_SCHEMA};
+use crate::index::{CodeGraph, Edge, Node, Relation, Subgraph, Tier, Walk};
 use crate::worker::Snapshot;
 
 /// The edge that led from a tree node's parent to it.
@@ -228,6 +229,66 @@ impl CallTree {
             }
         }
         true
+    }
+
+    /// What the visible `rows` show, as a subgraph (the export of `x`): the nodes of the
+    /// rows, the edge from each row to its parent row (callers point at the node they
+    /// call, callees are pointed at), `unresolved` = the sum of the "? N unresolved" rows,
+    /// and `truncated` when the graph holds more neighbours of a shown node than are
+    /// shown (a collapsed node that has some, or children hidden by a filter).
+    pub fn visible_subgraph(&self, snap: &Snapshot, rows: &[Row], f: Filters) -> Subgraph {
+        let g = &snap.index.graph;
+        let mut nodes: BTreeMap<&str, Node> = BTreeMap::new();
+        let mut edges: BTreeMap<(String, String, Relation), Edge> = BTreeMap::new();
+        let (mut unresolved, mut truncated) = (0usize, false);
+        for r in rows {
+            let i = match *r {
+                Row::Node(i) => i,
+                Row::Unresolved { count, .. } => {
+                    unresolved += count as usize;
+                    continue;
+                }
+            };
+            let n = &self.nodes[i];
+            if let Some(node) = g.node(&n.id) {
+                nodes.entry(&n.id).or_insert_with(|| node.clone());
+            }
+            if !n.cycle {
+                truncated |= match (&n.children, n.expanded) {
+                    (Some(kids), true) => kids.iter().any(|&k| !self.visible(snap, k, f)),
+                    (Some(kids), false) => !kids.is_empty(),
+                    (None, _) => !neighbours(g, &n.id, self.direction).is_empty(),
+                };
+            }
+            let (Some(p), Some(via)) = (n.parent, &n.via) else {
+                continue;
+            };
+            let parent = self.nodes[p].id.to_string();
+            let (source, target) = match self.direction {
+                Walk::Callees => (parent, n.id.to_string()),
+                _ => (n.id.to_string(), parent),
+            };
+            edges
+                .entry((source.clone(), target.clone(), via.relation))
+                .or_insert_with(|| Edge {
+                    source,
+                    target,
+                    relation: via.relation,
+                    resolution: via.resolution,
+                    confidence: via.resolution.confidence(),
+                    sites: via.sites.clone(),
+                });
+        }
+        Subgraph {
+            schema: SUBGRAPH_SCHEMA,
+            root: self.nodes[0].id.to_string(),
+            direction: self.direction.as_str().to_string(),
+            depth: self.shown_depth(rows),
+            nodes: nodes.into_values().collect(),
+            edges: edges.into_values().collect(),
+            truncated,
+            unresolved,
+        }
     }
 
     /// Deepest level among the visible rows (at least 1): the depth an export uses.

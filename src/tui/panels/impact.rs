@@ -1,5 +1,6 @@
-//! The impact panel: risk, counts, lower-bound and truncation markers, then the callers
-//! by depth, the files and the tests among them.
+//! The impact panel: risk, counts, the lower-bound reasons and truncation, then the
+//! callers by depth, the entry points, files and tests among them (the engine's answer,
+//! as `impact SYMBOL` prints it).
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -7,11 +8,11 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::{hint, panel, safe};
+use crate::index::impact::Risk;
 use crate::tui::app::{App, Focus};
-use crate::tui::impact::{Risk, IMPACT_DEPTH};
 
 pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
-    let (Some(r), Some(snap)) = (app.impact.as_ref(), app.snapshot.as_ref()) else {
+    let (Some(v), Some(snap)) = (app.impact.as_ref(), app.snapshot.as_ref()) else {
         let block = panel(app, Line::from(" Impact "), Focus::Impact);
         let inner = block.inner(area);
         f.render_widget(block, area);
@@ -20,9 +21,11 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     };
     let g = &snap.index.graph;
     let t = &app.theme;
+    let r = &v.report;
+    let root = r.root.as_deref().unwrap_or_default();
     let name = g
-        .node(&r.root)
-        .map_or(r.root.to_string(), |n| n.name.to_string());
+        .node(root)
+        .map_or(root.to_string(), |n| n.name.to_string());
     let block = panel(
         app,
         Line::from(format!(" Impact of {} ", safe(&name))),
@@ -34,31 +37,41 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         Risk::Medium => t.get("ui.risk.medium"),
         Risk::High => t.get("ui.risk.high"),
     };
-    let direct = r.by_depth.first().map_or(0, Vec::len);
-    let mut lines = vec![Line::from(vec![
-        Span::styled(format!("risk {}", r.risk.label()), risk_style),
-        Span::styled(
+    let direct = r.direct_callers.len();
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled(format!("risk {}", r.risk.as_str()), risk_style),
+            Span::styled(
+                format!(
+                    " · {direct} direct, {} transitive callers",
+                    r.caller_count() - direct
+                ),
+                t.get("ui.text"),
+            ),
+        ]),
+        Line::styled(
             format!(
-                " · {direct} direct, {} transitive callers · {} files · {} tests",
-                r.total() - direct,
+                "{} files · {} tests · {} entry points · depth {}",
                 r.files.len(),
-                r.tests.len()
+                r.tests.len(),
+                r.entry_points.len(),
+                r.depth
             ),
             t.get("ui.text"),
         ),
-    ])];
-    if r.unresolved > 0 {
+    ];
+    for reason in &r.lower_bound_reasons {
         lines.push(Line::styled(
-            format!(
-                "lower bound: {} unresolved calls may add callers",
-                r.unresolved
-            ),
+            format!("lower bound: {}", safe(reason)),
             t.get("ui.unresolved"),
         ));
     }
     if r.truncated {
         lines.push(Line::styled(
-            format!("truncated at depth {IMPACT_DEPTH}: more callers exist"),
+            format!(
+                "truncated: callers exist beyond depth {} or the node cap",
+                r.depth
+            ),
             t.get("ui.unresolved"),
         ));
     }
@@ -81,23 +94,23 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             ]));
         }
     }
-    if !r.files.is_empty() {
-        lines.push(Line::styled("files:", t.get("ui.title")));
-        for file in &r.files {
-            lines.push(Line::styled(format!("  {}", safe(file)), t.get("ui.path")));
-        }
-    }
-    if !r.tests.is_empty() {
-        lines.push(Line::styled("tests:", t.get("ui.title")));
-        for id in &r.tests {
-            lines.push(Line::styled(format!("  {}", safe(id)), t.get("ui.text")));
+    for (title, items) in [
+        ("entry points:", &r.entry_points),
+        ("files:", &r.files),
+        ("tests:", &r.tests),
+    ] {
+        if !items.is_empty() {
+            lines.push(Line::styled(title, t.get("ui.title")));
+            for item in items {
+                lines.push(Line::styled(format!("  {}", safe(item)), t.get("ui.path")));
+            }
         }
     }
     let h = inner.height as usize;
     let max = lines.len().saturating_sub(h);
-    let scroll = r.scroll.min(max);
-    if let Some(r) = app.impact.as_mut() {
-        r.scroll = scroll;
+    let scroll = v.scroll.min(max);
+    if let Some(v) = app.impact.as_mut() {
+        v.scroll = scroll;
     }
     f.render_widget(block, area);
     f.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), inner);
