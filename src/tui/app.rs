@@ -441,7 +441,9 @@ impl App {
             },
             Action::Reindex => {
                 self.outbox.push(IndexCommand::Reindex);
-                self.status.message = Some("re-indexing".into());
+                // A notice, so the worker's answer ("up to date", "updated") replaces it.
+                self.status.message = None;
+                self.status.notice = Some("re-indexing".into());
             }
             Action::Suspend => self.pending = Some(External::Suspend),
             Action::DeleteChar => self.edit_query(|q| {

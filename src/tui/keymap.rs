@@ -131,11 +131,18 @@ pub const BINDINGS: &[Binding] = &[
         "quit (Esc first in a text input)",
     ),
     b(
-        &[(K::Char('?'), N), (K::Char('?'), S), (K::F(1), N)],
-        "? F1",
+        &[(K::Char('?'), N), (K::Char('?'), S)],
+        "?",
         Sc::Panels,
         A::ToggleHelp,
         "this help",
+    ),
+    b(
+        &[(K::F(1), N)],
+        "F1",
+        Sc::Global,
+        A::ToggleHelp,
+        "this help, from the search box too",
     ),
     b(
         &[(K::Char('/'), N)],
@@ -412,6 +419,12 @@ mod tests {
         assert_eq!(
             map_key(k(K::Char('?'), S), true, false),
             Some(KeyMeaning::Insert('?'))
+        );
+        // F1 types nothing, so it opens the help from the search box too (the focus
+        // at start).
+        assert_eq!(
+            map_key(k(K::F(1), N), true, false),
+            Some(KeyMeaning::Action(A::ToggleHelp))
         );
     }
 }
