@@ -372,6 +372,30 @@ fn sigterm_and_ctrl_z_restore_the_terminal() {
     s.assert_restored();
 }
 
+/// Ctrl-Z, then `kill %1` in the shell: bash sends SIGTERM and SIGCONT to the stopped job,
+/// which then runs in the background. The TUI must end without touching the terminal (a
+/// write would stop it again with SIGTTOU: "Stopped (tty output)" for ever).
+#[test]
+fn a_suspended_tui_ends_on_kill_from_the_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(s) = Session::start("killz", &common::fixture("python"), dir.path(), &[]) else {
+        return;
+    };
+    s.wait_for(&["ready", "Search symbols"]);
+    let pid = s.tui_pid();
+    s.keys(&["C-z"]);
+    s.wait_for(&["Stopped"]);
+    std::thread::sleep(Duration::from_millis(300));
+    s.text("kill %1");
+    s.keys(&["Enter"]);
+    assert!(
+        exits_within(pid, Duration::from_secs(10)),
+        "the suspended TUI did not end after kill %1; screen:\n{}",
+        s.capture()
+    );
+    assert_eq!(s.flag("#{alternate_on}"), "0");
+}
+
 /// The terminal goes away under the TUI (the tmux server dies, closing the pty): the TUI
 /// must notice and exit, not spin on reads that return EOF (it used to, ignoring SIGTERM).
 #[test]

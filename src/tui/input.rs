@@ -116,6 +116,21 @@ fn hung_up(fd: &OwnedFd) -> bool {
     }
 }
 
+/// `true` when this process's group is the terminal's foreground group, so writing to the
+/// terminal or changing its mode will not stop the process with `SIGTTOU`. After Ctrl-Z
+/// and `kill %1` the shell continues the process in the background to let it end: the
+/// terminal must then be left alone (it is the shell's again). `true` when it cannot be
+/// told (no terminal).
+pub fn in_foreground() -> bool {
+    let Ok(tty) = terminal_fd() else {
+        return true;
+    };
+    match rustix::termios::tcgetpgrp(&tty) {
+        Ok(pg) => pg == rustix::process::getpgrp(),
+        Err(_) => true,
+    }
+}
+
 /// The descriptor crossterm reads events from, duplicated.
 fn terminal_fd() -> io::Result<OwnedFd> {
     if io::stdin().is_terminal() {

@@ -91,6 +91,11 @@ impl Signals {
 /// Leaves raw mode and the alternate screen, releases the mouse, shows the cursor.
 /// Safe to call more than once.
 pub fn leave_terminal() {
+    if !input::in_foreground() {
+        // In the background (continued by `kill` after Ctrl-Z): the terminal was left
+        // before stopping, and touching it now would only stop us again (SIGTTOU).
+        return;
+    }
     let _ = execute!(stdout(), DisableMouseCapture, cursor::Show);
     let _ = disable_raw_mode();
     let _ = execute!(stdout(), LeaveAlternateScreen);
@@ -254,6 +259,12 @@ fn external(terminal: &mut Term, app: &mut App, p: app::External) -> Result<()> 
         }
         app::External::Suspend => {
             let _ = signal_hook::low_level::raise(signal_hook::consts::SIGTSTP);
+            if !input::in_foreground() {
+                // Continued in the background (`kill %1`, `bg`): not our terminal now. The
+                // loop ends on a terminating signal; otherwise the next draw stops us
+                // until `fg`, whose SIGCONT re-enters the terminal.
+                return Ok(());
+            }
         }
     }
     enter_terminal(terminal)
