@@ -544,3 +544,37 @@ fn export_holds_exactly_the_rows_on_screen() {
         "the unique-name filter hid nothing: the test does not test it"
     );
 }
+
+/// An exact name ranks first, once: fuzzy ranking alone prefers short qualified names
+/// that start with the query (`walk.go`) over the method named exactly `walk`.
+#[test]
+fn an_exact_name_is_pinned_above_fuzzy_matches_and_listed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("walk.py"),
+        "def go():\n    pass\n\ndef gone():\n    pass\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("graph.py"),
+        "class CodeGraph:\n    def walk(self):\n        pass\n",
+    )
+    .unwrap();
+    let mut app = app_on(dir.path(), Theme::load("dark", None).unwrap());
+    typ(&mut app, "walk");
+    let ids: Vec<String> = (0..app.search.matched())
+        .map(|i| app.search.get(i).unwrap().id.to_string())
+        .collect();
+    assert_eq!(ids[0], "graph.py::CodeGraph.walk", "{ids:?}");
+    assert_eq!(
+        ids.iter().filter(|i| i.ends_with("CodeGraph.walk")).count(),
+        1,
+        "{ids:?}"
+    );
+    assert!(ids.contains(&"walk.py::go".to_string()), "{ids:?}");
+    // A qualified-name suffix pins too; a fuzzy-only query pins nothing.
+    key(&mut app, KeyCode::Esc);
+    app.search.set_query("CodeGraph.walk".into());
+    app.search.settle();
+    assert_eq!(&*app.search.get(0).unwrap().id, "graph.py::CodeGraph.walk");
+}

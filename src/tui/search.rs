@@ -47,6 +47,32 @@ pub struct SymbolSearch {
     /// Called by nucleo's threads when a match finished that a tick had to leave running
     /// (set once by the event loop; see [`SymbolSearch::set_waker`]).
     waker: Arc<OnceLock<Waker>>,
+    /// The snapshot whose symbols are loaded (for exact-name look-ups).
+    snapshot: Option<Arc<Snapshot>>,
+    /// Exact matches of the query (see [`SymbolSearch::set_query`]), shown first.
+    pinned: Vec<Symbol>,
+    /// Positions in nucleo's ranking (among its first [`PIN_SCAN`]) of the pinned
+    /// symbols, sorted, so they are not listed twice.
+    pinned_at: Vec<u32>,
+}
+
+/// At most this many exact matches are pinned above the fuzzy ranking; a name shared by
+/// more (`new`, `get`) gains nothing from pinning and keeps nucleo's order.
+pub const MAX_PINNED: usize = 20;
+
+/// How deep in nucleo's ranking pinned symbols are looked for (and hidden); one found
+/// deeper is listed again there.
+const PIN_SCAN: u32 = 2000;
+
+fn symbol_of(n: &crate::index::Node) -> Symbol {
+    Symbol {
+        id: n.id.clone(),
+        name: n.name.clone(),
+        qualified_name: n.qualified_name.clone(),
+        kind: n.kind,
+        file: n.file.clone(),
+        line: n.start_line,
+    }
 }
 
 /// Threads nucleo matches on: one fewer than the cores (at least one), so the UI thread
@@ -98,6 +124,9 @@ impl SymbolSearch {
             offset: 0,
             expected: 0,
             matching: false,
+            snapshot: None,
+            pinned: Vec::new(),
+            pinned_at: Vec::new(),
         }
     }
 
@@ -112,6 +141,7 @@ impl SymbolSearch {
     /// of an older snapshot still being injected go to a disconnected store and vanish).
     pub fn load(&mut self, snap: &Arc<Snapshot>) {
         self.nucleo.restart(true);
+        self.snapshot = Some(snap.clone());
         let injector: Injector<Symbol> = self.nucleo.injector();
         let snap = snap.clone();
         self.expected = snap
@@ -132,20 +162,56 @@ impl SymbolSearch {
                 // A stable order, so equal scores rank the same on every run.
                 nodes.sort_by(|a, b| a.id.cmp(&b.id));
                 for n in nodes {
-                    let s = Symbol {
-                        id: n.id.clone(),
-                        name: n.name.clone(),
-                        qualified_name: n.qualified_name.clone(),
-                        kind: n.kind,
-                        file: n.file.clone(),
-                        line: n.start_line,
-                    };
-                    injector.push(s, |s, cols| cols[0] = s.qualified_name.as_ref().into());
+                    injector.push(symbol_of(n), |s, cols| {
+                        cols[0] = s.qualified_name.as_ref().into()
+                    });
                 }
             });
         self.feeder = spawned.ok();
+        self.pin();
         self.selected = 0;
         self.offset = 0;
+    }
+
+    /// Pins the exact matches of the query: the definitions `CodeGraph::lookup` finds for
+    /// it (an exact qualified name, a qualified-name suffix such as `Flask.route`, else an
+    /// exact bare name), when there are at most [`MAX_PINNED`]. The same rule that ranks
+    /// an exact name first in `search`; fuzzy ranking alone put `CodeGraph::walk` 22nd
+    /// for `walk`, behind every symbol of a `walk` module.
+    fn pin(&mut self) {
+        self.pinned.clear();
+        self.pinned_at.clear();
+        let q = self.query.trim();
+        let Some(snap) = &self.snapshot else { return };
+        if q.is_empty() || q.contains(char::is_whitespace) {
+            return;
+        }
+        let found: Vec<_> = snap
+            .index
+            .graph
+            .lookup(q)
+            .into_iter()
+            .filter(|n| n.kind != Kind::File)
+            .collect();
+        if found.len() <= MAX_PINNED {
+            self.pinned = found.into_iter().map(symbol_of).collect();
+        }
+        self.locate_pinned();
+    }
+
+    /// Finds the pinned symbols in nucleo's current ranking (its first [`PIN_SCAN`]).
+    fn locate_pinned(&mut self) {
+        self.pinned_at.clear();
+        if self.pinned.is_empty() {
+            return;
+        }
+        let snap = self.nucleo.snapshot();
+        let end = snap.matched_item_count().min(PIN_SCAN);
+        for (i, it) in snap.matched_items(0..end).enumerate() {
+            if self.pinned.iter().any(|p| Arc::ptr_eq(&p.id, &it.data.id)) {
+                self.pinned_at.push(i as u32);
+            }
+        }
     }
 
     /// Sets the query text (smart case; a prefix extension re-matches only prior hits).
@@ -156,6 +222,7 @@ impl SymbolSearch {
             .reparse(0, &q, CaseMatching::Smart, Normalization::Smart, append);
         self.query = q;
         self.matching = true;
+        self.pin();
         self.selected = 0;
         self.offset = 0;
     }
@@ -165,6 +232,9 @@ impl SymbolSearch {
     pub fn tick(&mut self, ms: u64) -> bool {
         let status = self.nucleo.tick(ms);
         self.matching = status.running;
+        if status.changed {
+            self.locate_pinned();
+        }
         status.changed
     }
 
@@ -188,9 +258,10 @@ impl SymbolSearch {
         self.matching = false;
     }
 
-    /// Number of matches.
+    /// Number of matches (rows): the pinned exact matches and nucleo's matches, each once.
     pub fn matched(&self) -> usize {
-        self.nucleo.snapshot().matched_item_count() as usize
+        self.pinned.len() + self.nucleo.snapshot().matched_item_count() as usize
+            - self.pinned_at.len()
     }
 
     /// Number of symbols injected so far.
@@ -198,12 +269,21 @@ impl SymbolSearch {
         self.nucleo.snapshot().item_count() as usize
     }
 
-    /// The match at rank `i` (0 = best).
+    /// The match at rank `i` (0 = best): the pinned exact matches first, then nucleo's
+    /// ranking without them.
     pub fn get(&self, i: usize) -> Option<&Symbol> {
-        self.nucleo
-            .snapshot()
-            .get_matched_item(i as u32)
-            .map(|it| it.data)
+        if let Some(p) = self.pinned.get(i) {
+            return Some(p);
+        }
+        let mut n = (i - self.pinned.len()) as u32;
+        for &p in &self.pinned_at {
+            if p <= n {
+                n += 1;
+            } else {
+                break;
+            }
+        }
+        self.nucleo.snapshot().get_matched_item(n).map(|it| it.data)
     }
 
     /// The selected match.
