@@ -101,6 +101,10 @@ fn summary(root: &Path, s: &IndexStats) -> Vec<String> {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let join = |m| match join(m) {
+        j if j.is_empty() => "none".to_string(),
+        j => j,
+    };
     let skipped = s.files_skipped_binary
         + s.files_skipped_too_large
         + s.files_skipped_unsupported
