@@ -237,7 +237,9 @@ impl<'a> Ctx<'a> {
             for (di, d) in f.definitions.iter().enumerate() {
                 let r = (fi as u32, di as u32);
                 c.by_name.entry((fam, &*d.name)).or_default().push(r);
-                if is_typeish(d.kind) {
+                // A Go `type T float64` declares a named type with its own method set (Go
+                // spec, "Type definitions"), so it types receivers like a struct does.
+                if is_typeish(d.kind) || (fam == "go" && d.kind == Kind::TypeAlias) {
                     c.types.entry((fam, &*d.name)).or_default().push(r);
                 }
                 if let Some(cn) = Self::container_name(f, d) {
@@ -1037,10 +1039,12 @@ impl<'a> Ctx<'a> {
             return Typed::Unknown;
         }
         if let Some(ty) = inline_constructor(recv) {
-            return match self.classify(fi, ty) {
-                Typed::Repo(t) if self.is_constructible(fi, &t) => Typed::Repo(t),
-                _ => Typed::Unknown,
-            };
+            match self.classify(fi, ty) {
+                Typed::Repo(t) if self.is_constructible(fi, &t) => return Typed::Repo(t),
+                // Not a construction: typed below as a call result.
+                _ if recv.ends_with(')') => {}
+                _ => return Typed::Unknown,
+            }
         }
         // A call result: resolve the call, then its declared return type.
         if let Some(inner) = recv.strip_suffix(')') {
@@ -1074,6 +1078,16 @@ impl<'a> Ctx<'a> {
                 Some(q) => self.resolve_qualified_depth(fi, &site, q, depth + 1),
             };
             return match target {
+                // A call of a type yields that type (a Go conversion `Meters(2)`, a class
+                // called by name).
+                Ok((t, _)) if !self.def(t).kind.is_callable() => {
+                    let d = self.def(t);
+                    if self.types.contains_key(&(self.fam(t.0), &*d.name)) {
+                        Typed::Repo(d.name.to_string())
+                    } else {
+                        Typed::Unknown
+                    }
+                }
                 Ok((t, _)) => self
                     .returns_of(t)
                     .map_or(Typed::Unknown, |r| self.classify_depth(t.0, &r, 1)),
@@ -1631,6 +1645,11 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
             continue;
         }
         match resolved {
+            // Go: a call expression whose callee is a type is a conversion (`Celsius(x)`,
+            // `pkg.Name(s)`; Go spec, "Conversions"), not a call: no code of the type runs,
+            // so it is neither a `calls` edge nor an unresolved call. Receiver typing still
+            // reads the type from such a receiver (`HashSlice(a).Len()`).
+            Ok((t, _)) if f.language == "go" && !ctx.def(t).kind.is_callable() => {}
             Ok((t, tier)) => add(
                 caller,
                 node(t),
