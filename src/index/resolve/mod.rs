@@ -1039,7 +1039,18 @@ impl<'a> Ctx<'a> {
             return Typed::Unknown;
         }
         if let Some(ty) = inline_constructor(recv) {
-            match self.classify(fi, ty) {
+            // A dotted head is classified whole, so its qualifier decides (`pkg.Foo(x)` is
+            // the package's type; `t.Field(i)` in Go is a method call on a value).
+            let head = recv.strip_prefix("new ").unwrap_or(recv).trim();
+            let dotted = head
+                .find(['(', '{'])
+                .map(|i| head[..i].trim_end())
+                .filter(|h| h.contains('.') && !h.contains("::"));
+            let typed = match dotted {
+                Some(h) if !recv.starts_with("new ") => self.classify(fi, h),
+                _ => self.classify(fi, ty),
+            };
+            match typed {
                 Typed::Repo(t) if self.is_constructible(fi, &t) => return Typed::Repo(t),
                 // Not a construction: typed below as a call result.
                 _ if recv.ends_with(')') => {}
@@ -1243,9 +1254,33 @@ impl<'a> Ctx<'a> {
         // `pkg.Type`: the qualifier's import decides (see `resolve_base_ref`).
         if let Some((q, name)) = ty.rsplit_once('.') {
             let first = q.split('.').next().unwrap_or(q);
-            if self.bindings[fi as usize].contains_key(first) {
+            if let Some(imps) = self.bindings[fi as usize].get(first) {
                 return match self.resolve_base_ref(fi, name, Some(q)) {
                     Some((t, _)) => Typed::Repo(self.def(t).name.to_string()),
+                    // A factory of the imported package (`x := store.NewMemory()`): its
+                    // declared return type.
+                    None if depth == 0 && q == first => {
+                        let mut rets: Vec<(u32, String)> = Vec::new();
+                        for imp in imps {
+                            match self.bind(fi, imp) {
+                                Bound::External => return Typed::External,
+                                Bound::Module(files) => {
+                                    for r in self.top_level_in(&files, name) {
+                                        if self.def(r).kind.is_callable() {
+                                            rets.extend(self.returns_of(r).map(|t| (r.0, t)));
+                                        }
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                        rets.sort();
+                        rets.dedup();
+                        match rets.as_slice() {
+                            [(tf, t)] => self.classify_depth(*tf, t, 1),
+                            _ => Typed::Unknown,
+                        }
+                    }
                     None => {
                         let external = self.bindings[fi as usize][first]
                             .iter()
@@ -1257,6 +1292,11 @@ impl<'a> Ctx<'a> {
                         }
                     }
                 };
+            }
+            // Go qualifies a name only by a package (Go spec, "Qualified identifiers"): an
+            // unbound qualifier is a value, and `v.Name` is its field or method, not a type.
+            if fam == "go" {
+                return Typed::Unknown;
             }
             return self.classify_depth(fi, name, depth);
         }
