@@ -196,6 +196,9 @@ struct Ctx<'a> {
     /// file → typed names by key (the name, `self.`/`this.` stripped), so receiver typing
     /// never scans a file's bindings.
     typed: Vec<HashMap<&'a str, Vec<&'a Binding>>>,
+    /// file → (definition, name) of every name bound inside a definition, typed or not
+    /// (parameters, locals): what shadows outer definitions of that name.
+    bound: Vec<foldhash::HashSet<(u32, &'a str)>>,
 }
 
 fn is_typeish(k: Kind) -> bool {
@@ -230,6 +233,7 @@ impl<'a> Ctx<'a> {
             types: HashMap::default(),
             bindings: Vec::with_capacity(files.len()),
             typed: Vec::with_capacity(files.len()),
+            bound: Vec::with_capacity(files.len()),
             is_test: files.iter().map(|f| is_test_path(&f.path)).collect(),
         };
         for (fi, f) in files.iter().enumerate() {
@@ -268,10 +272,17 @@ impl<'a> Ctx<'a> {
             }
             c.bindings.push(b);
             let mut typed: HashMap<&str, Vec<&Binding>> = HashMap::default();
+            let mut bound = foldhash::HashSet::default();
             for b in &f.bindings {
-                typed.entry(binding_key(&b.name)).or_default().push(b);
+                if !b.type_name.is_empty() {
+                    typed.entry(binding_key(&b.name)).or_default().push(b);
+                }
+                if let Some(s) = b.scope {
+                    bound.insert((s, b.name.as_str()));
+                }
             }
             c.typed.push(typed);
+            c.bound.push(bound);
         }
         c
     }
@@ -599,6 +610,18 @@ impl<'a> Ctx<'a> {
             .copied()
     }
 
+    /// Whether `name` is bound (a parameter, a local) directly in the function or method
+    /// `scope` of file `fi`; class bodies do not count, their names are not in scope in
+    /// the methods (Python) or are fields reached through `self`/`this`.
+    fn is_local(&self, fi: u32, scope: Option<u32>, name: &str) -> bool {
+        scope.is_some_and(|s| {
+            self.files[fi as usize].definitions[s as usize]
+                .kind
+                .is_callable()
+                && self.bound[fi as usize].contains(&(s, name))
+        })
+    }
+
     /// Narrows candidates the way the languages themselves decide, when that leaves fewer:
     /// a non-test caller never reaches test code (`_test.go`, `testdata/`, `tests/`,
     /// `*.test.ts`, `test_*.py`); a `.pyi` stub gives way to its `.py` module; and in
@@ -720,21 +743,31 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        // 1. local: the caller's own nested scopes first, then the file.
+        // 1. local: the caller's own nested scopes first, then the file. A function that
+        // binds the name as a parameter or local variable (`def test(httpbin):
+        // httpbin("get")`) calls that value: no definition is the target (its runtime
+        // value is unknown), and outer definitions of the name are hidden.
         let local = self.free_in_file(fi, name);
-        if !local.is_empty() {
-            let mut scope = c.caller;
-            while let Some(s) = scope {
-                let inner: Vec<DefRef> = local
-                    .iter()
-                    .copied()
-                    .filter(|&r| self.def(r).parent == Some(s))
-                    .collect();
-                if inner.len() == 1 {
-                    return Ok((inner[0], Tier::Local));
-                }
-                scope = f.definitions[s as usize].parent;
+        let mut scope = c.caller;
+        while let Some(s) = scope {
+            let inner: Vec<DefRef> = local
+                .iter()
+                .copied()
+                .filter(|&r| self.def(r).parent == Some(s))
+                .collect();
+            if inner.len() == 1 {
+                return Ok((inner[0], Tier::Local));
             }
+            // Python only: there a name bound anywhere in a function is local to all of it
+            // (Go, Rust and JS `let` start the scope at the declaration and end it with
+            // the block, which the facts do not record; Java and C# keep methods and
+            // variables apart).
+            if inner.is_empty() && f.language == "python" && self.is_local(fi, Some(s), name) {
+                return Err(UnresolvedReason::NotFound);
+            }
+            scope = f.definitions[s as usize].parent;
+        }
+        if !local.is_empty() {
             let top: Vec<DefRef> = self.pick(
                 fi,
                 local
@@ -1178,6 +1211,10 @@ impl<'a> Ctx<'a> {
                 .collect();
             if !types.is_empty() {
                 return self.unify(fi, types);
+            }
+            if self.is_local(fi, scope, name) {
+                // A parameter or local without a stated type hides any outer binding.
+                return Typed::Unknown;
             }
             match scope {
                 Some(s) => scope = f.definitions[s as usize].parent,
