@@ -151,6 +151,18 @@ fn inline_constructor(recv: &str) -> Option<&str> {
     ok.then_some(name)
 }
 
+/// Python `import a.b.c` (no alias) binds the top-level package `a`, not `c` (language
+/// reference, "The import statement"): the name it binds, else `None`.
+fn python_package_binding<'i>(fam: &str, imp: &'i Import) -> Option<&'i str> {
+    if fam != "python" || imp.name.is_some() || imp.alias.is_some() {
+        return None;
+    }
+    imp.module
+        .split_once('.')
+        .map(|(top, _)| top)
+        .filter(|t| !t.is_empty())
+}
+
 /// A typed name's lookup key: `self.x` and `this.x` share the key `x` with a field `x`.
 fn binding_key(name: &str) -> &str {
     name.strip_prefix("self.")
@@ -252,7 +264,7 @@ impl<'a> Ctx<'a> {
             }
             let mut b: HashMap<&str, Vec<&Import>> = HashMap::default();
             for imp in &f.imports {
-                if let Some(n) = imp.local_name() {
+                if let Some(n) = python_package_binding(fam, imp).or(imp.local_name()) {
                     b.entry(n).or_default().push(imp);
                 }
                 // Go binds an import under the imported package's declared name, which
@@ -979,11 +991,17 @@ impl<'a> Ctx<'a> {
                 match self.bind(fi, imp) {
                     Bound::External => return Err(UnresolvedReason::External),
                     Bound::Module(files) => {
-                        let mut files = files;
+                        // `import a.b` bound `a`: the walk starts at the package `a`.
+                        let (mut files, base) = match python_package_binding(self.fam(fi), imp)
+                            .map(|top| (top, self.modules.python(self.files, fi, top)))
+                        {
+                            Some((top, Target::Files(v))) if !v.is_empty() => (v, top),
+                            _ => (files, imp.module.as_str()),
+                        };
                         let mut k = 1;
                         // Python `pkg.mod.f()`: walk submodules.
                         while k < segs.len() && f.language == "python" {
-                            let sub = format!("{}.{}", imp.module, segs[1..=k].join("."));
+                            let sub = format!("{base}.{}", segs[1..=k].join("."));
                             match self.modules.python(self.files, fi, &sub) {
                                 Target::Files(s) if !s.is_empty() => files = s,
                                 _ => break,
@@ -1434,7 +1452,15 @@ impl<'a> Ctx<'a> {
             return self.resolve_base(fi, name);
         };
         for imp in imps {
-            match self.bind(fi, imp) {
+            // `import a.b` bound `a`: the qualifier is a module path from the package `a`.
+            let bound = match python_package_binding(self.fam(fi), imp) {
+                Some(_) => match self.modules.python(self.files, fi, q) {
+                    Target::Files(v) if !v.is_empty() => Bound::Module(v),
+                    _ => self.bind(fi, imp),
+                },
+                None => self.bind(fi, imp),
+            };
+            match bound {
                 Bound::External => return None,
                 Bound::Module(files) => {
                     let v: Vec<DefRef> = self
