@@ -697,9 +697,15 @@ impl<'a> Ctx<'a> {
             None => self.resolve_bare(fi, c),
             Some(r) => self.resolve_qualified(fi, c, r),
         }?;
+        let lang = self.files[fi as usize].language.as_str();
+        // Go compiles `_test.go` files only into the package's test binary (`go help
+        // test`): code outside them can never call what they define.
+        let go_test = |i: u32| self.files[i as usize].path.ends_with("_test.go");
+        if lang == "go" && go_test(t.0) && !go_test(fi) {
+            return Err(UnresolvedReason::NotFound);
+        }
         // Java and C#: `new Foo(..)` runs Foo's constructor; when the class declares exactly
         // one, that is the target (javac's answer), else the class.
-        let lang = self.files[fi as usize].language.as_str();
         if c.is_new && matches!(lang, "java" | "csharp") && self.def(t).kind.is_constructible() {
             let ctors: Vec<u32> = self.files[t.0 as usize]
                 .definitions
@@ -1060,7 +1066,15 @@ impl<'a> Ctx<'a> {
         } else {
             ty
         };
-        if self.types.contains_key(&(self.fam(fi), ty)) {
+        // In Go an unqualified type name is visible only in its own package (directory):
+        // elsewhere `val.Referrers()` is a call on a variable that shares a type's name.
+        let go_type_elsewhere = f.language == "go"
+            && segs.len() == 1
+            && !self.types.get(&(self.fam(fi), ty)).is_some_and(|v| {
+                v.iter()
+                    .any(|r| dir_of(&self.files[r.0 as usize].path) == dir_of(&f.path))
+            });
+        if !go_type_elsewhere && self.types.contains_key(&(self.fam(fi), ty)) {
             let m = self.member_with_bases(fi, ty, name, 0);
             if !m.is_empty() {
                 return one(m, Tier::Qualified);
@@ -1549,6 +1563,11 @@ pub fn is_test_path(path: &str) -> bool {
         || file.ends_with("_test.py")
         || file.contains(".test.")
         || file.contains(".spec.")
+}
+
+/// The directory part of a repo-relative path (`""` at the root).
+fn dir_of(path: &str) -> &str {
+    path.rfind('/').map_or("", |i| &path[..i])
 }
 
 /// Narrows candidates to the caller's file, then its directory tree (crate or package),
