@@ -48,7 +48,8 @@
 (argument_list (selector_expression operand: (_) @reference.receiver field: (field_identifier) @reference))
 
 ; Return types (factories: `func NewMemory() *Memory`) and bindings from calls and
-; qualified composite literals.
+; qualified composite literals. A selector callee is kept whole (`store.NewMemory`,
+; `t.Field`): only a package qualifier makes it a factory or a type, a value's is a method.
 (function_declaration name: (identifier) @name
   result: [(type_identifier) @returns (pointer_type (type_identifier) @returns)
            (qualified_type) @returns (pointer_type (qualified_type) @returns)]) @definition.function
@@ -57,7 +58,7 @@
     type: [(type_identifier) @returns (pointer_type (type_identifier) @returns)]))) @definition.function
 (short_var_declaration left: (expression_list . (identifier) @local.name)
   right: (expression_list . (call_expression
-    function: [(identifier) @local.type (selector_expression field: (field_identifier) @local.type)])))
+    function: [(identifier) @local.type (selector_expression) @local.type])))
 (short_var_declaration left: (expression_list . (identifier) @local.name)
   right: (expression_list . (composite_literal type: (qualified_type) @local.type)))
 (short_var_declaration left: (expression_list . (identifier) @local.name)

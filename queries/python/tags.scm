@@ -36,6 +36,21 @@
 (typed_parameter (identifier) @local.name type: (type [(identifier) (attribute)] @local.type))
 (typed_default_parameter name: (identifier) @local.name type: (type [(identifier) (attribute)] @local.type))
 
+; Names bound in a scope without a stated type: parameters, assignment and loop targets,
+; `with ... as x`. Inside a function they are its locals (Python's scoping rule: a name
+; bound anywhere in a function is local to all of it), so `f()` there calls the value,
+; not a same-named module-level function.
+(parameters (identifier) @local.name)
+(parameters (default_parameter name: (identifier) @local.name))
+(parameters (list_splat_pattern (identifier) @local.name))
+(parameters (dictionary_splat_pattern (identifier) @local.name))
+(assignment left: (identifier) @local.name)
+(assignment left: [(pattern_list (identifier) @local.name) (tuple_pattern (identifier) @local.name)])
+(augmented_assignment left: (identifier) @local.name)
+(for_statement left: (identifier) @local.name)
+(for_statement left: [(pattern_list (identifier) @local.name) (tuple_pattern (identifier) @local.name)])
+(as_pattern alias: (as_pattern_target (identifier) @local.name))
+
 ; Functions used as values (callbacks): arguments, keyword arguments, returns, assignments.
 (argument_list (identifier) @reference)
 (argument_list (attribute object: (_) @reference.receiver attribute: (identifier) @reference))

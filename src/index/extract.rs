@@ -254,6 +254,8 @@ fn run_query(
     let mut default_export: Option<String> = None;
     let mut package: Option<String> = None;
     let mut bindings: Vec<RawBinding> = Vec::new();
+    // (name token offset, name) → its entry in `bindings`.
+    let mut binding_at: HashMap<(usize, String), usize> = HashMap::default();
     let mut comments: Vec<(tree_sitter::Point, usize, std::ops::Range<usize>)> = Vec::new();
     let mut annotations: Vec<(usize, usize)> = Vec::new();
     let src = text.as_bytes();
@@ -425,28 +427,40 @@ fn run_query(
                 annotations.push((n.start_position().row, n.end_position().row));
                 continue;
             }
-            if let (Some(n), Some(t)) = (find(Role::LocalName), find(Role::LocalType)) {
+            if let Some(n) = find(Role::LocalName) {
                 // Keep a dotted qualifier (`types.Type`, `ns.Foo`): its import decides
-                // whether the type is the repo's or a library's.
-                let (type_name, qual) = split_type_name(node_text(t, text));
-                let type_name = match qual {
-                    Some(q) if !q.contains("::") && !type_name.is_empty() => {
-                        format!("{q}.{type_name}")
+                // whether the type is the repo's or a library's. A name captured without
+                // a type (a Python parameter or assignment) is bound with an empty type.
+                let type_name = match find(Role::LocalType) {
+                    Some(t) => {
+                        let (type_name, qual) = split_type_name(node_text(t, text));
+                        match qual {
+                            Some(q) if !q.contains("::") && !type_name.is_empty() => {
+                                format!("{q}.{type_name}")
+                            }
+                            _ if type_name.is_empty() => continue,
+                            _ => type_name,
+                        }
                     }
-                    _ => type_name,
+                    None => String::new(),
                 };
                 let name = squash(node_text(n, text));
-                if !type_name.is_empty()
-                    && !bindings
-                        .iter()
-                        .any(|b| b.0 == n.start_byte() && b.1 == name)
-                {
-                    bindings.push((
-                        n.start_byte(),
-                        name,
-                        type_name,
-                        n.start_position().row as u32 + 1,
-                    ));
+                // One binding per name token; a typed capture of it wins over an untyped one.
+                match binding_at.get(&(n.start_byte(), name.clone())) {
+                    Some(&i) => {
+                        if bindings[i].2.is_empty() {
+                            bindings[i].2 = type_name;
+                        }
+                    }
+                    None => {
+                        binding_at.insert((n.start_byte(), name.clone()), bindings.len());
+                        bindings.push((
+                            n.start_byte(),
+                            name,
+                            type_name,
+                            n.start_position().row as u32 + 1,
+                        ));
+                    }
                 }
                 continue;
             }
@@ -879,6 +893,38 @@ mod tests {
             .caller
             .map(|i| f.definitions[i as usize].id.as_ref());
         assert_eq!(caller, Some("src/math.rs::Calc::add"));
+    }
+
+    #[test]
+    fn python_untyped_locals_are_bound_and_a_typed_capture_wins() {
+        let src = "def run(a, b=1, *rest, **kw):\n    x = Repo()\n    y, z = pair()\n    for item in rest:\n        pass\n    n: int = 0\n";
+        let f = facts("app/jobs.py", src);
+        let mut got: Vec<(&str, &str)> = f
+            .bindings
+            .iter()
+            .map(|b| (b.name.as_str(), b.type_name.as_str()))
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                ("a", ""),
+                ("b", ""),
+                ("item", ""),
+                ("kw", ""),
+                ("n", "int"),
+                ("rest", ""),
+                ("x", "Repo"),
+                ("y", ""),
+                ("z", "")
+            ]
+        );
+        let run = f
+            .definitions
+            .iter()
+            .position(|d| &*d.name == "run")
+            .unwrap() as u32;
+        assert!(f.bindings.iter().all(|b| b.scope == Some(run)));
     }
 
     #[test]

@@ -259,7 +259,9 @@ pub struct Binding {
     pub scope: Option<u32>,
     /// The bound name as written: `x`, or `self.x` / `this.x` for an assigned field.
     pub name: String,
-    /// The type's name, last segment, generics stripped (`Foo` for `pkg.Foo[T]`).
+    /// The type's name, last segment, generics stripped (`Foo` for `pkg.Foo[T]`); empty
+    /// when the source binds the name without saying its type (an unannotated Python
+    /// parameter or assignment target), which still shadows outer definitions.
     pub type_name: String,
     /// 1-based line of the binding.
     pub line: u32,

@@ -151,6 +151,18 @@ fn inline_constructor(recv: &str) -> Option<&str> {
     ok.then_some(name)
 }
 
+/// Python `import a.b.c` (no alias) binds the top-level package `a`, not `c` (language
+/// reference, "The import statement"): the name it binds, else `None`.
+fn python_package_binding<'i>(fam: &str, imp: &'i Import) -> Option<&'i str> {
+    if fam != "python" || imp.name.is_some() || imp.alias.is_some() {
+        return None;
+    }
+    imp.module
+        .split_once('.')
+        .map(|(top, _)| top)
+        .filter(|t| !t.is_empty())
+}
+
 /// A typed name's lookup key: `self.x` and `this.x` share the key `x` with a field `x`.
 fn binding_key(name: &str) -> &str {
     name.strip_prefix("self.")
@@ -196,6 +208,9 @@ struct Ctx<'a> {
     /// file → typed names by key (the name, `self.`/`this.` stripped), so receiver typing
     /// never scans a file's bindings.
     typed: Vec<HashMap<&'a str, Vec<&'a Binding>>>,
+    /// file → (definition, name) of every name bound inside a definition, typed or not
+    /// (parameters, locals): what shadows outer definitions of that name.
+    bound: Vec<foldhash::HashSet<(u32, &'a str)>>,
 }
 
 fn is_typeish(k: Kind) -> bool {
@@ -230,6 +245,7 @@ impl<'a> Ctx<'a> {
             types: HashMap::default(),
             bindings: Vec::with_capacity(files.len()),
             typed: Vec::with_capacity(files.len()),
+            bound: Vec::with_capacity(files.len()),
             is_test: files.iter().map(|f| is_test_path(&f.path)).collect(),
         };
         for (fi, f) in files.iter().enumerate() {
@@ -237,7 +253,9 @@ impl<'a> Ctx<'a> {
             for (di, d) in f.definitions.iter().enumerate() {
                 let r = (fi as u32, di as u32);
                 c.by_name.entry((fam, &*d.name)).or_default().push(r);
-                if is_typeish(d.kind) {
+                // A Go `type T float64` declares a named type with its own method set (Go
+                // spec, "Type definitions"), so it types receivers like a struct does.
+                if is_typeish(d.kind) || (fam == "go" && d.kind == Kind::TypeAlias) {
                     c.types.entry((fam, &*d.name)).or_default().push(r);
                 }
                 if let Some(cn) = Self::container_name(f, d) {
@@ -246,7 +264,7 @@ impl<'a> Ctx<'a> {
             }
             let mut b: HashMap<&str, Vec<&Import>> = HashMap::default();
             for imp in &f.imports {
-                if let Some(n) = imp.local_name() {
+                if let Some(n) = python_package_binding(fam, imp).or(imp.local_name()) {
                     b.entry(n).or_default().push(imp);
                 }
                 // Go binds an import under the imported package's declared name, which
@@ -266,10 +284,17 @@ impl<'a> Ctx<'a> {
             }
             c.bindings.push(b);
             let mut typed: HashMap<&str, Vec<&Binding>> = HashMap::default();
+            let mut bound = foldhash::HashSet::default();
             for b in &f.bindings {
-                typed.entry(binding_key(&b.name)).or_default().push(b);
+                if !b.type_name.is_empty() {
+                    typed.entry(binding_key(&b.name)).or_default().push(b);
+                }
+                if let Some(s) = b.scope {
+                    bound.insert((s, b.name.as_str()));
+                }
             }
             c.typed.push(typed);
+            c.bound.push(bound);
         }
         c
     }
@@ -597,6 +622,18 @@ impl<'a> Ctx<'a> {
             .copied()
     }
 
+    /// Whether `name` is bound (a parameter, a local) directly in the function or method
+    /// `scope` of file `fi`; class bodies do not count, their names are not in scope in
+    /// the methods (Python) or are fields reached through `self`/`this`.
+    fn is_local(&self, fi: u32, scope: Option<u32>, name: &str) -> bool {
+        scope.is_some_and(|s| {
+            self.files[fi as usize].definitions[s as usize]
+                .kind
+                .is_callable()
+                && self.bound[fi as usize].contains(&(s, name))
+        })
+    }
+
     /// Narrows candidates the way the languages themselves decide, when that leaves fewer:
     /// a non-test caller never reaches test code (`_test.go`, `testdata/`, `tests/`,
     /// `*.test.ts`, `test_*.py`); a `.pyi` stub gives way to its `.py` module; and in
@@ -660,9 +697,15 @@ impl<'a> Ctx<'a> {
             None => self.resolve_bare(fi, c),
             Some(r) => self.resolve_qualified(fi, c, r),
         }?;
+        let lang = self.files[fi as usize].language.as_str();
+        // Go compiles `_test.go` files only into the package's test binary (`go help
+        // test`): code outside them can never call what they define.
+        let go_test = |i: u32| self.files[i as usize].path.ends_with("_test.go");
+        if lang == "go" && go_test(t.0) && !go_test(fi) {
+            return Err(UnresolvedReason::NotFound);
+        }
         // Java and C#: `new Foo(..)` runs Foo's constructor; when the class declares exactly
         // one, that is the target (javac's answer), else the class.
-        let lang = self.files[fi as usize].language.as_str();
         if c.is_new && matches!(lang, "java" | "csharp") && self.def(t).kind.is_constructible() {
             let ctors: Vec<u32> = self.files[t.0 as usize]
                 .definitions
@@ -718,21 +761,31 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        // 1. local: the caller's own nested scopes first, then the file.
+        // 1. local: the caller's own nested scopes first, then the file. A function that
+        // binds the name as a parameter or local variable (`def test(httpbin):
+        // httpbin("get")`) calls that value: no definition is the target (its runtime
+        // value is unknown), and outer definitions of the name are hidden.
         let local = self.free_in_file(fi, name);
-        if !local.is_empty() {
-            let mut scope = c.caller;
-            while let Some(s) = scope {
-                let inner: Vec<DefRef> = local
-                    .iter()
-                    .copied()
-                    .filter(|&r| self.def(r).parent == Some(s))
-                    .collect();
-                if inner.len() == 1 {
-                    return Ok((inner[0], Tier::Local));
-                }
-                scope = f.definitions[s as usize].parent;
+        let mut scope = c.caller;
+        while let Some(s) = scope {
+            let inner: Vec<DefRef> = local
+                .iter()
+                .copied()
+                .filter(|&r| self.def(r).parent == Some(s))
+                .collect();
+            if inner.len() == 1 {
+                return Ok((inner[0], Tier::Local));
             }
+            // Python only: there a name bound anywhere in a function is local to all of it
+            // (Go, Rust and JS `let` start the scope at the declaration and end it with
+            // the block, which the facts do not record; Java and C# keep methods and
+            // variables apart).
+            if inner.is_empty() && f.language == "python" && self.is_local(fi, Some(s), name) {
+                return Err(UnresolvedReason::NotFound);
+            }
+            scope = f.definitions[s as usize].parent;
+        }
+        if !local.is_empty() {
             let top: Vec<DefRef> = self.pick(
                 fi,
                 local
@@ -944,11 +997,17 @@ impl<'a> Ctx<'a> {
                 match self.bind(fi, imp) {
                     Bound::External => return Err(UnresolvedReason::External),
                     Bound::Module(files) => {
-                        let mut files = files;
+                        // `import a.b` bound `a`: the walk starts at the package `a`.
+                        let (mut files, base) = match python_package_binding(self.fam(fi), imp)
+                            .map(|top| (top, self.modules.python(self.files, fi, top)))
+                        {
+                            Some((top, Target::Files(v))) if !v.is_empty() => (v, top),
+                            _ => (files, imp.module.as_str()),
+                        };
                         let mut k = 1;
                         // Python `pkg.mod.f()`: walk submodules.
                         while k < segs.len() && f.language == "python" {
-                            let sub = format!("{}.{}", imp.module, segs[1..=k].join("."));
+                            let sub = format!("{base}.{}", segs[1..=k].join("."));
                             match self.modules.python(self.files, fi, &sub) {
                                 Target::Files(s) if !s.is_empty() => files = s,
                                 _ => break,
@@ -1007,7 +1066,15 @@ impl<'a> Ctx<'a> {
         } else {
             ty
         };
-        if self.types.contains_key(&(self.fam(fi), ty)) {
+        // In Go an unqualified type name is visible only in its own package (directory):
+        // elsewhere `val.Referrers()` is a call on a variable that shares a type's name.
+        let go_type_elsewhere = f.language == "go"
+            && segs.len() == 1
+            && !self.types.get(&(self.fam(fi), ty)).is_some_and(|v| {
+                v.iter()
+                    .any(|r| dir_of(&self.files[r.0 as usize].path) == dir_of(&f.path))
+            });
+        if !go_type_elsewhere && self.types.contains_key(&(self.fam(fi), ty)) {
             let m = self.member_with_bases(fi, ty, name, 0);
             if !m.is_empty() {
                 return one(m, Tier::Qualified);
@@ -1037,10 +1104,23 @@ impl<'a> Ctx<'a> {
             return Typed::Unknown;
         }
         if let Some(ty) = inline_constructor(recv) {
-            return match self.classify(fi, ty) {
-                Typed::Repo(t) if self.is_constructible(fi, &t) => Typed::Repo(t),
-                _ => Typed::Unknown,
+            // A dotted head is classified whole, so its qualifier decides (`pkg.Foo(x)` is
+            // the package's type; `t.Field(i)` in Go is a method call on a value).
+            let head = recv.strip_prefix("new ").unwrap_or(recv).trim();
+            let dotted = head
+                .find(['(', '{'])
+                .map(|i| head[..i].trim_end())
+                .filter(|h| h.contains('.') && !h.contains("::"));
+            let typed = match dotted {
+                Some(h) if !recv.starts_with("new ") => self.classify(fi, h),
+                _ => self.classify(fi, ty),
             };
+            match typed {
+                Typed::Repo(t) if self.is_constructible(fi, &t) => return Typed::Repo(t),
+                // Not a construction: typed below as a call result.
+                _ if recv.ends_with(')') => {}
+                _ => return Typed::Unknown,
+            }
         }
         // A call result: resolve the call, then its declared return type.
         if let Some(inner) = recv.strip_suffix(')') {
@@ -1074,6 +1154,16 @@ impl<'a> Ctx<'a> {
                 Some(q) => self.resolve_qualified_depth(fi, &site, q, depth + 1),
             };
             return match target {
+                // A call of a type yields that type (a Go conversion `Meters(2)`, a class
+                // called by name).
+                Ok((t, _)) if !self.def(t).kind.is_callable() => {
+                    let d = self.def(t);
+                    if self.types.contains_key(&(self.fam(t.0), &*d.name)) {
+                        Typed::Repo(d.name.to_string())
+                    } else {
+                        Typed::Unknown
+                    }
+                }
                 Ok((t, _)) => self
                     .returns_of(t)
                     .map_or(Typed::Unknown, |r| self.classify_depth(t.0, &r, 1)),
@@ -1154,6 +1244,10 @@ impl<'a> Ctx<'a> {
             if !types.is_empty() {
                 return self.unify(fi, types);
             }
+            if self.is_local(fi, scope, name) {
+                // A parameter or local without a stated type hides any outer binding.
+                return Typed::Unknown;
+            }
             match scope {
                 Some(s) => scope = f.definitions[s as usize].parent,
                 None => return Typed::Unknown,
@@ -1229,9 +1323,33 @@ impl<'a> Ctx<'a> {
         // `pkg.Type`: the qualifier's import decides (see `resolve_base_ref`).
         if let Some((q, name)) = ty.rsplit_once('.') {
             let first = q.split('.').next().unwrap_or(q);
-            if self.bindings[fi as usize].contains_key(first) {
+            if let Some(imps) = self.bindings[fi as usize].get(first) {
                 return match self.resolve_base_ref(fi, name, Some(q)) {
                     Some((t, _)) => Typed::Repo(self.def(t).name.to_string()),
+                    // A factory of the imported package (`x := store.NewMemory()`): its
+                    // declared return type.
+                    None if depth == 0 && q == first => {
+                        let mut rets: Vec<(u32, String)> = Vec::new();
+                        for imp in imps {
+                            match self.bind(fi, imp) {
+                                Bound::External => return Typed::External,
+                                Bound::Module(files) => {
+                                    for r in self.top_level_in(&files, name) {
+                                        if self.def(r).kind.is_callable() {
+                                            rets.extend(self.returns_of(r).map(|t| (r.0, t)));
+                                        }
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                        rets.sort();
+                        rets.dedup();
+                        match rets.as_slice() {
+                            [(tf, t)] => self.classify_depth(*tf, t, 1),
+                            _ => Typed::Unknown,
+                        }
+                    }
                     None => {
                         let external = self.bindings[fi as usize][first]
                             .iter()
@@ -1243,6 +1361,11 @@ impl<'a> Ctx<'a> {
                         }
                     }
                 };
+            }
+            // Go qualifies a name only by a package (Go spec, "Qualified identifiers"): an
+            // unbound qualifier is a value, and `v.Name` is its field or method, not a type.
+            if fam == "go" {
+                return Typed::Unknown;
             }
             return self.classify_depth(fi, name, depth);
         }
@@ -1343,7 +1466,15 @@ impl<'a> Ctx<'a> {
             return self.resolve_base(fi, name);
         };
         for imp in imps {
-            match self.bind(fi, imp) {
+            // `import a.b` bound `a`: the qualifier is a module path from the package `a`.
+            let bound = match python_package_binding(self.fam(fi), imp) {
+                Some(_) => match self.modules.python(self.files, fi, q) {
+                    Target::Files(v) if !v.is_empty() => Bound::Module(v),
+                    _ => self.bind(fi, imp),
+                },
+                None => self.bind(fi, imp),
+            };
+            match bound {
                 Bound::External => return None,
                 Bound::Module(files) => {
                     let v: Vec<DefRef> = self
@@ -1432,6 +1563,11 @@ pub fn is_test_path(path: &str) -> bool {
         || file.ends_with("_test.py")
         || file.contains(".test.")
         || file.contains(".spec.")
+}
+
+/// The directory part of a repo-relative path (`""` at the root).
+fn dir_of(path: &str) -> &str {
+    path.rfind('/').map_or("", |i| &path[..i])
 }
 
 /// Narrows candidates to the caller's file, then its directory tree (crate or package),
@@ -1631,6 +1767,11 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
             continue;
         }
         match resolved {
+            // Go: a call expression whose callee is a type is a conversion (`Celsius(x)`,
+            // `pkg.Name(s)`; Go spec, "Conversions"), not a call: no code of the type runs,
+            // so it is neither a `calls` edge nor an unresolved call. Receiver typing still
+            // reads the type from such a receiver (`HashSlice(a).Len()`).
+            Ok((t, _)) if f.language == "go" && !ctx.def(t).kind.is_callable() => {}
             Ok((t, tier)) => add(
                 caller,
                 node(t),
