@@ -949,8 +949,17 @@ impl<'a> Ctx<'a> {
                     .flatten()
                     .filter(|t| t.0 == fi)
                 {
+                    // Each base as written, qualifier included (`werkzeug.test.EnvironBuilder`
+                    // is external even when the class itself is also `EnvironBuilder`), and
+                    // never the class itself.
                     for b in &self.def(t).bases {
-                        out.extend(self.member_with_bases(fi, &b.name, name, 1));
+                        if let Some((bt, _)) =
+                            self.resolve_base_ref(fi, &b.name, b.qualifier.as_deref())
+                        {
+                            if bt != t {
+                                out.extend(self.members_of_def(bt, name, 1));
+                            }
+                        }
                     }
                 }
                 out.sort();
