@@ -24,6 +24,12 @@ use super::{write_atomic, SearchChunk, SearchError};
 
 const MAGIC: &[u8; 8] = b"CGTVEC02";
 
+/// Inputs per embedder call in [`embed_chunks`]; progress is saved between calls.
+const CHECKPOINT_INPUTS: usize = 128;
+
+/// Least time between two progress saves of [`embed_chunks`].
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Rows per parallel work item of the scan.
 const SCAN_BLOCK_ROWS: usize = 4096;
 
@@ -228,6 +234,16 @@ pub fn embed_chunks(
     embedder: &dyn Embedder,
     cache_dir: Option<&Path>,
 ) -> Result<(VectorIndex, EmbedStats), SearchError> {
+    embed_chunks_saving_every(chunks, embedder, cache_dir, CHECKPOINT_EVERY)
+}
+
+/// [`embed_chunks`] with the least time between progress saves as a parameter.
+fn embed_chunks_saving_every(
+    chunks: &[SearchChunk],
+    embedder: &dyn Embedder,
+    cache_dir: Option<&Path>,
+    checkpoint_every: std::time::Duration,
+) -> Result<(VectorIndex, EmbedStats), SearchError> {
     let id = embedder.id();
     let file = cache_dir.map(|d| cache_file(d, &embedder.cache_slot()));
     let (mut dim, mut cache) = file
@@ -243,22 +259,38 @@ pub fn embed_chunks(
             missing.push(i);
         }
     }
-    let todo: Vec<String> = missing.iter().map(|&i| inputs[i].clone()).collect();
-    let fresh = if todo.is_empty() {
-        Vec::new()
-    } else {
-        embedder.embed(&todo)?
-    };
+    // Embedded in parts; on a long run (a CPU model takes minutes) the vectors so far
+    // are saved now and then, so a run cut short resumes instead of starting over. A
+    // save only adds vectors: nothing indexed before is lost if a later part fails.
+    let mut embedded = 0;
+    let mut last_save = std::time::Instant::now();
+    for part in missing.chunks(CHECKPOINT_INPUTS) {
+        let todo: Vec<String> = part.iter().map(|&i| inputs[i].clone()).collect();
+        let fresh = embedder.embed(&todo)?;
+        embedded += fresh.len();
+        for (&i, v) in part.iter().zip(fresh) {
+            if dim == 0 {
+                dim = v.len();
+            }
+            cache.insert(keys[i], v);
+        }
+        tracing::info!(embedded, total = missing.len(), "embedding chunks");
+        if let Some(f) = &file {
+            if embedded < missing.len() && last_save.elapsed() >= checkpoint_every {
+                let entries: Vec<([u8; 32], &[f32])> = cache
+                    .iter()
+                    .filter(|(_, v)| v.len() == dim)
+                    .map(|(k, v)| (*k, v.as_slice()))
+                    .collect();
+                save_cache(f, &id, dim, &entries)?;
+                last_save = std::time::Instant::now();
+            }
+        }
+    }
     let stats = EmbedStats {
         cached: chunks.len() - missing.len(),
-        embedded: fresh.len(),
+        embedded,
     };
-    for (&i, v) in missing.iter().zip(fresh) {
-        if dim == 0 {
-            dim = v.len();
-        }
-        cache.insert(keys[i], v);
-    }
     // Vectors of another length (a model that changed its dimension) are dropped.
     cache.retain(|_, v| v.len() == dim);
     let rows: Vec<Vec<f32>> = keys
@@ -297,6 +329,67 @@ mod tests {
         assert_eq!(rows, [0, 2, 1]);
         assert!((top[0].1 - 0.99875).abs() < 1e-3);
         assert!(ix.top_k(&[1.0, 0.0, 0.0], 3).is_empty());
+    }
+
+    /// Embeds each text as `[len, 1]`; fails on call number `fail_on` (0-based).
+    struct FailingOn {
+        fail_on: usize,
+        calls: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Embedder for FailingOn {
+        fn id(&self) -> String {
+            "failing-on".into()
+        }
+        fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, super::super::EmbedError> {
+            let n = self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if n == self.fail_on {
+                return Err(super::super::EmbedError::Config("down".into()));
+            }
+            Ok(texts.iter().map(|t| vec![t.len() as f32, 1.0]).collect())
+        }
+    }
+
+    fn chunk(i: usize) -> SearchChunk {
+        SearchChunk {
+            key: format!("a.py:{i}-{i}"),
+            id: format!("a.py::f{i}"),
+            path: "a.py".into(),
+            language: "python".into(),
+            kind: "function".into(),
+            name: format!("f{i}"),
+            qualified_name: format!("a.f{i}"),
+            doc: String::new(),
+            start_line: i as u32,
+            end_line: i as u32,
+            text: format!("def f{i}(): pass"),
+            header: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_run_cut_short_keeps_the_parts_it_finished() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let chunks: Vec<SearchChunk> = (0..CHECKPOINT_INPUTS + 10).map(chunk).collect();
+        let failing = FailingOn {
+            fail_on: 1,
+            calls: Default::default(),
+        };
+        let zero = std::time::Duration::ZERO;
+        assert!(embed_chunks_saving_every(&chunks, &failing, Some(dir.path()), zero).is_err());
+        let file = cache_file(dir.path(), "failing-on");
+        let (_, saved) = load_cache(&file, "failing-on").expect("progress saved");
+        assert_eq!(saved.len(), CHECKPOINT_INPUTS, "the first part");
+        let working = FailingOn {
+            fail_on: usize::MAX,
+            calls: Default::default(),
+        };
+        let (vi, st) = embed_chunks_saving_every(&chunks, &working, Some(dir.path()), zero)
+            .expect("resumed run");
+        assert_eq!(
+            (st.cached, st.embedded, vi.len()),
+            (CHECKPOINT_INPUTS, 10, chunks.len())
+        );
     }
 
     #[test]
