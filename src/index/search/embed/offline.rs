@@ -196,6 +196,10 @@ impl Embedder for OfflineEmbedder {
         Ok(texts.iter().map(|t| self.vector(t)).collect())
     }
 
+    fn lexical(&self) -> bool {
+        true
+    }
+
     /// The query less English function words ([`crate::index::search::query`]), as BM25
     /// sees it: a lexical model only matches their letters.
     fn embed_query(&self, query: &str) -> Result<Vec<f32>, EmbedError> {
