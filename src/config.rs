@@ -41,7 +41,8 @@ pub struct Config {
     pub window_step: Option<u32>,
     /// OpenAI-compatible embedding endpoint (`[embedding]` table: `base_url`, `model`,
     /// `dimensions`, `timeout_secs`, `max_retries`, `max_input_chars`, `batch_size`,
-    /// `backoff_ms`); the API key comes only from `OPENAI_API_KEY`.
+    /// `backoff_ms`, `query_prefix`, `passage_prefix`, `input_type`); the API key comes
+    /// only from `OPENAI_API_KEY`.
     pub embedding: Option<OpenAiConfig>,
     /// TUI colour theme name.
     pub theme: Option<String>,

@@ -9,16 +9,21 @@ use codegraph_tui::index::search::vector::bench_top_k;
 #[ignore = "benchmark: run with --release --ignored --nocapture"]
 fn vector_top_k_at_200k_chunks() {
     for dim in [256, 384] {
-        let (p50, p99) = bench_top_k(200_000, dim, 60);
-        println!("vector top-1000 over 200000 x {dim}: p50 {p50:.1} ms, p99 {p99:.1} ms");
+        let b = bench_top_k(200_000, dim, 60);
+        println!("vector top-1000 over 200000 x {dim}: {b:?}");
         if !cfg!(debug_assertions) {
-            assert!(p50 < 50.0, "p50 {p50:.1} ms over the 50 ms budget");
+            assert!(b.p50 < 50.0, "p50 {:.1} ms over the 50 ms budget", b.p50);
         }
+        assert!(
+            b.top10_same >= 0.9,
+            "top 10 differ from the f32 scan: {b:?}"
+        );
     }
 }
 
 #[test]
 fn bench_helper_runs_small() {
-    let (p50, p99) = bench_top_k(2000, 16, 3);
-    assert!(p50 >= 0.0 && p99 >= p50);
+    let b = bench_top_k(2000, 16, 3);
+    assert!(b.p50 >= 0.0 && b.p99 >= b.p50);
+    assert_eq!((b.top10_same, b.top1000_overlap), (1.0, 1.0), "{b:?}");
 }

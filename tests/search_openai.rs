@@ -35,6 +35,7 @@ struct Seen {
     authorization: Option<String>,
     inputs: Vec<String>,
     model: String,
+    input_type: Option<String>,
 }
 
 struct Server {
@@ -102,6 +103,7 @@ fn handle(mut stream: TcpStream, reply: Reply, log: Arc<Mutex<Vec<Seen>>>) {
         authorization: auth,
         inputs: inputs.clone(),
         model: req["model"].as_str().unwrap_or_default().to_string(),
+        input_type: req["input_type"].as_str().map(String::from),
     });
     let vectors = |n: usize, dim: usize| {
         let data: Vec<serde_json::Value> = inputs
@@ -151,6 +153,7 @@ fn config(url: &str) -> OpenAiConfig {
         max_input_chars: 1000,
         batch_size: 2,
         backoff_ms: 5,
+        ..OpenAiConfig::default()
     }
 }
 
@@ -182,6 +185,10 @@ fn success_batches_in_order_with_bearer_key() {
         .iter()
         .all(|r| r.authorization.as_deref() == Some("Bearer sk-secret-test-key")));
     assert!(seen.iter().all(|r| r.model == "test-model"));
+    assert!(
+        seen.iter().all(|r| r.input_type.is_none()),
+        "off by default"
+    );
     assert_eq!(seen[2].inputs, ["text number 4"]);
     assert!(!format!("{:?}", config(&s.url)).contains("sk-secret"));
 }
@@ -266,6 +273,58 @@ fn timeout() {
         err.to_string().contains("did not answer within 0.2 s"),
         "{err}"
     );
+}
+
+#[test]
+fn a_batch_that_times_out_is_split_and_later_batches_stay_small() {
+    // The first request (4 inputs) is too slow; every later one answers at once.
+    let s = serve(vec![
+        Reply::Slow(Duration::from_millis(1500), 3),
+        Reply::Vectors { dim: 3 },
+    ]);
+    let mut c = config(&s.url);
+    c.timeout_secs = 0.4;
+    c.batch_size = 4;
+    c.max_retries = 0;
+    let e = OpenAiEmbedder::new(c).expect("client");
+    let v = e.embed(&texts(4)).expect("succeeds in smaller batches");
+    let firsts: Vec<f32> = v.iter().map(|x| x[0]).collect();
+    assert_eq!(firsts, [0.0, 1.0, 0.0, 1.0], "two batches of 2, in order");
+    let v = e.embed(&texts(3)).expect("second call");
+    assert_eq!(v.len(), 3);
+    let sizes: Vec<usize> = s
+        .seen
+        .lock()
+        .expect("lock")
+        .iter()
+        .map(|r| r.inputs.len())
+        .collect();
+    assert_eq!(sizes, [4, 2, 2, 2, 1], "the halved size is kept");
+}
+
+#[test]
+fn query_and_passage_prefixes_and_input_type() {
+    let s = serve(vec![Reply::Vectors { dim: 3 }]);
+    let mut c = config(&s.url);
+    c.query_prefix = "query: ".into();
+    c.passage_prefix = "passage: ".into();
+    c.input_type = true;
+    c.max_input_chars = 12;
+    let plain = OpenAiEmbedder::new(config(&s.url)).expect("client").id();
+    let e = OpenAiEmbedder::new(c).expect("client");
+    assert_ne!(e.id(), plain, "prefixed vectors must not share a cache");
+    e.embed(&["def parse(): pass".to_string()])
+        .expect("passage");
+    e.embed_query("parse a url").expect("query");
+    let seen = s.seen.lock().expect("lock").clone();
+    assert_eq!(
+        seen[0].inputs,
+        ["passage: def"],
+        "prefix counted in the cut"
+    );
+    assert_eq!(seen[0].input_type.as_deref(), Some("document"));
+    assert_eq!(seen[1].inputs, ["query: parse"]);
+    assert_eq!(seen[1].input_type.as_deref(), Some("query"));
 }
 
 #[test]

@@ -34,7 +34,7 @@ pub struct SearchArgs {
     #[arg(long, hide = true)]
     pub stats: bool,
     /// Benchmark: time the vector scan over N random vectors (256 and 384 dimensions),
-    /// print JSON, and exit (QUERY is ignored).
+    /// compare it with the plain f32 scan, print JSON, and exit (QUERY is ignored).
     #[arg(long, hide = true, value_name = "N")]
     pub bench_vectors: Option<usize>,
 }
@@ -42,10 +42,13 @@ pub struct SearchArgs {
 pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Result<i32> {
     if let Some(n) = a.bench_vectors {
         for dim in [256, 384] {
-            let (p50, p99) = crate::index::search::vector::bench_top_k(n, dim, 60);
+            let b = crate::index::search::vector::bench_top_k(n, dim, 60);
             output::print_json(&serde_json::json!({
                 "vectors": n, "dimensions": dim, "k": 1000,
-                "latency_ms": {"p50": p50, "p99": p99},
+                "latency_ms": {"p50": b.p50, "p99": b.p99, "f32_scan_p50": b.f32_p50},
+                "agreement_with_f32_scan": {
+                    "top10_identical": b.top10_same, "top1000_overlap": b.top1000_overlap,
+                },
             }))?;
         }
         return Ok(0);

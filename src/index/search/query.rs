@@ -2,6 +2,27 @@
 //! `kind:` filters (a filter's value may be quoted too). Filters restrict, words and
 //! phrases rank.
 
+/// English function words that carry no meaning for lexical ranking. A short list (the
+/// common core of the SMART and NLTK lists), lowercase; measured on the searchbench
+/// (README "Search quality"), where natural-language queries such as "Return the value of
+/// the header" matched every chunk with a variable `a` or a comment with "the".
+pub const STOP_WORDS: &[&str] = &[
+    "a", "all", "also", "an", "and", "any", "are", "as", "at", "be", "but", "by", "can", "do",
+    "does", "each", "for", "from", "given", "had", "has", "have", "if", "in", "into", "is", "it",
+    "its", "may", "no", "not", "of", "on", "one", "only", "or", "other", "should", "so", "such",
+    "than", "that", "the", "their", "then", "there", "these", "this", "those", "to", "use", "used",
+    "was", "were", "when", "whether", "which", "will", "with", "would",
+];
+
+/// `true` when `word`, lowercased and without surrounding punctuation, is in
+/// [`STOP_WORDS`].
+pub fn is_stop_word(word: &str) -> bool {
+    let w = word
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    STOP_WORDS.binary_search(&w.as_str()).is_ok()
+}
+
 /// A parsed query.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Query {
@@ -72,6 +93,23 @@ impl Query {
         parts.join(" ")
     }
 
+    /// The words that rank by their letters (BM25, the offline embedder): [`Query::words`]
+    /// less English function words ([`STOP_WORDS`]), or all of them when every word is
+    /// one (so `the` alone still searches). A real language model gets the whole text.
+    pub fn ranking_words(&self) -> Vec<&str> {
+        let kept: Vec<&str> = self
+            .words
+            .iter()
+            .map(String::as_str)
+            .filter(|w| !is_stop_word(w))
+            .collect();
+        if kept.is_empty() {
+            self.words.iter().map(String::as_str).collect()
+        } else {
+            kept
+        }
+    }
+
     /// `true` when a hit with these attributes passes every filter.
     pub fn accepts(&self, path: &str, lang: &str, kind: &str) -> bool {
         self.paths.iter().all(|p| path.contains(p.as_str()))
@@ -116,6 +154,18 @@ mod tests {
         assert!(q.accepts("src/net/http.rs", "rust", "function"));
         assert!(!q.accepts("src/cli.rs", "rust", "function"));
         assert!(!q.accepts("src/net/a.py", "python", "function"));
+    }
+
+    #[test]
+    fn stop_words_leave_the_meaningful_words() {
+        assert!(
+            STOP_WORDS.windows(2).all(|w| w[0] < w[1]),
+            "sorted for binary search"
+        );
+        let q = Query::parse("Return the value of a Header, if any. path:src");
+        assert_eq!(q.ranking_words(), ["Return", "value", "Header,"]);
+        assert_eq!(Query::parse("the of").ranking_words(), ["the", "of"]);
+        assert!(is_stop_word("The") && is_stop_word("(if") && !is_stop_word("theme"));
     }
 
     #[test]

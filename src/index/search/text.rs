@@ -379,7 +379,7 @@ impl TextIndex {
         ];
         let mut seen = std::collections::HashSet::new();
         let mut ranking: Vec<(Occur, Box<dyn tantivy::query::Query>)> = Vec::new();
-        for w in &q.words {
+        for w in q.ranking_words() {
             for t in tokenize(w) {
                 if !seen.insert(t.text.clone()) {
                     continue;

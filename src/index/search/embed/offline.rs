@@ -195,6 +195,17 @@ impl Embedder for OfflineEmbedder {
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         Ok(texts.iter().map(|t| self.vector(t)).collect())
     }
+
+    fn lexical(&self) -> bool {
+        true
+    }
+
+    /// The query less English function words ([`crate::index::search::query`]), as BM25
+    /// sees it: a lexical model only matches their letters.
+    fn embed_query(&self, query: &str) -> Result<Vec<f32>, EmbedError> {
+        let q = crate::index::search::query::Query::parse(query);
+        Ok(self.vector(&q.ranking_words().join(" ")))
+    }
 }
 
 #[cfg(test)]

