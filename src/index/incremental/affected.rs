@@ -194,18 +194,20 @@ pub(crate) fn resolve_incremental(
     };
     let mut kept: Vec<Vec<RawEdge>> = vec![Vec::new(); files.len()];
     for e in prev_edges {
-        let (pfi, _) = locate(&prev_offsets, e.source)?;
-        if changed.contains(prev_files[pfi].path.as_str()) {
+        let (pfi, local) = locate(&prev_offsets, e.source)?;
+        let path = prev_files[pfi].path.as_str();
+        if changed.contains(path) {
             // A changed file is resolved again (or is gone): its old edges go.
             continue;
         }
-        let Some((src_fi, src)) = remap(e.source) else {
+        let Some(&src_fi) = new_at.get(path) else {
             tracing::debug!(
-                from = prev_files[pfi].path,
+                from = path,
                 "full resolution: an unchanged file has no place in the new index"
             );
             return None;
         };
+        let src = new_offsets[src_fi] + local;
         if selected[src_fi] {
             continue;
         }
