@@ -578,3 +578,21 @@ fn an_exact_name_is_pinned_above_fuzzy_matches_and_listed_once() {
     app.search.settle();
     assert_eq!(&*app.search.get(0).unwrap().id, "graph.py::CodeGraph.walk");
 }
+
+#[test]
+fn a_query_that_matches_nothing_clears_the_source_panel() {
+    let mut app = python();
+    typ(&mut app, "render_json");
+    assert!(!app.source.path.is_empty(), "a match shows its file");
+    let shown = app.source.path.clone();
+    typ(&mut app, "zzqqxx");
+    assert_eq!(app.search.matched(), 0);
+    assert!(
+        app.source.path.is_empty(),
+        "still showing {}",
+        app.source.path
+    );
+    let s = screen(&mut app, 100, 30);
+    assert!(!s.contains(&shown), "{s}");
+    assert!(s.contains("the selected symbol's source shows here"), "{s}");
+}

@@ -724,6 +724,11 @@ impl App {
             },
         };
         let Some(node) = id.as_deref().and_then(|id| g.node(id)) else {
+            // Nothing selected (the query matches nothing): showing the last match's file
+            // would present a symbol the list no longer holds.
+            if self.focus == Focus::Search && !self.source.path.is_empty() {
+                self.source = SourceView::default();
+            }
             return;
         };
         let range = Some((node.start_line, node.end_line));

@@ -42,9 +42,10 @@ impl Theme {
         };
         let user = config_dir.map(|d| d.join("themes").join(format!("{name}.toml")));
         let mut found = embedded.is_some();
-        if let Some(p) = user.filter(|p| p.is_file()) {
+        let user = user.filter(|p| p.is_file());
+        if let Some(p) = &user {
             let text =
-                std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
             let over: toml::Table =
                 toml::from_str(&text).with_context(|| format!("parsing {}", p.display()))?;
             merge(&mut doc, over);
@@ -54,7 +55,11 @@ impl Theme {
             let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
             anyhow::bail!("no theme named {name:?} (built in: {})", names.join(", "));
         }
-        Theme::from_table(name, &doc)
+        // A bad key is most likely in the user's file: name it, so the error can be acted on.
+        Theme::from_table(name, &doc).with_context(|| match &user {
+            Some(p) => format!("theme {name:?} (built in, overridden by {})", p.display()),
+            None => format!("theme {name:?} (built in)"),
+        })
     }
 
     /// Builds a theme from a parsed TOML document (`[palette]` and `[theme]` tables).
@@ -242,6 +247,17 @@ mod tests {
         assert_eq!(t.get("string").fg, Some(Color::Rgb(255, 0, 0)));
         assert_eq!(t.get("function").fg, Some(Color::Rgb(0, 0, 1)));
         assert!(Theme::load("nope", Some(dir.path())).is_err());
+    }
+
+    #[test]
+    fn a_bad_colour_in_a_user_file_names_the_file_and_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("themes")).unwrap();
+        let file = dir.path().join("themes/light.toml");
+        std::fs::write(&file, "[theme]\nstring = \"#zz0000\"\n").unwrap();
+        let e = format!("{:#}", Theme::load("light", Some(dir.path())).unwrap_err());
+        assert!(e.contains(&file.display().to_string()), "{e}");
+        assert!(e.contains("string"), "{e}");
     }
 
     #[test]
