@@ -596,3 +596,25 @@ fn a_query_that_matches_nothing_clears_the_source_panel() {
     assert!(!s.contains(&shown), "{s}");
     assert!(s.contains("the selected symbol's source shows here"), "{s}");
 }
+
+#[test]
+fn the_status_bar_counts_files_left_out_of_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::fixture("python");
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    std::fs::write(dir.path().join("blob.py"), b"def f():\n\x00\x01\x02 pass\n").unwrap();
+    std::fs::write(dir.path().join("latin1.py"), b"s = '\xe9t\xe9'\n").unwrap();
+    let mut app = app_on(dir.path(), Theme::load("dark", None).unwrap());
+    let s = screen(&mut app, 160, 30);
+    let status = s.lines().last().unwrap();
+    assert!(status.contains("· 2 skipped"), "{status}");
+    // Nothing left out: nothing said.
+    let mut app = python();
+    let s = screen(&mut app, 160, 30);
+    assert!(!s.lines().last().unwrap().contains("skipped"), "{s}");
+}

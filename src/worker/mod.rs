@@ -248,7 +248,10 @@ fn run(
     sink: impl Fn(IndexEvent),
 ) {
     let mut generation = 0u64;
-    let session = Arc::new(Mutex::new(Session::open(setup.cache_dir.as_deref())));
+    let session = Session::open(setup.cache_dir.as_deref());
+    // Another instance holds the cache's lock: fixed for this worker's life.
+    let read_only = session.report.read_only;
+    let session = Arc::new(Mutex::new(session));
     let mut current: Option<Arc<Snapshot>> = None;
     {
         let started = Instant::now();
@@ -333,6 +336,7 @@ fn run(
             options: &options,
             session: &session,
             prev: current.clone(),
+            read_only,
         };
         match job.run(generation, &commands, &sink) {
             RunEnd::Shutdown => return,
@@ -373,11 +377,23 @@ struct Job<'a> {
     options: &'a IndexOptions,
     session: &'a Arc<Mutex<Session>>,
     prev: Option<Arc<Snapshot>>,
+    /// The cache is read-only (another instance holds its lock).
+    read_only: bool,
 }
 
 type JobResult = Result<Option<(Arc<Snapshot>, Changes)>, index::IndexError>;
 
 impl Job<'_> {
+    /// Appended to every status notice while the cache is read-only, so the status bar keeps
+    /// saying that changes are not being saved.
+    fn read_only_note(&self) -> &'static str {
+        if self.read_only {
+            "; cache read-only (another instance holds the lock)"
+        } else {
+            ""
+        }
+    }
+
     /// Runs on its own thread with progress events every 100 ms. A shutdown that arrives
     /// meanwhile drops the result.
     fn run(
@@ -492,11 +508,12 @@ impl Job<'_> {
                 });
                 let message = if self.prev.is_some() {
                     format!(
-                        "updated: +{} ~{} -{} files in {} ms",
+                        "updated: +{} ~{} -{} files in {} ms{}",
                         changes.added.len(),
                         changes.modified.len(),
                         changes.removed.len(),
-                        elapsed.as_millis()
+                        elapsed.as_millis(),
+                        self.read_only_note()
                     )
                 } else {
                     let s = self.session.lock().unwrap_or_else(|p| p.into_inner());
@@ -527,8 +544,9 @@ impl Job<'_> {
                 sink(IndexEvent::Notice {
                     generation,
                     message: format!(
-                        "up to date (checked in {} ms)",
-                        started.elapsed().as_millis()
+                        "up to date (checked in {} ms){}",
+                        started.elapsed().as_millis(),
+                        self.read_only_note()
                     ),
                 });
             }
@@ -599,6 +617,43 @@ mod tests {
         };
         assert_eq!(next, 2);
         assert!(message.starts_with("up to date"), "{message}");
+    }
+
+    /// The next notice of `generation`.
+    fn notice(rx: &mpsc::Receiver<IndexEvent>, generation: u64) -> String {
+        loop {
+            match rx.recv_timeout(Duration::from_secs(30)).unwrap() {
+                IndexEvent::Notice {
+                    generation: g,
+                    message,
+                } if g == generation => return message,
+                IndexEvent::Failed { message, .. } => panic!("{message}"),
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn every_notice_of_a_read_only_instance_says_so() {
+        let cache = tempfile::tempdir().unwrap();
+        let setup = || Setup {
+            cache_dir: Some(cache.path().to_path_buf()),
+            watch: false,
+        };
+        let (_first, rx1) =
+            Worker::with_channel(fixture(), IndexOptions::default(), setup()).unwrap();
+        let first = notice(&rx1, 1);
+        assert!(!first.contains("read-only"), "{first}");
+        // The first worker keeps the cache's lock: the second reads the cache only.
+        let (second, rx2) =
+            Worker::with_channel(fixture(), IndexOptions::default(), setup()).unwrap();
+        for generation in 1..=2 {
+            let m = notice(&rx2, generation);
+            assert!(m.contains("read-only"), "generation {generation}: {m}");
+            if generation == 1 {
+                second.send(IndexCommand::Reindex);
+            }
+        }
     }
 
     #[test]

@@ -40,6 +40,18 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             st.definitions,
             st.edges.get("calls").copied().unwrap_or(0)
         )));
+        // Files a user would expect in the index but that are not in it (unknown
+        // extensions and symlinks are by design, not counted here): `index` lists them.
+        let skipped = st.files_skipped_binary
+            + st.files_skipped_too_large
+            + st.files_skipped_unreadable
+            + st.files_skipped_special;
+        if skipped > 0 {
+            spans.push(Span::styled(
+                format!("· {skipped} skipped (binary, too large or unreadable) "),
+                t.get("ui.text.dim"),
+            ));
+        }
     }
     if let Some(e) = &s.error {
         spans.push(Span::styled(format!("· {} ", safe(e)), t.get("ui.error")));
