@@ -281,3 +281,23 @@ fn color_always_paints_and_never_does_not() {
     // auto: stdout is a pipe here, so no colour.
     assert!(!run("auto").contains(&0x1b));
 }
+
+#[test]
+fn an_empty_search_query_is_an_error_not_a_listing() {
+    for q in ["", "   "] {
+        cg().arg("-C")
+            .arg(common::fixture("python"))
+            .args(["--no-cache", "search", q])
+            .assert()
+            .failure()
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains("empty query"));
+    }
+    // A filter alone is a query: it lists what passes it.
+    cg().arg("-C")
+        .arg(common::fixture("python"))
+        .args(["--no-cache", "search", "path:app/render"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("app/render.py"));
+}

@@ -10,7 +10,7 @@ use clap::Args;
 
 use super::{output, Cli};
 use crate::config::Config;
-use crate::index::search::{Hit, Mode, Searcher};
+use crate::index::search::{Hit, Mode, Query, Searcher};
 
 /// Arguments of `search`.
 #[derive(Debug, Args)]
@@ -54,7 +54,15 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
         return Ok(0);
     }
     let queries: Vec<String> = match (&a.query, &a.batch) {
-        (Some(q), None) => vec![q.clone()],
+        (Some(q), None) => {
+            // An empty query would list every chunk in index order: never what was meant.
+            if Query::parse(q) == Query::default() {
+                bail!(
+                    "empty query: give words, a \"quoted phrase\" or a filter (path:, lang:, kind:)"
+                );
+            }
+            vec![q.clone()]
+        }
         (None, Some(f)) => read_batch(f)?,
         _ => bail!("give either QUERY or --batch FILE"),
     };
