@@ -196,9 +196,9 @@ impl Session {
         kids[0]
     }
 
-    /// After the TUI ended: the terminal is back to normal.
-    fn assert_restored(&self) {
-        let s = self.wait_for(&["CG_EXIT=0"]);
+    /// After the TUI ended with exit status `code`: the terminal is back to normal.
+    fn assert_restored(&self, code: i32) {
+        let s = self.wait_for(&[&format!("CG_EXIT={code}")]);
         assert_eq!(
             self.flag("#{alternate_on}"),
             "0",
@@ -318,7 +318,7 @@ fn search_enter_expand_export_quit_in_a_real_terminal() {
     ]);
     s.escape();
     s.keys(&["q"]);
-    s.assert_restored();
+    s.assert_restored(0);
 }
 
 #[test]
@@ -346,7 +346,7 @@ fn sigterm_and_ctrl_z_restore_the_terminal() {
     // Still responsive after resuming.
     s.text("build_app");
     s.wait_for(&["> build_app"]);
-    // SIGTERM: restored and a clean exit. (After `fg` the shell runs only the resumed
+    // SIGTERM: restored, and exit status 128 + 15 as for any process SIGTERM ends. (After `fg` the shell runs only the resumed
     // process, not the rest of the command line, so ask the shell for the status.)
     let ok = Command::new("kill")
         .args(["-TERM", &pid.to_string()])
@@ -369,7 +369,7 @@ fn sigterm_and_ctrl_z_restore_the_terminal() {
     std::thread::sleep(Duration::from_millis(500));
     s.text("echo CG_EXIT=$?");
     s.keys(&["Enter"]);
-    s.assert_restored();
+    s.assert_restored(143);
 }
 
 /// Ctrl-Z, then `kill %1` in the shell: bash sends SIGTERM and SIGCONT to the stopped job,
@@ -414,7 +414,7 @@ fn tui_exits_when_its_terminal_goes_away() {
     );
 }
 
-/// SIGTERM as soon as the first frame is up (indexing may still run): restored, exit 0
+/// SIGTERM as soon as the first frame is up (indexing may still run): restored, exit 143
 /// (checked by the shell in the pane), quickly.
 #[test]
 fn sigterm_right_after_start_ends_the_tui() {
@@ -433,5 +433,5 @@ fn sigterm_right_after_start_ends_the_tui() {
         exits_within(pid, Duration::from_secs(3)),
         "SIGTERM did not end the TUI"
     );
-    s.assert_restored();
+    s.assert_restored(143);
 }

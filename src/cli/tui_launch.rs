@@ -22,7 +22,7 @@ pub(super) fn run(cli: &Cli, root: &Path, config: &Config) -> Result<i32> {
             Theme::load(config.theme.as_deref().unwrap_or("dark"), dir.as_deref())?
         }
     };
-    tui::run(TuiOptions {
+    let code = tui::run(TuiOptions {
         root: root.to_path_buf(),
         index: config.index_options(),
         theme,
@@ -35,5 +35,5 @@ pub(super) fn run(cli: &Cli, root: &Path, config: &Config) -> Result<i32> {
             watch: !cli.no_watch,
         },
     })?;
-    Ok(0)
+    Ok(code)
 }

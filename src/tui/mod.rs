@@ -23,7 +23,7 @@ pub mod tree;
 
 use std::io::{stdout, IsTerminal, Stdout};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
@@ -61,6 +61,8 @@ type Term = Terminal<CrosstermBackend<Stdout>>;
 /// terminal input that those signals interrupt.
 struct Signals {
     term: Arc<AtomicBool>,
+    /// The number of the last terminating signal (0: none, or the terminal hung up).
+    signo: Arc<AtomicUsize>,
     cont: Arc<AtomicBool>,
     input: input::InputWait,
     watchdog: input::Watchdog,
@@ -71,7 +73,10 @@ impl Signals {
         use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGTERM, SIGWINCH};
         let term = Arc::new(AtomicBool::new(false));
         let cont = Arc::new(AtomicBool::new(false));
+        let signo = Arc::new(AtomicUsize::new(0));
         for s in [SIGTERM, SIGHUP, SIGINT] {
+            signal_hook::flag::register_usize(s, signo.clone(), s as usize)
+                .context("installing signal handlers")?;
             signal_hook::flag::register(s, term.clone()).context("installing signal handlers")?;
         }
         signal_hook::flag::register(SIGCONT, cont.clone()).context("installing SIGCONT")?;
@@ -81,6 +86,7 @@ impl Signals {
             .context("starting the watchdog thread")?;
         Ok(Signals {
             term,
+            signo,
             cont,
             input,
             watchdog,
@@ -110,8 +116,12 @@ fn enter_terminal(t: &mut Term) -> Result<()> {
 
 /// Runs the TUI until the user quits or a terminating signal arrives.
 ///
+/// Returns the process exit status, the shell's convention: 0 when the user quit, 128 plus
+/// the signal's number when a terminating signal ended it (143 for SIGTERM, 130 for
+/// SIGINT), 129 (SIGHUP's) when the terminal went away.
+///
 /// Errors: stdout is not a terminal, or the terminal cannot be set up.
-pub fn run(opts: TuiOptions) -> Result<()> {
+pub fn run(opts: TuiOptions) -> Result<i32> {
     if !stdout().is_terminal() {
         bail!(
             "the terminal UI needs a terminal on stdout; use a subcommand for scripts (see --help)"
@@ -152,7 +162,7 @@ fn event_loop(
     rx: &mpsc::Receiver<IndexEvent>,
     worker: &Worker,
     signals: &mut Signals,
-) -> Result<()> {
+) -> Result<i32> {
     let mut dirty = true;
     // When the last input batch arrived: the next frame's delay after it is logged (debug
     // level, `-v`) as `input_to_frame_us`, the number README's latency figures come from.
@@ -170,8 +180,13 @@ fn event_loop(
             worker.send(c);
         }
         if signals.term.load(Ordering::Relaxed) {
-            tracing::info!("terminating signal: restoring the terminal");
-            return Ok(());
+            // No signal number: the watchdog saw the terminal hang up.
+            let signo = match signals.signo.load(Ordering::Relaxed) {
+                0 => signal_hook::consts::SIGHUP as usize,
+                n => n,
+            };
+            tracing::info!(signo, "terminating signal: restoring the terminal");
+            return Ok(128 + signo as i32);
         }
         if signals.cont.swap(false, Ordering::Relaxed) {
             // Resumed after an external stop: the shell may have reset the terminal.
@@ -197,7 +212,7 @@ fn event_loop(
             }
         }
         if app.quit {
-            return Ok(());
+            return Ok(0);
         }
         if let Some(p) = app.pending.take() {
             signals.watchdog.paused.store(true, Ordering::Relaxed);
@@ -213,7 +228,7 @@ fn event_loop(
         match signals.input.wait(wait)? {
             input::Ready::Gone => {
                 tracing::info!("the terminal hung up: exiting");
-                return Ok(());
+                return Ok(128 + signal_hook::consts::SIGHUP);
             }
             // A resize needs no event: the next draw reads the new size.
             input::Ready::Signal => dirty = true,
