@@ -306,12 +306,27 @@ fn run_query(
                     })
             {
                 let idx = *def_index.entry(node.id()).or_insert_with(|| {
+                    // A namespace without a body (C# file-scoped `namespace A.B;`) scopes
+                    // the rest of its file: it ends where its parent (the file) ends.
+                    let scope = match node.parent() {
+                        Some(p)
+                            if kind == Kind::Namespace
+                                && node.child_by_field_name("body").is_none() =>
+                        {
+                            p
+                        }
+                        _ => node,
+                    };
                     defs.push(RawDef {
                         kind: Some(kind),
                         start: node.start_byte(),
-                        end: node.end_byte(),
+                        end: scope.end_byte(),
                         start_line: node.start_position().row as u32 + 1,
-                        end_line: node.end_position().row as u32 + 1,
+                        // A file ending in a newline ends at column 0 of the next row.
+                        end_line: match scope.end_position() {
+                            e if e.column == 0 && e.row > node.start_position().row => e.row as u32,
+                            e => e.row as u32 + 1,
+                        },
                         ..RawDef::default()
                     });
                     defs.len() - 1
@@ -692,6 +707,14 @@ fn build_definitions(
             kind = Kind::Method;
         }
         if kind == Kind::Method && spec.constructor_names.contains(&name.as_str()) {
+            kind = Kind::Constructor;
+        }
+        // C++: a member function named like its class (`Parser::Parser`) constructs it.
+        if kind == Kind::Method
+            && spec.type_named_constructors
+            && (d.container.as_deref() == Some(name.as_str())
+                || (d.container.is_none() && parent.is_some_and(|p| *out[p].name == *name)))
+        {
             kind = Kind::Constructor;
         }
         // `<parent chain><sep><container><sep><name>`, parts present only when they exist.
