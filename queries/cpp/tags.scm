@@ -51,3 +51,16 @@
 ; `using namespace ns;` (every name of ns) and `using ns::f;` (one name).
 (using_declaration "namespace" [(identifier) (qualified_identifier)] @import.module @import.glob) @import
 (using_declaration (qualified_identifier scope: (_) @import.module name: (identifier) @import.name)) @import
+
+; Parameter and argument counts: overloads are told apart by them.
+(function_definition
+  declarator: (function_declarator declarator: (qualified_identifier) parameters: (parameter_list) @params)) @definition.method
+(function_definition
+  declarator: (function_declarator declarator: [(identifier) (field_identifier)] parameters: (parameter_list) @params)) @definition.function
+(call_expression function: (identifier) @call.name arguments: (argument_list) @call.args) @call
+(call_expression
+  function: (field_expression argument: (_) @call.receiver field: (field_identifier) @call.name)
+  arguments: (argument_list) @call.args) @call
+(call_expression
+  function: (qualified_identifier scope: (_) @call.qualifier name: (identifier) @call.name)
+  arguments: (argument_list) @call.args) @call

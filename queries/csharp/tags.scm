@@ -47,3 +47,12 @@
 
 (comment) @comment
 (attribute_list) @annotation
+
+; Parameter and argument counts: overloads are told apart by them.
+(method_declaration name: (identifier) @name parameters: (parameter_list) @params) @definition.method
+(constructor_declaration name: (identifier) @name parameters: (parameter_list) @params) @definition.constructor
+(invocation_expression function: (identifier) @call.name arguments: (argument_list) @call.args) @call
+(invocation_expression
+  function: (member_access_expression expression: _ @call.receiver name: (identifier) @call.name)
+  arguments: (argument_list) @call.args) @call
+(object_creation_expression type: (identifier) @call.name arguments: (argument_list) @call.args) @call.new

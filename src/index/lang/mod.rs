@@ -228,6 +228,10 @@ pub enum Role {
     SelfName,
     /// `@returns`.
     Returns,
+    /// `@params`.
+    Params,
+    /// `@call.args`.
+    CallArgs,
     /// `@package`.
     Package,
     /// `@comment`.
@@ -270,6 +274,8 @@ impl Role {
             "export.default" => Role::ExportDefault,
             "self" => Role::SelfName,
             "returns" => Role::Returns,
+            "params" => Role::Params,
+            "call.args" => Role::CallArgs,
             "package" => Role::Package,
             "comment" => Role::Comment,
             "annotation" => Role::Annotation,

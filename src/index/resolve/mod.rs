@@ -725,6 +725,25 @@ impl<'a> Ctx<'a> {
         v
     }
 
+    /// Overloads narrowed by the call's argument count, when the call and the candidates
+    /// say it (C# and C++): the candidates whose parameter count is unknown or equal to it,
+    /// if that leaves fewer but not none. Same-count overloads stay ambiguous.
+    fn by_arity(&self, c: &CallSite, v: Vec<DefRef>) -> Vec<DefRef> {
+        let Some(args) = c.args.filter(|_| v.len() > 1) else {
+            return v;
+        };
+        let fit: Vec<DefRef> = v
+            .iter()
+            .copied()
+            .filter(|&r| self.def(r).arity.is_none_or(|a| a == args))
+            .collect();
+        if fit.is_empty() {
+            v
+        } else {
+            fit
+        }
+    }
+
     /// The nearest enclosing type of a caller: (type name).
     fn enclosing_type(&self, fi: u32, caller: Option<u32>) -> Option<&'a str> {
         let f = &self.files[fi as usize];
@@ -870,7 +889,7 @@ impl<'a> Ctx<'a> {
         // of its bases), else a static import.
         if matches!(f.language.as_str(), "java" | "csharp" | "cpp") && !c.is_new {
             if let Some(ty) = self.enclosing_type(fi, c.caller) {
-                let m = self.member_with_bases(fi, ty, name, 0);
+                let m = self.by_arity(c, self.member_with_bases(fi, ty, name, 0));
                 match m.len() {
                     1 => return Ok((m[0], Tier::Local)),
                     0 => {}
@@ -1020,7 +1039,7 @@ impl<'a> Ctx<'a> {
     ) -> Result<(DefRef, Tier), UnresolvedReason> {
         let f = &self.files[fi as usize];
         let name = c.name.as_str();
-        let one = |v: Vec<DefRef>, tier: Tier| match self.pick(fi, v).as_slice() {
+        let one = |v: Vec<DefRef>, tier: Tier| match self.by_arity(c, self.pick(fi, v)).as_slice() {
             [only] => Ok((*only, tier)),
             [] => Err(UnresolvedReason::NotFound),
             _ => Err(UnresolvedReason::Ambiguous),
@@ -1308,6 +1327,7 @@ impl<'a> Ctx<'a> {
                 is_new: false,
                 is_path: false,
                 is_reference: false,
+                args: None,
                 line: 0,
                 column: 0,
             };
