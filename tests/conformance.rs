@@ -17,7 +17,17 @@ use std::path::{Path, PathBuf};
 use codegraph_tui::index::{index_repo, Index, IndexOptions};
 
 /// Language folders, in table order.
-const LANGUAGES: &[&str] = &["python", "typescript", "javascript", "rust", "go", "java"];
+const LANGUAGES: &[&str] = &[
+    "python",
+    "typescript",
+    "javascript",
+    "rust",
+    "go",
+    "java",
+    "c",
+    "cpp",
+    "csharp",
+];
 
 type Key = (String, String, String);
 

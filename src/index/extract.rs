@@ -108,6 +108,7 @@ struct RawDef {
     returns: Option<String>,
     doc: Option<String>,
     bases: Vec<BaseRef>,
+    arity: Option<u32>,
 }
 
 struct RawCall {
@@ -117,8 +118,45 @@ struct RawCall {
     is_new: bool,
     is_path: bool,
     is_reference: bool,
+    args: Option<u32>,
     line: u32,
     column: u32,
+}
+
+/// The items of a parameter or argument list: its named children that are not comments
+/// or attributes.
+fn list_items(list: Node<'_>) -> impl Iterator<Item = Node<'_>> {
+    let mut cursor = list.walk();
+    let items: Vec<Node<'_>> = list
+        .named_children(&mut cursor)
+        .filter(|n| {
+            !matches!(
+                n.kind(),
+                "comment" | "attribute_list" | "attribute_declaration"
+            )
+        })
+        .collect();
+    items.into_iter()
+}
+
+/// The exact parameter count of a parameter list; `None` when a parameter has a default
+/// (`int n = 0`) or the list is variadic (`...`, C# `params`).
+fn exact_arity(list: Node<'_>, text: &str) -> Option<u32> {
+    let mut n = 0;
+    for p in list_items(list) {
+        let t = node_text(p, text);
+        if t == "void" {
+            continue;
+        }
+        if t.contains('=') || t.contains("...") || t.starts_with("params ") {
+            return None;
+        }
+        n += 1;
+    }
+    if node_text(list, text).contains("...") {
+        return None;
+    }
+    Some(n)
 }
 
 thread_local! {
@@ -306,12 +344,27 @@ fn run_query(
                     })
             {
                 let idx = *def_index.entry(node.id()).or_insert_with(|| {
+                    // A namespace without a body (C# file-scoped `namespace A.B;`) scopes
+                    // the rest of its file: it ends where its parent (the file) ends.
+                    let scope = match node.parent() {
+                        Some(p)
+                            if kind == Kind::Namespace
+                                && node.child_by_field_name("body").is_none() =>
+                        {
+                            p
+                        }
+                        _ => node,
+                    };
                     defs.push(RawDef {
                         kind: Some(kind),
                         start: node.start_byte(),
-                        end: node.end_byte(),
+                        end: scope.end_byte(),
                         start_line: node.start_position().row as u32 + 1,
-                        end_line: node.end_position().row as u32 + 1,
+                        // A file ending in a newline ends at column 0 of the next row.
+                        end_line: match scope.end_position() {
+                            e if e.column == 0 && e.row > node.start_position().row => e.row as u32,
+                            e => e.row as u32 + 1,
+                        },
                         ..RawDef::default()
                     });
                     defs.len() - 1
@@ -337,6 +390,9 @@ fn run_query(
                 }
                 if d.self_name.is_none() {
                     d.self_name = find(Role::SelfName).map(|n| node_text(n, text).to_string());
+                }
+                if d.arity.is_none() {
+                    d.arity = find(Role::Params).and_then(|n| exact_arity(n, text));
                 }
                 if d.doc.is_none() {
                     d.doc = find(Role::Doc).map(|n| clean_docstring(node_text(n, text)));
@@ -373,10 +429,16 @@ fn run_query(
                     .or(qualifier)
                     .map(|r| squash(node_text(r, text)));
                 let key = name.start_byte();
+                let args = find(Role::CallArgs).map(|n| list_items(n).count() as u32);
                 let better = calls.get(&key).is_none_or(|old| {
                     old.is_reference || (old.receiver.is_none() && receiver.is_some())
                 });
+                // Another pattern of the same call may be the one that counts arguments.
+                if let Some(old) = calls.get_mut(&key).filter(|o| !better && o.args.is_none()) {
+                    old.args = args;
+                }
                 if better {
+                    let args = args.or_else(|| calls.get(&key).and_then(|o| o.args));
                     let p = name.start_position();
                     calls.insert(
                         key,
@@ -387,6 +449,7 @@ fn run_query(
                             is_new,
                             is_path,
                             is_reference: false,
+                            args,
                             line: p.row as u32 + 1,
                             column: char_column(text, name.start_byte(), p.column),
                         },
@@ -406,6 +469,7 @@ fn run_query(
                         is_new: false,
                         is_path: false,
                         is_reference: true,
+                        args: None,
                         line: p.row as u32 + 1,
                         column: char_column(text, key, p.column),
                     });
@@ -694,6 +758,14 @@ fn build_definitions(
         if kind == Kind::Method && spec.constructor_names.contains(&name.as_str()) {
             kind = Kind::Constructor;
         }
+        // C++: a member function named like its class (`Parser::Parser`) constructs it.
+        if kind == Kind::Method
+            && spec.type_named_constructors
+            && (d.container.as_deref() == Some(name.as_str())
+                || (d.container.is_none() && parent.is_some_and(|p| *out[p].name == *name)))
+        {
+            kind = Kind::Constructor;
+        }
         // `<parent chain><sep><container><sep><name>`, parts present only when they exist.
         buf.clear();
         if let Some(p) = parent {
@@ -744,6 +816,7 @@ fn build_definitions(
             doc: d.doc,
             bases: d.bases,
             self_name: d.self_name,
+            arity: d.arity,
             returns: d.returns,
         });
         chains.push(in_file_name);
@@ -797,6 +870,7 @@ fn attach_calls(defs: &[Definition], calls: Vec<RawCall>) -> Vec<CallSite> {
             is_new: c.is_new,
             is_path: c.is_path,
             is_reference: c.is_reference,
+            args: c.args,
             line: c.line,
             column: c.column,
         })

@@ -172,6 +172,11 @@ pub struct Definition {
     /// The name a method gives its own instance where the language lets it choose (a Go
     /// receiver such as `m` in `func (m *Memory) Len()`); `self`/`this` are implied elsewhere.
     pub self_name: Option<String>,
+    /// The number of parameters where the query captures them (`@params`, C# and C++) and
+    /// every call passes exactly that many; `None` when unknown or when a parameter has a
+    /// default or is variadic. Picks among overloads by the call's argument count.
+    #[serde(default)]
+    pub arity: Option<u32>,
 }
 
 impl Definition {
@@ -208,6 +213,10 @@ pub struct CallSite {
     /// `true` when the name is not called here but used as a value (a callback argument,
     /// an assignment, a return): it gives a `references` edge when it names a function.
     pub is_reference: bool,
+    /// The number of arguments written, where the query captures them (`@call.args`);
+    /// `None` otherwise.
+    #[serde(default)]
+    pub args: Option<u32>,
     /// 1-based line of the callee name token.
     pub line: u32,
     /// 1-based char column of the callee name token.

@@ -195,6 +195,11 @@ pub(crate) fn process(input: &RawInput, o: &IndexOptions) -> Outcome {
             return Outcome::Skipped(input.path.clone(), r);
         }
     };
+    // A `.h` header is C or C++ by its content (C++ projects often use `.h` too).
+    let spec = match input.language.as_deref() {
+        None => lang::refine_by_content(spec, &input.path, prepared.text),
+        Some(_) => spec,
+    };
     let hash = blake3::hash(&input.bytes).to_hex().to_string();
     let bytes = input.bytes.len() as u64;
     if spec.grammar.is_none() || prepared.minified {
@@ -556,6 +561,7 @@ pub fn parse_only(root: &Path, options: &IndexOptions) -> Result<(u64, u64), Ind
                 let Ok(p) = source::prepare(&input.path, &input.bytes, &options.caps) else {
                     return (0, 0);
                 };
+                let spec = lang::refine_by_content(spec, &input.path, p.text);
                 if spec.grammar.is_none() || p.minified {
                     return (0, 0);
                 }

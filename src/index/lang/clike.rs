@@ -2,7 +2,10 @@
 //! namespace definitions, which are definitions of their own; C# namespaces likewise).
 //! A function declared in a header and defined in a source file is one node, the
 //! definition: the queries capture definitions with bodies only, and `#include "x.h"`
-//! binds the header and its sibling source file (`x.c`, `x.cpp`, ...).
+//! binds the header and its sibling source file (`x.c`, `x.cpp`, ...). A `static` function
+//! of a source file is visible to that file only; a `.h` header holding C++ is parsed as
+//! C++ ([`super::refine_by_content`]); C++ `using namespace ns;` / `using ns::f;` and C#
+//! `using` bring a namespace's names into scope, and nothing else does.
 
 use super::{no_module_path, LanguageSpec};
 
@@ -15,6 +18,7 @@ pub(super) const C: LanguageSpec = LanguageSpec {
     comment_kinds: &["comment"],
     doc_prefixes: &["/**", "///", "/*!", "//!"],
     constructor_names: &[],
+    type_named_constructors: false,
     module_path: no_module_path,
     expand_import: None,
 };
@@ -24,6 +28,7 @@ pub(super) const CPP: LanguageSpec = LanguageSpec {
     extensions: &["cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "h++", "ipp"],
     grammar: Some(|| tree_sitter_cpp::LANGUAGE.into()),
     tags: include_str!("../../../queries/cpp/tags.scm"),
+    type_named_constructors: true,
     ..C
 };
 

@@ -11,6 +11,7 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
     comment_kinds: &["comment"],
     doc_prefixes: &[],
     constructor_names: &[],
+    type_named_constructors: false,
     module_path,
     expand_import: None,
 };

@@ -12,6 +12,7 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
     comment_kinds: &["line_comment", "block_comment"],
     doc_prefixes: &["/**"],
     constructor_names: &[],
+    type_named_constructors: false,
     module_path,
     expand_import: None,
 };

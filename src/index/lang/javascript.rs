@@ -16,6 +16,7 @@ pub(super) const JAVASCRIPT: LanguageSpec = LanguageSpec {
     comment_kinds: COMMENTS,
     doc_prefixes: DOC,
     constructor_names: CTORS,
+    type_named_constructors: false,
     module_path: no_module_path,
     expand_import: None,
 };

@@ -42,6 +42,9 @@ pub struct LanguageSpec {
     pub doc_prefixes: &'static [&'static str],
     /// Method names that are constructors (`__init__`, `constructor`).
     pub constructor_names: &'static [&'static str],
+    /// Whether a method named like its class (or its explicit container) is a constructor
+    /// (C++ `Parser::Parser(...)`).
+    pub type_named_constructors: bool,
     /// The language's module path for a repo-relative file path (`a/b.py` → `["a", "b"]`).
     pub module_path: fn(&str) -> Vec<String>,
     /// Expands an `@import` node that has no `@import.*` sub-captures (Rust `use` trees).
@@ -71,6 +74,7 @@ const fn windowed(name: &'static str, extensions: &'static [&'static str]) -> La
         comment_kinds: &[],
         doc_prefixes: &[],
         constructor_names: &[],
+        type_named_constructors: false,
         module_path: no_module_path,
         expand_import: None,
     }
@@ -127,6 +131,39 @@ pub fn for_path(path: &str) -> Option<&'static LanguageSpec> {
     LANGUAGES
         .iter()
         .find(|l| l.extensions.contains(&ext.as_str()))
+}
+
+/// The language of a file whose extension is shared: a `.h` header holding C++ (a
+/// `class`, `namespace`, `template` or access specifier at the start of a line) is C++,
+/// any other `.h` stays C. Every other spec is returned unchanged.
+pub fn refine_by_content(
+    spec: &'static LanguageSpec,
+    path: &str,
+    text: &str,
+) -> &'static LanguageSpec {
+    if spec.name != "c" || !path.to_ascii_lowercase().ends_with(".h") {
+        return spec;
+    }
+    let cpp = text.lines().any(|l| {
+        let l = l.trim_start();
+        [
+            "class ",
+            "namespace ",
+            "template<",
+            "template <",
+            "using namespace ",
+        ]
+        .iter()
+        .any(|k| l.starts_with(k))
+            || ["public:", "private:", "protected:"]
+                .iter()
+                .any(|k| l.starts_with(k))
+    });
+    if cpp {
+        by_name("cpp").unwrap_or(spec)
+    } else {
+        spec
+    }
 }
 
 /// A compiled extraction query with its capture indices looked up once.
@@ -191,6 +228,10 @@ pub enum Role {
     SelfName,
     /// `@returns`.
     Returns,
+    /// `@params`.
+    Params,
+    /// `@call.args`.
+    CallArgs,
     /// `@package`.
     Package,
     /// `@comment`.
@@ -233,6 +274,8 @@ impl Role {
             "export.default" => Role::ExportDefault,
             "self" => Role::SelfName,
             "returns" => Role::Returns,
+            "params" => Role::Params,
+            "call.args" => Role::CallArgs,
             "package" => Role::Package,
             "comment" => Role::Comment,
             "annotation" => Role::Annotation,
@@ -360,5 +403,16 @@ mod tests {
         assert_eq!(for_path("README.md").map(|l| l.name), Some("markdown"));
         assert_eq!(for_path("Makefile").map(|l| l.name), None);
         assert_eq!(for_path("a.exe").map(|l| l.name), None);
+    }
+
+    #[test]
+    fn headers_with_cpp_content_are_cpp() {
+        let c = for_path("x.h").unwrap();
+        assert_eq!(refine_by_content(c, "x.h", "int f(void);\n").name, "c");
+        assert_eq!(
+            refine_by_content(c, "a/x.h", "#pragma once\nnamespace a {\nclass B {};\n}\n").name,
+            "cpp"
+        );
+        assert_eq!(refine_by_content(c, "x.c", "class X {};\n").name, "c");
     }
 }

@@ -11,6 +11,7 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
     comment_kinds: &[],
     doc_prefixes: &[],
     constructor_names: &["__init__"],
+    type_named_constructors: false,
     module_path,
     expand_import: None,
 };

@@ -211,6 +211,9 @@ struct Ctx<'a> {
     /// file → (definition, name) of every name bound inside a definition, typed or not
     /// (parameters, locals): what shadows outer definitions of that name.
     bound: Vec<foldhash::HashSet<(u32, &'a str)>>,
+    /// C and C++ `static` free functions of source (non-header) files: internal linkage
+    /// (C11 6.2.2), so no other file can call them (see [`is_internal`]).
+    internal: foldhash::HashSet<DefRef>,
 }
 
 fn is_typeish(k: Kind) -> bool {
@@ -247,11 +250,15 @@ impl<'a> Ctx<'a> {
             typed: Vec::with_capacity(files.len()),
             bound: Vec::with_capacity(files.len()),
             is_test: files.iter().map(|f| is_test_path(&f.path)).collect(),
+            internal: foldhash::HashSet::default(),
         };
         for (fi, f) in files.iter().enumerate() {
             let fam = family(&f.language);
             for (di, d) in f.definitions.iter().enumerate() {
                 let r = (fi as u32, di as u32);
+                if fam == "c" && is_internal(f, d) {
+                    c.internal.insert(r);
+                }
                 c.by_name.entry((fam, &*d.name)).or_default().push(r);
                 // A Go `type T float64` declares a named type with its own method set (Go
                 // spec, "Type definitions"), so it types receivers like a struct does.
@@ -327,10 +334,12 @@ impl<'a> Ctx<'a> {
         let mut v = Vec::new();
         for &fi in files {
             v.extend(self.free_in_file(fi, name).into_iter().filter(|&r| {
-                // Top level, or directly inside a namespace (C#, C++).
-                self.def(r).parent.is_none_or(|p| {
-                    self.files[r.0 as usize].definitions[p as usize].kind == Kind::Namespace
-                })
+                // Top level, or directly inside a namespace (C#, C++); never a C `static`
+                // function, which only its own file sees (and reaches as `local`).
+                !self.internal.contains(&r)
+                    && self.def(r).parent.is_none_or(|p| {
+                        self.files[r.0 as usize].definitions[p as usize].kind == Kind::Namespace
+                    })
             }));
         }
         v
@@ -479,9 +488,29 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
+            // `#include "x.h"`, else a C++ `using namespace ns;` (the namespace's files)
+            // or `using ns::f;` (the namespace's `f`).
             "c" => match self.modules.include(&f.path, &imp.module) {
                 Target::Files(v) if !v.is_empty() => Bound::Module(v),
-                _ => Bound::External,
+                _ => {
+                    let files = self.modules.cpp_namespace(&imp.module);
+                    match imp.name.as_deref() {
+                        _ if files.is_empty() => Bound::External,
+                        None | Some("*") => Bound::Module(files.to_vec()),
+                        Some(n) => {
+                            let defs: Vec<DefRef> = self
+                                .top_level_in(files, n)
+                                .into_iter()
+                                .filter(|&r| same_ns(self.namespace_of(r), &imp.module))
+                                .collect();
+                            if defs.is_empty() {
+                                Bound::NotFound
+                            } else {
+                                Bound::Defs(defs)
+                            }
+                        }
+                    }
+                }
             },
             "csharp" => match self.modules.csharp_namespace(&imp.module) {
                 v if !v.is_empty() => Bound::Module(v.to_vec()),
@@ -541,7 +570,17 @@ impl<'a> Ctx<'a> {
         if let Some((t, _)) = self.resolve_base(fi, ty) {
             return self.members_of_def(t, name, depth);
         }
-        let own = self.member(fi, ty, name);
+        let mut own = self.member(fi, ty, name);
+        // C# and C++: a type that no namespace in scope declares is not this one (`ty`
+        // naming a namespace itself, `ns::f`, is a qualified name: always in scope).
+        own.retain(|&r| {
+            let d = self.def(r);
+            let in_namespace = d.container.is_none()
+                && d.parent.is_some_and(|p| {
+                    self.files[r.0 as usize].definitions[p as usize].kind == Kind::Namespace
+                });
+            in_namespace || self.sees_namespace(fi, self.namespace_of(r))
+        });
         if !own.is_empty() || depth > 4 {
             return own;
         }
@@ -581,6 +620,17 @@ impl<'a> Ctx<'a> {
             .filter(|r| r.0 == t.0 && self.def(*r).parent == Some(t.1))
             .collect();
         let own = if nested.is_empty() {
+            // C++ members defined outside the class (`Parser::parse`) live in the class's
+            // namespace: `json::Parser::parse` is not `xml::Parser`'s.
+            let cands = if fam == "c" {
+                let ns = normalize_ns(self.namespace_of(t));
+                cands
+                    .into_iter()
+                    .filter(|&r| normalize_ns(self.namespace_of(r)) == ns)
+                    .collect()
+            } else {
+                cands
+            };
             narrow(self.files, t.0, cands)
         } else {
             nested
@@ -675,6 +725,25 @@ impl<'a> Ctx<'a> {
         v
     }
 
+    /// Overloads narrowed by the call's argument count, when the call and the candidates
+    /// say it (C# and C++): the candidates whose parameter count is unknown or equal to it,
+    /// if that leaves fewer but not none. Same-count overloads stay ambiguous.
+    fn by_arity(&self, c: &CallSite, v: Vec<DefRef>) -> Vec<DefRef> {
+        let Some(args) = c.args.filter(|_| v.len() > 1) else {
+            return v;
+        };
+        let fit: Vec<DefRef> = v
+            .iter()
+            .copied()
+            .filter(|&r| self.def(r).arity.is_none_or(|a| a == args))
+            .collect();
+        if fit.is_empty() {
+            v
+        } else {
+            fit
+        }
+    }
+
     /// The nearest enclosing type of a caller: (type name).
     fn enclosing_type(&self, fi: u32, caller: Option<u32>) -> Option<&'a str> {
         let f = &self.files[fi as usize];
@@ -692,6 +761,61 @@ impl<'a> Ctx<'a> {
         None
     }
 
+    /// The qualified name of the namespace a definition is declared in (`App.Models`,
+    /// `a::b`); `""` for the global namespace.
+    fn namespace_of(&self, r: DefRef) -> &'a str {
+        let f = &self.files[r.0 as usize];
+        let mut cur = f.definitions[r.1 as usize].parent;
+        while let Some(i) = cur {
+            let d = &f.definitions[i as usize];
+            if d.kind == Kind::Namespace {
+                return &d.qualified_name;
+            }
+            cur = d.parent;
+        }
+        ""
+    }
+
+    /// Whether code in file `fi` can name a C# or C++ namespace's members without a
+    /// qualifier: the global namespace, a namespace the file declares or encloses code in
+    /// (and each namespace around it), or one a `using` directive of the file brings in
+    /// (C# spec 14.5 "Using directives"; C++ [namespace.udir]). Other languages: always.
+    fn sees_namespace(&self, fi: u32, ns: &str) -> bool {
+        let f = &self.files[fi as usize];
+        if ns.is_empty() || !matches!(f.language.as_str(), "csharp" | "cpp" | "c") {
+            return true;
+        }
+        f.definitions.iter().any(|d| {
+            d.kind == Kind::Namespace && {
+                let own = normalize_ns(&d.qualified_name);
+                let ns = normalize_ns(ns);
+                own == ns || own.starts_with(&format!("{ns}."))
+            }
+        }) || f
+            .imports
+            .iter()
+            .any(|i| i.name.as_deref() == Some("*") && same_ns(&i.module, ns))
+    }
+
+    /// Type definitions named by a qualified name (`json::Parser`, `Acme.Text.Util`):
+    /// those whose qualified name ends with `q` then `name`, C++ and C# only.
+    fn qualified_type(&self, fi: u32, q: &str, name: &str) -> Vec<DefRef> {
+        let want = format!("{}.{name}", normalize_ns(q));
+        self.types
+            .get(&(self.fam(fi), name))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&r| {
+                let d = self.def(r);
+                let qn = normalize_ns(&d.qualified_name);
+                d.kind != Kind::Impl
+                    && d.kind != Kind::Namespace
+                    && (qn == want || qn.ends_with(&format!(".{want}")))
+            })
+            .collect()
+    }
+
     fn resolve_call(&self, fi: u32, c: &CallSite) -> Result<(DefRef, Tier), UnresolvedReason> {
         let (t, tier) = match c.receiver.as_deref() {
             None => self.resolve_bare(fi, c),
@@ -706,6 +830,18 @@ impl<'a> Ctx<'a> {
         }
         // Java and C#: `new Foo(..)` runs Foo's constructor; when the class declares exactly
         // one, that is the target (javac's answer), else the class.
+        if c.is_new && lang == "cpp" && self.def(t).kind.is_constructible() {
+            // C++: the constructors may be defined outside the class, in another file.
+            let name = &*self.def(t).name;
+            let ctors: Vec<DefRef> = self
+                .members_of_def(t, name, 0)
+                .into_iter()
+                .filter(|&r| self.def(r).kind == Kind::Constructor)
+                .collect();
+            if let [only] = ctors.as_slice() {
+                return Ok((*only, tier));
+            }
+        }
         if c.is_new && matches!(lang, "java" | "csharp") && self.def(t).kind.is_constructible() {
             let ctors: Vec<u32> = self.files[t.0 as usize]
                 .definitions
@@ -753,7 +889,7 @@ impl<'a> Ctx<'a> {
         // of its bases), else a static import.
         if matches!(f.language.as_str(), "java" | "csharp" | "cpp") && !c.is_new {
             if let Some(ty) = self.enclosing_type(fi, c.caller) {
-                let m = self.member_with_bases(fi, ty, name, 0);
+                let m = self.by_arity(c, self.member_with_bases(fi, ty, name, 0));
                 match m.len() {
                     1 => return Ok((m[0], Tier::Local)),
                     0 => {}
@@ -814,7 +950,11 @@ impl<'a> Ctx<'a> {
             }
             return Err(UnresolvedReason::NotFound);
         }
-        // Glob imports.
+        // Glob imports. C and C++: every `#include` and `using namespace` together, and
+        // only what is visible unqualified (a namespace's function needs the caller to be
+        // in it or to use it), so the order of includes never decides.
+        let c_family = self.fam(fi) == "c";
+        let mut seen: Vec<DefRef> = Vec::new();
         for imp in f.imports.iter().filter(|i| i.name.as_deref() == Some("*")) {
             let whole = Import {
                 name: None,
@@ -822,9 +962,21 @@ impl<'a> Ctx<'a> {
             };
             if let Bound::Module(files) = self.bind(fi, &whole) {
                 let d = self.top_level_in(&files, name);
-                if d.len() == 1 {
+                if c_family {
+                    seen.extend(
+                        d.into_iter()
+                            .filter(|&r| self.sees_namespace(fi, self.namespace_of(r))),
+                    );
+                } else if d.len() == 1 {
                     return Ok((d[0], Tier::Import));
                 }
+            }
+        }
+        if c_family {
+            seen.sort();
+            seen.dedup();
+            if let [only] = seen.as_slice() {
+                return Ok((*only, Tier::Import));
             }
         }
         // Go and Java: the caller's package (same directory); C#: the same namespace.
@@ -856,7 +1008,9 @@ impl<'a> Ctx<'a> {
             .copied()
             .filter(|&r| {
                 let d = self.def(r);
-                d.kind.is_callable() && d.kind != Kind::Method || d.kind.is_constructible()
+                (d.kind.is_callable() && d.kind != Kind::Method || d.kind.is_constructible())
+                    && (r.0 == fi || !self.internal.contains(&r))
+                    && self.sees_namespace(fi, self.namespace_of(r))
             })
             .collect();
         let cands = self.pick(fi, cands);
@@ -885,7 +1039,7 @@ impl<'a> Ctx<'a> {
     ) -> Result<(DefRef, Tier), UnresolvedReason> {
         let f = &self.files[fi as usize];
         let name = c.name.as_str();
-        let one = |v: Vec<DefRef>, tier: Tier| match self.pick(fi, v).as_slice() {
+        let one = |v: Vec<DefRef>, tier: Tier| match self.by_arity(c, self.pick(fi, v)).as_slice() {
             [only] => Ok((*only, tier)),
             [] => Err(UnresolvedReason::NotFound),
             _ => Err(UnresolvedReason::Ambiguous),
@@ -895,6 +1049,14 @@ impl<'a> Ctx<'a> {
             .caller
             .and_then(|i| f.definitions[i as usize].self_name.as_deref());
         let owned;
+        let normalized;
+        // C and C++ `p->f`, `ns::T`: one separator for the steps below.
+        let recv = if self.fam(fi) == "c" && (recv.contains("->") || recv.contains("::")) {
+            normalized = recv.replace("->", ".").replace("::", ".");
+            normalized.as_str()
+        } else {
+            recv
+        };
         let recv = match own {
             Some(o) if o == recv => "self",
             Some(o) if recv.strip_prefix(o).is_some_and(|r| r.starts_with('.')) => {
@@ -924,6 +1086,9 @@ impl<'a> Ctx<'a> {
         // self / this / Self / cls / super (a Rust path `super::f` is a module path).
         let recv_kw = if c.is_path && recv != "Self" {
             ""
+        } else if recv == "base" && f.language == "csharp" {
+            // C# `base.M()` is Java's `super.m()`.
+            "super"
         } else {
             recv
         };
@@ -998,6 +1163,13 @@ impl<'a> Ctx<'a> {
                         .collect();
                     return one(m, Tier::Qualified);
                 }
+            }
+        }
+        // C++ and C#: a qualified type (`json::Parser::parse`, `Acme.Text.Util.Helper`).
+        if segs.len() > 1 && matches!(self.fam(fi), "c" | "csharp") {
+            let (q, ty) = segs.split_at(segs.len() - 1);
+            if let [t] = self.qualified_type(fi, &q.join("."), ty[0]).as_slice() {
+                return one(self.members_of_def(*t, name, 0), Tier::Qualified);
             }
         }
         // A name bound by an import.
@@ -1155,6 +1327,7 @@ impl<'a> Ctx<'a> {
                 is_new: false,
                 is_path: false,
                 is_reference: false,
+                args: None,
                 line: 0,
                 column: 0,
             };
@@ -1259,6 +1432,14 @@ impl<'a> Ctx<'a> {
             }
             match scope {
                 Some(s) => scope = f.definitions[s as usize].parent,
+                // C++ `void Mailbox::deliver() { pending_->seal(); }`: a member function
+                // defined outside its class sees the class's fields.
+                None if self.fam(fi) == "c" => {
+                    return match self.enclosing_type(fi, caller) {
+                        Some(owner) => self.field_type(fi, owner, name),
+                        None => Typed::Unknown,
+                    };
+                }
                 None => return Typed::Unknown,
             }
         }
@@ -1376,6 +1557,10 @@ impl<'a> Ctx<'a> {
             if fam == "go" {
                 return Typed::Unknown;
             }
+            // C++ and C#: a namespace-qualified type (`json::Parser`) keeps its qualifier.
+            if matches!(fam, "c" | "csharp") && self.qualified_type(fi, q, name).len() == 1 {
+                return Typed::Repo(ty.to_string());
+            }
             return self.classify_depth(fi, name, depth);
         }
         // A factory function whose declared return type names a repo type
@@ -1471,6 +1656,12 @@ impl<'a> Ctx<'a> {
             return self.resolve_base(fi, name);
         };
         let first = q.split(['.', ':']).next().unwrap_or(q);
+        // C++ `class C : public geo::Shape`, C# `: Acme.Models.Base`: the namespace decides.
+        if matches!(self.fam(fi), "c" | "csharp") {
+            if let [t] = self.qualified_type(fi, q, name).as_slice() {
+                return Some((*t, Tier::Qualified));
+            }
+        }
         let Some(imps) = self.bindings[fi as usize].get(first) else {
             return self.resolve_base(fi, name);
         };
@@ -1505,6 +1696,16 @@ impl<'a> Ctx<'a> {
     /// A base type named in a definition header: same file, import, then unique type name.
     fn resolve_base(&self, fi: u32, name: &str) -> Option<(DefRef, Tier)> {
         let fam = self.fam(fi);
+        // A qualified type from [`Ctx::classify`] (`json.Parser`, C++ and C#).
+        if let Some((q, n)) = name
+            .rsplit_once('.')
+            .filter(|_| matches!(fam, "c" | "csharp"))
+        {
+            return match self.qualified_type(fi, q, n).as_slice() {
+                [t] => Some((*t, Tier::Qualified)),
+                _ => None,
+            };
+        }
         let types = self.types.get(&(fam, name))?;
         let here: Vec<DefRef> = types
             .iter()
@@ -1526,7 +1727,9 @@ impl<'a> Ctx<'a> {
         let all: Vec<DefRef> = types
             .iter()
             .copied()
-            .filter(|r| self.def(*r).kind != Kind::Impl)
+            .filter(|r| {
+                self.def(*r).kind != Kind::Impl && self.sees_namespace(fi, self.namespace_of(*r))
+            })
             .collect();
         // Glob imports (`import org.util.*;`, `using App.Models;`, `from m import *`).
         let f = &self.files[fi as usize];
@@ -1572,6 +1775,37 @@ pub fn is_test_path(path: &str) -> bool {
         || file.ends_with("_test.py")
         || file.contains(".test.")
         || file.contains(".spec.")
+}
+
+/// A namespace name with `.` as its only separator (`a::b` → `a.b`).
+fn normalize_ns(ns: &str) -> String {
+    ns.replace("::", ".")
+}
+
+/// Whether two namespace names are the same, whatever their separator.
+fn same_ns(a: &str, b: &str) -> bool {
+    normalize_ns(a) == normalize_ns(b)
+}
+
+/// Whether a C or C++ definition has internal linkage: a free function (not a method, not
+/// nested in a type) whose header line says `static` before its name, in a source file.
+/// A `static` function in a header is compiled into every file that includes it, so it
+/// stays visible to them.
+fn is_internal(f: &FileFacts, d: &Definition) -> bool {
+    const HEADERS: &[&str] = &["h", "hh", "hpp", "hxx", "h++", "ipp", "inl"];
+    let ext = f.path.rsplit_once('.').map_or("", |(_, e)| e);
+    if d.kind != Kind::Function
+        || d.container.is_some()
+        || HEADERS.contains(&ext.to_ascii_lowercase().as_str())
+        || d.parent
+            .is_some_and(|p| f.definitions[p as usize].kind.is_type_container())
+    {
+        return false;
+    }
+    let sig = d.signature.as_str();
+    let head = sig.find(&*d.name).map_or(sig, |i| &sig[..i]);
+    head.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w == "static")
 }
 
 /// The directory part of a repo-relative path (`""` at the root).
@@ -1726,6 +1960,12 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
     }
     // Imports (file → file).
     for imp in &f.imports {
+        // In C and C++ only `#include` names a file; `using namespace` does not.
+        if ctx.fam(fi) == "c"
+            && !matches!(ctx.modules.include(&f.path, &imp.module), Target::Files(ref v) if !v.is_empty())
+        {
+            continue;
+        }
         // The edge goes to the module the statement names (a re-exporting index file
         // included), not to where a re-exported name is finally defined.
         let whole = Import {

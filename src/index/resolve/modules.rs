@@ -33,6 +33,8 @@ pub(crate) struct ModuleTable {
     tsconfigs: HashMap<String, u32>,
     /// C#: namespace (dotted, as declared) → files declaring it.
     cs_namespaces: HashMap<String, Vec<u32>>,
+    /// C++: namespace (`a::b`, as declared) → files declaring it.
+    cpp_namespaces: HashMap<String, Vec<u32>>,
     /// `go.mod` module path → its directory.
     go_modules: Vec<(String, String)>,
 }
@@ -135,16 +137,18 @@ impl ModuleTable {
                     .entry(dir_of(&f.path).to_string())
                     .or_default()
                     .push(i),
-                "csharp" => {
+                "csharp" | "cpp" => {
                     for d in f
                         .definitions
                         .iter()
                         .filter(|d| d.kind == crate::index::facts::Kind::Namespace)
                     {
-                        let v = t
-                            .cs_namespaces
-                            .entry(d.qualified_name.to_string())
-                            .or_default();
+                        let map = if f.language == "cpp" {
+                            &mut t.cpp_namespaces
+                        } else {
+                            &mut t.cs_namespaces
+                        };
+                        let v = map.entry(d.qualified_name.to_string()).or_default();
                         if v.last() != Some(&i) {
                             v.push(i);
                         }
@@ -362,6 +366,11 @@ impl ModuleTable {
     /// Files declaring a C# namespace; empty when none does.
     pub(crate) fn csharp_namespace(&self, ns: &str) -> &[u32] {
         self.cs_namespaces.get(ns).map_or(&[], Vec::as_slice)
+    }
+
+    /// Files declaring a C++ namespace (`a::b`); empty when none does.
+    pub(crate) fn cpp_namespace(&self, ns: &str) -> &[u32] {
+        self.cpp_namespaces.get(ns).map_or(&[], Vec::as_slice)
     }
 
     /// `#include "spec"` from `from_path`: relative to the includer, then to the repo root,
