@@ -410,7 +410,7 @@ impl<'g> Impactor<'g> {
         let mut groups: BTreeMap<(&str, UnresolvedReason), (usize, First<'_>)> = BTreeMap::new();
         for name in names {
             for u in self.maybe_callers.get(name).map_or(&[][..], Vec::as_slice) {
-                let site = (u.site.file.as_str(), u.site.line, u.site.column);
+                let site = (&*u.site.file, u.site.line, u.site.column);
                 let g = groups
                     .entry((u.name.as_str(), u.reason))
                     .or_insert((0, site));

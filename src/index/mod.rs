@@ -285,11 +285,14 @@ pub(crate) fn finish_with(
         }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    tracing::debug!(rss_mib = rss_mib(), "facts of every file");
     let t = Instant::now();
     let res = pool.install(|| resolver(&files));
     let resolved_ms = t.elapsed().as_millis() as u64;
+    tracing::debug!(rss_mib = rss_mib(), "resolved");
     let graph = CodeGraph::from_node_iter(graph_nodes(&files), res.edges, res.unresolved);
     tracing::debug!(
+        rss_mib = rss_mib(),
         resolve_ms = resolved_ms,
         graph_ms = t.elapsed().as_millis() as u64 - resolved_ms,
         "resolved and built the graph"
@@ -628,4 +631,13 @@ impl Indexer {
             .insert("parse".into(), started.elapsed().as_millis() as u64);
         finish(&pool, None, outcomes, stats, Extras::default(), started)
     }
+}
+
+/// Resident set size of this process in MiB (`/proc/self/statm`, Linux; 0 elsewhere), for
+/// debug logs of where memory goes by phase.
+pub(crate) fn rss_mib() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * 4096 / (1024 * 1024))
 }

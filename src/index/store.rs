@@ -277,11 +277,13 @@ impl Store {
                 .get(r.caller as usize)
                 .ok_or_else(|| LoadError::Corrupt("unresolved call of a missing node".into()))?;
             calls.push(Unresolved {
-                caller: caller.id.to_string(),
+                caller: caller.id.clone(),
                 name: r.name,
                 receiver: r.receiver,
                 site: super::graph::Site {
-                    file: r.file.unwrap_or_else(|| caller.file.to_string()),
+                    file: r
+                        .file
+                        .map_or_else(|| caller.file.clone(), std::sync::Arc::from),
                     line: r.line,
                     column: r.column,
                 },
@@ -328,14 +330,14 @@ impl Store {
         let unresolved: Vec<UnresolvedRow> = unresolved
             .into_iter()
             .map(|u| {
-                let (caller, file) = *position.get(u.caller.as_str()).ok_or_else(|| {
+                let (caller, file) = *position.get(&*u.caller).ok_or_else(|| {
                     StoreError::Encode(format!("unresolved call of unknown node {}", u.caller))
                 })?;
                 Ok(UnresolvedRow {
                     caller,
                     name: u.name,
                     receiver: u.receiver,
-                    file: (u.site.file != file).then_some(u.site.file),
+                    file: (&*u.site.file != file).then(|| u.site.file.to_string()),
                     line: u.site.line,
                     column: u.site.column,
                     reason: u.reason,

@@ -243,8 +243,8 @@ pub(crate) fn resolve_incremental(
     // Unresolved calls of unaffected files (a call's site is in its caller's file).
     unresolved.extend(prev_unresolved.into_iter().filter(|u| {
         new_at
-            .get(u.site.file.as_str())
-            .is_some_and(|&fi| !selected[fi] && !changed.contains(u.site.file.as_str()))
+            .get(&*u.site.file)
+            .is_some_and(|&fi| !selected[fi] && !changed.contains(&*u.site.file))
     }));
     unresolved.sort();
     let out = Resolution { edges, unresolved };

@@ -1866,11 +1866,13 @@ type EdgeKey = (u32, u32, Relation);
 /// so files are de-duplicated independently and the output order is canonical.
 pub fn resolve(files: &[FileFacts]) -> Resolution {
     let ctx = Ctx::build(files);
+    tracing::debug!(rss_mib = super::rss_mib(), "resolution tables built");
     let offsets = node_offsets(files);
     let per_file: Vec<(Vec<RawEdge>, Vec<Unresolved>)> = (0..files.len())
         .into_par_iter()
         .map(|fi| resolve_file(&ctx, &offsets, fi as u32))
         .collect();
+    tracing::debug!(rss_mib = super::rss_mib(), "every file resolved");
     // Sized once: these lists are the largest things resolution makes (1.3M edges and
     // 376K unresolved calls on the Rust corpus), and growing them by doubling leaves slack.
     let (n_edges, n_unresolved) = per_file
@@ -1919,6 +1921,8 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
         e.1.extend(site);
     };
     let mut unresolved = Vec::new();
+    // One copy of the path for every unresolved call of the file.
+    let file_path: std::sync::Arc<str> = f.path.as_str().into();
     // Containment and bases.
     for (di, d) in f.definitions.iter().enumerate() {
         let me = node((fi, di as u32));
@@ -2030,13 +2034,13 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
             ),
             Err(reason) => unresolved.push(Unresolved {
                 caller: c.caller.map_or_else(
-                    || f.path.clone(),
-                    |d| f.definitions[d as usize].id.to_string(),
+                    || file_path.clone(),
+                    |d| f.definitions[d as usize].id.clone(),
                 ),
                 name: c.name.clone(),
                 receiver: c.receiver.clone(),
                 site: Site {
-                    file: f.path.clone(),
+                    file: file_path.clone(),
                     line: c.line,
                     column: c.column,
                 },
