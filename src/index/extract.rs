@@ -15,7 +15,9 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Parser, QueryCursor};
 
 use super::chunk::{self, ChunkOptions};
-use super::facts::{BaseRef, Binding, CallSite, Definition, FileFacts, FileMode, Import, Kind};
+use super::facts::{
+    BaseRef, Binding, CallSite, DefDetails, Definition, FileFacts, FileMode, Import, Kind,
+};
 use super::lang::{self, CompiledLanguage, LanguageSpec, Role};
 
 /// Byte offsets of line starts, for 1-based lines and char columns.
@@ -805,7 +807,6 @@ fn build_definitions(
             kind,
             name: name.into(),
             qualified_name,
-            container: d.container,
             parent: parent.map(|p| p as u32),
             start_line: d.start_line,
             end_line: d.end_line,
@@ -813,11 +814,15 @@ fn build_definitions(
             start_byte: d.start as u32,
             end_byte: d.end as u32,
             signature: String::new(),
-            doc: d.doc,
-            bases: d.bases,
-            self_name: d.self_name,
             arity: d.arity,
-            returns: d.returns,
+            details: DefDetails {
+                container: d.container,
+                doc: d.doc,
+                bases: d.bases,
+                returns: d.returns,
+                self_name: d.self_name,
+            }
+            .boxed(),
         });
         chains.push(in_file_name);
         stack.push(out.len() - 1);
@@ -936,23 +941,20 @@ mod tests {
             (add.kind, add.start_line, add.end_line),
             (Kind::Function, 4, 4)
         );
-        assert_eq!(add.doc.as_deref(), Some("Adds.\nTwice."));
+        assert_eq!(add.doc(), Some("Adds.\nTwice."));
         assert_eq!(&*add.qualified_name, "math::add");
         assert_eq!(add.signature, "pub fn add(a: u32) -> u32 { a }");
         assert_eq!(
-            def(&f, "src/math.rs::plain").doc,
+            def(&f, "src/math.rs::plain").doc(),
             None,
             "a plain // comment is not documentation"
         );
         assert_eq!(def(&f, "src/math.rs::Calc#2").kind, Kind::Impl);
         let m = def(&f, "src/math.rs::Calc::add");
-        assert_eq!(
-            (m.kind, m.doc.as_deref()),
-            (Kind::Method, Some("Block doc."))
-        );
+        assert_eq!((m.kind, m.doc()), (Kind::Method, Some("Block doc.")));
         let display = def(&f, "src/math.rs::Calc#3");
-        assert_eq!(display.bases[0].name, "Display");
-        assert!(display.bases[0].implements);
+        assert_eq!(display.bases()[0].name, "Display");
+        assert!(display.bases()[0].implements);
         assert_eq!(def(&f, "src/math.rs::Calc::fmt").kind, Kind::Method);
         let calls: Vec<(&str, Option<&str>, u32, u32)> = f
             .calls
@@ -1006,11 +1008,8 @@ mod tests {
         let src = "class Ledger(Base):\n    \"\"\"Books.\n\n    More.\n    \"\"\"\n    def __init__(self, db):\n        self.db = db\n\n    def settle(self):\n        return list(map(lambda x: helper(x), []))\n";
         let f = facts("app/service.py", src);
         let c = def(&f, "app/service.py::Ledger");
-        assert_eq!(
-            (c.kind, c.doc.as_deref()),
-            (Kind::Class, Some("Books.\n\nMore."))
-        );
-        assert_eq!(c.bases[0].name, "Base");
+        assert_eq!((c.kind, c.doc()), (Kind::Class, Some("Books.\n\nMore.")));
+        assert_eq!(c.bases()[0].name, "Base");
         assert_eq!(&*c.qualified_name, "app.service.Ledger");
         assert_eq!(
             def(&f, "app/service.py::Ledger.__init__").kind,
@@ -1027,7 +1026,7 @@ mod tests {
     fn javascript_jsdoc_on_exports_and_imports() {
         let src = "import a, { b as c } from './x';\nconst d = require('./y');\n/** Renders. */\nexport default function render() { return c(); }\nexport const f = () => new Thing();\n";
         let f = facts("src/r.js", src);
-        assert_eq!(def(&f, "src/r.js::render").doc.as_deref(), Some("Renders."));
+        assert_eq!(def(&f, "src/r.js::render").doc(), Some("Renders."));
         assert_eq!(f.default_export.as_deref(), Some("render"));
         let imports: Vec<(&str, Option<&str>, Option<&str>)> = f
             .imports
@@ -1056,11 +1055,11 @@ mod tests {
         let f = facts("store/memory.go", src);
         let len = def(&f, "store/memory.go::Memory.Len");
         assert_eq!(
-            (len.kind, len.doc.as_deref(), len.self_name.as_deref()),
+            (len.kind, len.doc(), len.self_name()),
             (Kind::Method, Some("Len counts."), Some("m"))
         );
         assert_eq!(&*len.qualified_name, "store.Memory.Len");
-        assert_eq!(def(&f, "store/memory.go::Memory").bases[0].name, "Base");
+        assert_eq!(def(&f, "store/memory.go::Memory").bases()[0].name, "Base");
     }
 
     #[test]

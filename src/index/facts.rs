@@ -145,9 +145,6 @@ pub struct Definition {
     /// Language-level full name: module path (where the language has one) plus the chain
     /// of enclosing definitions.
     pub qualified_name: Arc<str>,
-    /// Explicit container for a definition written outside its type (a Go method's
-    /// receiver type); `None` when the container is the enclosing definition.
-    pub container: Option<String>,
     /// Index (into [`FileFacts::definitions`]) of the enclosing definition, if any.
     pub parent: Option<u32>,
     /// 1-based first line (inclusive).
@@ -162,6 +159,25 @@ pub struct Definition {
     pub end_byte: u32,
     /// The first line of the definition, whitespace-trimmed, at most 240 chars.
     pub signature: String,
+    /// What few definitions have (doc, bases, return type, ...), out of line; `None`
+    /// when all of it is absent. Read it through the accessors ([`Definition::doc`], ...).
+    pub details: Option<Box<DefDetails>>,
+    /// The number of parameters where the query captures them (`@params`, C# and C++) and
+    /// every call passes exactly that many; `None` when unknown or when a parameter has a
+    /// default or is variadic. Picks among overloads by the call's argument count.
+    #[serde(default)]
+    pub arity: Option<u32>,
+}
+
+/// The parts of a [`Definition`] that most definitions lack: on the fetch.sh corpus about
+/// one definition in ten has any (1.2M definitions; 49K docs, 55K with bases, 63K return
+/// types, 6K containers), so keeping them out of line saves about 110 bytes on each of
+/// the others.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DefDetails {
+    /// Explicit container for a definition written outside its type (a Go method's
+    /// receiver type); `None` when the container is the enclosing definition.
+    pub container: Option<String>,
     /// Doc comment or docstring, markers stripped; `None` when absent.
     pub doc: Option<String>,
     /// Bases and implemented interfaces written in the definition's header.
@@ -172,14 +188,41 @@ pub struct Definition {
     /// The name a method gives its own instance where the language lets it choose (a Go
     /// receiver such as `m` in `func (m *Memory) Len()`); `self`/`this` are implied elsewhere.
     pub self_name: Option<String>,
-    /// The number of parameters where the query captures them (`@params`, C# and C++) and
-    /// every call passes exactly that many; `None` when unknown or when a parameter has a
-    /// default or is variadic. Picks among overloads by the call's argument count.
-    #[serde(default)]
-    pub arity: Option<u32>,
+}
+
+impl DefDetails {
+    /// `None` when every part is absent, else the boxed details.
+    pub fn boxed(self) -> Option<Box<DefDetails>> {
+        (self != DefDetails::default()).then(|| Box::new(self))
+    }
 }
 
 impl Definition {
+    /// See [`DefDetails::container`].
+    pub fn container(&self) -> Option<&str> {
+        self.details.as_ref()?.container.as_deref()
+    }
+
+    /// See [`DefDetails::doc`].
+    pub fn doc(&self) -> Option<&str> {
+        self.details.as_ref()?.doc.as_deref()
+    }
+
+    /// See [`DefDetails::bases`]; empty when none are written.
+    pub fn bases(&self) -> &[BaseRef] {
+        self.details.as_ref().map_or(&[], |d| &d.bases)
+    }
+
+    /// See [`DefDetails::returns`].
+    pub fn returns(&self) -> Option<&str> {
+        self.details.as_ref()?.returns.as_deref()
+    }
+
+    /// See [`DefDetails::self_name`].
+    pub fn self_name(&self) -> Option<&str> {
+        self.details.as_ref()?.self_name.as_deref()
+    }
+
     /// The chain of enclosing definitions in this file joined by the language separator
     /// (the id without its path and `#n` suffix): `Calculator::add`, `Ledger.settle`.
     pub fn in_file_name(&self) -> &str {

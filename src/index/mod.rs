@@ -285,14 +285,14 @@ pub(crate) fn finish_with(
         }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    tracing::debug!(rss_mib = rss_mib(), "facts of every file");
+    tracing::debug!(rss_mib = ?rss_mib(), "facts of every file");
     let t = Instant::now();
     let res = pool.install(|| resolver(&files));
     let resolved_ms = t.elapsed().as_millis() as u64;
-    tracing::debug!(rss_mib = rss_mib(), "resolved");
+    tracing::debug!(rss_mib = ?rss_mib(), "resolved");
     let graph = CodeGraph::from_node_iter(graph_nodes(&files), res.edges, res.unresolved);
     tracing::debug!(
-        rss_mib = rss_mib(),
+        rss_mib = ?rss_mib(),
         resolve_ms = resolved_ms,
         graph_ms = t.elapsed().as_millis() as u64 - resolved_ms,
         "resolved and built the graph"
@@ -301,7 +301,7 @@ pub(crate) fn finish_with(
     stats
         .elapsed_ms
         .insert("resolve".into(), t.elapsed().as_millis() as u64);
-    assemble(
+    let index = assemble(
         root,
         files,
         graph,
@@ -310,7 +310,9 @@ pub(crate) fn finish_with(
         stamps,
         stamped_at_ns,
         started,
-    )
+    );
+    tracing::debug!(rss_mib = ?rss_mib(), "index assembled");
+    index
 }
 
 /// Fills the counts derived from facts, graph and skips, and builds the [`Index`].
@@ -633,11 +635,16 @@ impl Indexer {
     }
 }
 
-/// Resident set size of this process in MiB (`/proc/self/statm`, Linux; 0 elsewhere), for
-/// debug logs of where memory goes by phase.
-pub(crate) fn rss_mib() -> u64 {
-    std::fs::read_to_string("/proc/self/statm")
-        .ok()
-        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
-        .map_or(0, |pages| pages * 4096 / (1024 * 1024))
+/// Resident set size of this process and its peak so far, in MiB (`VmRSS` and `VmHWM` of
+/// `/proc/self/status`, Linux; 0 elsewhere), for debug logs of where memory goes by phase.
+pub(crate) fn rss_mib() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+            .map_or(0, |kib| kib / 1024)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
 }

@@ -69,10 +69,10 @@ fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
     }
     for d in &f.definitions {
         out.insert(&d.name);
-        if let Some(c) = &d.container {
+        if let Some(c) = d.container() {
             out.extend(tokens(c));
         }
-        for b in &d.bases {
+        for b in d.bases() {
             out.insert(&b.name);
         }
     }
@@ -120,10 +120,10 @@ fn mentions(f: &FileFacts, touched: &HashSet<&str>) -> bool {
                 || i.alias.as_deref().is_some_and(hit)
         })
         || f.definitions.iter().any(|d| {
-            d.bases.iter().any(|b| {
+            d.bases().iter().any(|b| {
                 touched.contains(b.name.as_str()) || b.qualifier.as_deref().is_some_and(hit)
-            }) || d.container.as_deref().is_some_and(hit)
-                || d.returns.as_deref().is_some_and(hit)
+            }) || d.container().is_some_and(hit)
+                || d.returns().is_some_and(hit)
         })
         || f.bindings.iter().any(|b| hit(&b.type_name))
         // A relative import (`from . import x`, `import "./"`) names the file's own

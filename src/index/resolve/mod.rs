@@ -196,11 +196,11 @@ struct Ctx<'a> {
     files: &'a [FileFacts],
     modules: ModuleTable,
     /// (family, name) → definitions, sorted by (file, definition).
-    by_name: HashMap<(&'a str, &'a str), Vec<DefRef>>,
+    by_name: RefMap<'a>,
     /// (family, container name) → member definitions.
-    members: HashMap<(&'a str, &'a str), Vec<DefRef>>,
+    members: RefMap<'a>,
     /// (family, type name) → type-like definitions (class, struct, trait, impl, ...).
-    types: HashMap<(&'a str, &'a str), Vec<DefRef>>,
+    types: RefMap<'a>,
     /// file → local name → bindings.
     bindings: Vec<HashMap<&'a str, Vec<&'a Import>>>,
     /// file → [`is_test_path`] of its path (asked for every candidate of every call).
@@ -214,6 +214,55 @@ struct Ctx<'a> {
     /// C and C++ `static` free functions of source (non-header) files: internal linkage
     /// (C11 6.2.2), so no other file can call them (see [`is_internal`]).
     internal: foldhash::HashSet<DefRef>,
+}
+
+/// A (family, name) key of [`RefMap`].
+type RefKey<'a> = (&'a str, &'a str);
+
+/// Key → definitions in (file, definition) order, as one flat list with a range per key.
+/// A `Vec` per key cost about 90 bytes a definition (1.2M keys on the fetch.sh corpus,
+/// nearly all with one definition); this costs about 50.
+#[derive(Default)]
+struct RefMap<'a> {
+    ranges: HashMap<RefKey<'a>, (u32, u32)>,
+    refs: Vec<DefRef>,
+}
+
+impl<'a> RefMap<'a> {
+    /// Builds the map from `items()`, which must yield the same sequence each call (it is
+    /// walked twice: counts, then placement), in (file, definition) order.
+    fn build<I: Iterator<Item = (RefKey<'a>, DefRef)>>(items: impl Fn() -> I) -> RefMap<'a> {
+        let mut ranges: HashMap<RefKey<'a>, (u32, u32)> = HashMap::default();
+        for (k, _) in items() {
+            ranges.entry(k).or_insert((0, 0)).1 += 1;
+        }
+        let mut next = 0u32;
+        for r in ranges.values_mut() {
+            *r = (next, next + r.1);
+            next = r.1;
+        }
+        // Fill each range from its start; `.1` walks back to the end as refs are placed.
+        let mut refs = vec![(0u32, 0u32); next as usize];
+        for r in ranges.values_mut() {
+            r.1 = r.0;
+        }
+        for (k, d) in items() {
+            let r = ranges.get_mut(&k).expect("counted in the first pass");
+            refs[r.1 as usize] = d;
+            r.1 += 1;
+        }
+        RefMap { ranges, refs }
+    }
+
+    /// The definitions under `k`, in (file, definition) order.
+    fn get(&self, k: &RefKey<'_>) -> Option<&[DefRef]> {
+        let &(a, b) = self.ranges.get(k)?;
+        Some(&self.refs[a as usize..b as usize])
+    }
+
+    fn contains_key(&self, k: &RefKey<'_>) -> bool {
+        self.ranges.contains_key(k)
+    }
 }
 
 fn is_typeish(k: Kind) -> bool {
@@ -232,7 +281,7 @@ impl<'a> Ctx<'a> {
     /// The container name a definition is a member of (parent's name, or the explicit
     /// container of a Go method).
     fn container_name(f: &'a FileFacts, d: &'a Definition) -> Option<&'a str> {
-        if let Some(c) = d.container.as_deref() {
+        if let Some(c) = d.container() {
             return Some(c);
         }
         let p = &f.definitions[d.parent? as usize];
@@ -240,12 +289,32 @@ impl<'a> Ctx<'a> {
     }
 
     fn build(files: &'a [FileFacts]) -> Ctx<'a> {
+        // Every definition with its language family and reference, in (file, definition)
+        // order.
+        let defs = || {
+            files.iter().enumerate().flat_map(|(fi, f)| {
+                let fam = family(&f.language);
+                f.definitions
+                    .iter()
+                    .enumerate()
+                    .map(move |(di, d)| (fam, f, d, (fi as u32, di as u32)))
+            })
+        };
         let mut c = Ctx {
             files,
             modules: ModuleTable::build(files),
-            by_name: HashMap::default(),
-            members: HashMap::default(),
-            types: HashMap::default(),
+            by_name: RefMap::build(|| defs().map(|(fam, _, d, r)| ((fam, &*d.name), r))),
+            members: RefMap::build(|| {
+                defs().filter_map(|(fam, f, d, r)| Some(((fam, Self::container_name(f, d)?), r)))
+            }),
+            types: RefMap::build(|| {
+                defs().filter_map(|(fam, _, d, r)| {
+                    // A Go `type T float64` declares a named type with its own method set
+                    // (Go spec, "Type definitions"), so it types receivers like a struct.
+                    (is_typeish(d.kind) || (fam == "go" && d.kind == Kind::TypeAlias))
+                        .then_some(((fam, &*d.name), r))
+                })
+            }),
             bindings: Vec::with_capacity(files.len()),
             typed: Vec::with_capacity(files.len()),
             bound: Vec::with_capacity(files.len()),
@@ -258,15 +327,6 @@ impl<'a> Ctx<'a> {
                 let r = (fi as u32, di as u32);
                 if fam == "c" && is_internal(f, d) {
                     c.internal.insert(r);
-                }
-                c.by_name.entry((fam, &*d.name)).or_default().push(r);
-                // A Go `type T float64` declares a named type with its own method set (Go
-                // spec, "Type definitions"), so it types receivers like a struct does.
-                if is_typeish(d.kind) || (fam == "go" && d.kind == Kind::TypeAlias) {
-                    c.types.entry((fam, &*d.name)).or_default().push(r);
-                }
-                if let Some(cn) = Self::container_name(f, d) {
-                    c.members.entry((fam, cn)).or_default().push(r);
                 }
             }
             let mut b: HashMap<&str, Vec<&Import>> = HashMap::default();
@@ -313,7 +373,7 @@ impl<'a> Ctx<'a> {
         let all = self
             .by_name
             .get(&(family(&f.language), name))
-            .map_or(&[][..], Vec::as_slice);
+            .unwrap_or_default();
         // `by_name` lists are sorted by (file, definition) (built in that order): the
         // file's own entries are one run, found by binary search instead of a scan.
         let from = all.partition_point(|r| r.0 < fi);
@@ -575,7 +635,7 @@ impl<'a> Ctx<'a> {
         // naming a namespace itself, `ns::f`, is a qualified name: always in scope).
         own.retain(|&r| {
             let d = self.def(r);
-            let in_namespace = d.container.is_none()
+            let in_namespace = d.container().is_none()
                 && d.parent.is_some_and(|p| {
                     self.files[r.0 as usize].definitions[p as usize].kind == Kind::Namespace
                 });
@@ -589,7 +649,7 @@ impl<'a> Ctx<'a> {
             if !narrow(self.files, fi, vec![t]).contains(&t) {
                 continue;
             }
-            for b in &self.def(t).bases {
+            for b in self.def(t).bases() {
                 if b.name != ty {
                     out.extend(self.member_with_bases(t.0, &b.name, name, depth + 1));
                 }
@@ -650,7 +710,7 @@ impl<'a> Ctx<'a> {
         }
         let mut out = Vec::new();
         for c in carriers {
-            for b in &self.def(c).bases {
+            for b in self.def(c).bases() {
                 if let Some((bt, _)) = self.resolve_base_ref(c.0, &b.name, b.qualifier.as_deref()) {
                     if bt != t {
                         out.extend(self.members_of_def(bt, name, depth + 1));
@@ -753,7 +813,7 @@ impl<'a> Ctx<'a> {
             if d.kind.is_type_container() {
                 return Some(&d.name);
             }
-            if let Some(c) = d.container.as_deref() {
+            if let Some(c) = d.container() {
                 return Some(c);
             }
             cur = d.parent;
@@ -870,7 +930,7 @@ impl<'a> Ctx<'a> {
                 .ok_or(UnresolvedReason::NotFound)?;
             let base = self
                 .def(t)
-                .bases
+                .bases()
                 .iter()
                 .find(|b| !b.implements)
                 .ok_or(UnresolvedReason::NotFound)?;
@@ -1045,9 +1105,7 @@ impl<'a> Ctx<'a> {
             _ => Err(UnresolvedReason::Ambiguous),
         };
         // A method's own instance under a chosen name (Go receivers) acts as `self`.
-        let own = c
-            .caller
-            .and_then(|i| f.definitions[i as usize].self_name.as_deref());
+        let own = c.caller.and_then(|i| f.definitions[i as usize].self_name());
         let owned;
         let normalized;
         // C and C++ `p->f`, `ns::T`: one separator for the steps below.
@@ -1117,7 +1175,7 @@ impl<'a> Ctx<'a> {
                     // Each base as written, qualifier included (`werkzeug.test.EnvironBuilder`
                     // is external even when the class itself is also `EnvironBuilder`), and
                     // never the class itself.
-                    for b in &self.def(t).bases {
+                    for b in self.def(t).bases() {
                         if let Some((bt, _)) =
                             self.resolve_base_ref(fi, &b.name, b.qualifier.as_deref())
                         {
@@ -1395,7 +1453,7 @@ impl<'a> Ctx<'a> {
     /// The declared return type of a callable (`Self` → its enclosing type).
     fn returns_of(&self, t: DefRef) -> Option<String> {
         let d = self.def(t);
-        let r = d.returns.as_deref()?;
+        let r = d.returns()?;
         if r == "Self" {
             let p = self.files[t.0 as usize]
                 .definitions
@@ -1574,7 +1632,7 @@ impl<'a> Ctx<'a> {
                 .filter(|&&r| self.def(r).kind.is_callable())
                 .filter_map(|&r| {
                     let d = self.def(r);
-                    let ret = d.returns.as_deref()?;
+                    let ret = d.returns()?;
                     if ret == "Self" {
                         let f = &self.files[r.0 as usize];
                         let p = &f.definitions[d.parent? as usize];
@@ -1617,10 +1675,7 @@ impl<'a> Ctx<'a> {
     fn method_fallback(&self, fi: u32, name: &str) -> Result<(DefRef, Tier), UnresolvedReason> {
         let fam = self.fam(fi);
         let is_method = |r: &DefRef| matches!(self.def(*r).kind, Kind::Method | Kind::Constructor);
-        let all = self
-            .by_name
-            .get(&(fam, name))
-            .map_or(&[][..], Vec::as_slice);
+        let all = self.by_name.get(&(fam, name)).unwrap_or_default();
         // In statically typed languages the receiver's type decides; when we could not
         // type it, a repo method that merely shares the name is more often wrong than right
         // (measured against go/types and javac: unique-name precision 0.57 on x/tools), so
@@ -1795,7 +1850,7 @@ fn is_internal(f: &FileFacts, d: &Definition) -> bool {
     const HEADERS: &[&str] = &["h", "hh", "hpp", "hxx", "h++", "ipp", "inl"];
     let ext = f.path.rsplit_once('.').map_or("", |(_, e)| e);
     if d.kind != Kind::Function
-        || d.container.is_some()
+        || d.container().is_some()
         || HEADERS.contains(&ext.to_ascii_lowercase().as_str())
         || d.parent
             .is_some_and(|p| f.definitions[p as usize].kind.is_type_container())
@@ -1866,13 +1921,13 @@ type EdgeKey = (u32, u32, Relation);
 /// so files are de-duplicated independently and the output order is canonical.
 pub fn resolve(files: &[FileFacts]) -> Resolution {
     let ctx = Ctx::build(files);
-    tracing::debug!(rss_mib = super::rss_mib(), "resolution tables built");
+    tracing::debug!(rss_mib = ?super::rss_mib(), "resolution tables built");
     let offsets = node_offsets(files);
     let per_file: Vec<(Vec<RawEdge>, Vec<Unresolved>)> = (0..files.len())
         .into_par_iter()
         .map(|fi| resolve_file(&ctx, &offsets, fi as u32))
         .collect();
-    tracing::debug!(rss_mib = super::rss_mib(), "every file resolved");
+    tracing::debug!(rss_mib = ?super::rss_mib(), "every file resolved");
     // Sized once: these lists are the largest things resolution makes (1.3M edges and
     // 376K unresolved calls on the Rust corpus), and growing them by doubling leaves slack.
     let (n_edges, n_unresolved) = per_file
@@ -1945,7 +2000,7 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
             },
         };
         add(parent, me, Relation::Contains, Tier::Syntax, None);
-        for b in &d.bases {
+        for b in d.bases() {
             if let Some((t, tier)) = ctx.resolve_base_ref(fi, &b.name, b.qualifier.as_deref()) {
                 if t != (fi, di as u32) {
                     // A base that is an interface is implemented, not inherited (C# lists

@@ -170,7 +170,7 @@ pub fn collect_chunks(idx: &Index) -> (Vec<SearchChunk>, usize) {
                     chunk.kind = d.kind.as_str().into();
                     chunk.name = d.name.to_string();
                     chunk.qualified_name = d.qualified_name.to_string();
-                    chunk.doc = d.doc.clone().unwrap_or_default();
+                    chunk.doc = d.doc().unwrap_or_default().to_string();
                     let within = d
                         .parent
                         .and_then(|p| f.definitions.get(p as usize))
