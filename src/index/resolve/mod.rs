@@ -229,27 +229,42 @@ struct RefMap<'a> {
 }
 
 impl<'a> RefMap<'a> {
-    /// Builds the map from `items()`, which must yield the same sequence each call (it is
-    /// walked twice: counts, then placement), in (file, definition) order.
-    fn build<I: Iterator<Item = (RefKey<'a>, DefRef)>>(items: impl Fn() -> I) -> RefMap<'a> {
-        let mut ranges: HashMap<RefKey<'a>, (u32, u32)> = HashMap::default();
-        for (k, _) in items() {
-            ranges.entry(k).or_insert((0, 0)).1 += 1;
+    /// Builds the map from `items`, in (file, definition) order. `keys` is the expected
+    /// number of keys at most (0 when unknown), so the table is not grown step by step.
+    /// One hash lookup per item: each key gets a dense number on first sight, and a
+    /// counting sort by that number places the references.
+    fn build(keys: usize, items: impl Iterator<Item = (RefKey<'a>, DefRef)>) -> RefMap<'a> {
+        let mut ranges: HashMap<RefKey<'a>, (u32, u32)> =
+            HashMap::with_capacity_and_hasher(keys, Default::default());
+        // (key number, reference) per item; per key number, its count.
+        let mut numbered: Vec<(u32, DefRef)> = Vec::with_capacity(keys);
+        let mut counts: Vec<u32> = Vec::with_capacity(keys);
+        for (k, d) in items {
+            let next = counts.len() as u32;
+            let n = ranges.entry(k).or_insert((next, 0)).0;
+            if n == next {
+                counts.push(0);
+            }
+            counts[n as usize] += 1;
+            numbered.push((n, d));
         }
-        let mut next = 0u32;
+        // Start of each key's range, then place every reference (stable: item order).
+        let mut start = Vec::with_capacity(counts.len());
+        let mut at = 0u32;
+        for &c in &counts {
+            start.push(at);
+            at += c;
+        }
+        let mut cursor = start.clone();
+        let mut refs = vec![(0u32, 0u32); numbered.len()];
+        for (n, d) in numbered {
+            let c = &mut cursor[n as usize];
+            refs[*c as usize] = d;
+            *c += 1;
+        }
         for r in ranges.values_mut() {
-            *r = (next, next + r.1);
-            next = r.1;
-        }
-        // Fill each range from its start; `.1` walks back to the end as refs are placed.
-        let mut refs = vec![(0u32, 0u32); next as usize];
-        for r in ranges.values_mut() {
-            r.1 = r.0;
-        }
-        for (k, d) in items() {
-            let r = ranges.get_mut(&k).expect("counted in the first pass");
-            refs[r.1 as usize] = d;
-            r.1 += 1;
+            let n = r.0 as usize;
+            *r = (start[n], start[n] + counts[n]);
         }
         RefMap { ranges, refs }
     }
@@ -300,21 +315,40 @@ impl<'a> Ctx<'a> {
                     .map(move |(di, d)| (fam, f, d, (fi as u32, di as u32)))
             })
         };
+        let n_defs = files.iter().map(|f| f.definitions.len()).sum();
+        let (by_name, (members, types)) = rayon::join(
+            || RefMap::build(n_defs, defs().map(|(fam, _, d, r)| ((fam, &*d.name), r))),
+            || {
+                rayon::join(
+                    || {
+                        RefMap::build(
+                            0,
+                            defs().filter_map(|(fam, f, d, r)| {
+                                Some(((fam, Self::container_name(f, d)?), r))
+                            }),
+                        )
+                    },
+                    || {
+                        RefMap::build(
+                            0,
+                            defs().filter_map(|(fam, _, d, r)| {
+                                // A Go `type T float64` declares a named type with its own
+                                // method set (Go spec, "Type definitions"), so it types
+                                // receivers like a struct does.
+                                (is_typeish(d.kind) || (fam == "go" && d.kind == Kind::TypeAlias))
+                                    .then_some(((fam, &*d.name), r))
+                            }),
+                        )
+                    },
+                )
+            },
+        );
         let mut c = Ctx {
             files,
             modules: ModuleTable::build(files),
-            by_name: RefMap::build(|| defs().map(|(fam, _, d, r)| ((fam, &*d.name), r))),
-            members: RefMap::build(|| {
-                defs().filter_map(|(fam, f, d, r)| Some(((fam, Self::container_name(f, d)?), r)))
-            }),
-            types: RefMap::build(|| {
-                defs().filter_map(|(fam, _, d, r)| {
-                    // A Go `type T float64` declares a named type with its own method set
-                    // (Go spec, "Type definitions"), so it types receivers like a struct.
-                    (is_typeish(d.kind) || (fam == "go" && d.kind == Kind::TypeAlias))
-                        .then_some(((fam, &*d.name), r))
-                })
-            }),
+            by_name,
+            members,
+            types,
             bindings: Vec::with_capacity(files.len()),
             typed: Vec::with_capacity(files.len()),
             bound: Vec::with_capacity(files.len()),
