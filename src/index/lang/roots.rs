@@ -91,7 +91,7 @@ fn matching(toks: &[&str], open: usize) -> Option<usize> {
 }
 
 /// Splits query text into brackets, strings and words; drops `;` comments.
-fn tokenize(s: &str) -> Vec<&str> {
+pub(crate) fn tokenize(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let b = s.as_bytes();
     let mut i = 0;
