@@ -18,8 +18,8 @@ trap 'rm -rf "$tmp"' EXIT
 best() { # best-of-3 wall seconds, max RSS (KB) and best CPU seconds (user+sys) of a command
   local b=999999 rss=0 cpu=999999 t m u s
   for _ in 1 2 3; do
-    /usr/bin/time -f "%e %M %U %S" -o $tmp/time "$@" > $tmp/out
-    read -r t m u s < $tmp/time
+    /usr/bin/time -f "%e %M %U %S" -o "$tmp/time" "$@" > "$tmp/out"
+    read -r t m u s < "$tmp/time"
     b=$(python3 -c "print(min($b, $t))"); [ "$m" -gt "$rss" ] && rss=$m
     cpu=$(python3 -c "print(round(min($cpu, $u + $s), 2))")
   done
@@ -29,7 +29,7 @@ for tree in ${CG_TREES:-rust python npm go java}; do
   dir="$CORPUS/$tree"
   [ -d "$dir" ] || { echo "skip $tree: no $dir" >&2; continue; }
   read -r t_index rss cpu_index < <(best "$BIN" -C "$dir" --no-cache index --json)
-  cp $tmp/out $tmp/index.json
+  cp "$tmp/out" "$tmp/index.json"
   read -r t_parse _ cpu_parse < <(best "$BIN" -C "$dir" --no-cache index --parse-only)
   python3 - "$tree" "$t_index" "$rss" "$t_parse" "$cpu_index" "$cpu_parse" "$tmp/index.json" <<'PY'
 import json, sys
