@@ -160,43 +160,62 @@ impl Matcher {
             seq: 0,
             ambiguous: false,
         };
-        let fallback_roots = self
-            .fallback
-            .as_ref()
-            .and_then(|f| f.roots.as_ref().map(|r| (f, r)));
-        let mut walk = root.walk();
-        'walk: loop {
-            let n = walk.node();
-            if let Some(list) = self.by_kind.get(n.kind_id() as usize) {
-                if !list.is_empty() {
-                    self.match_at(query, n, list, &mut ctx, cursor, on_match);
+        // One pass in tree order without recursion: each node's children are listed once,
+        // serving both the matching at that node and the walk into them.
+        let mut stack: Vec<(Vec<Kid<'t>>, usize)> = Vec::new();
+        let kids = self.enter(query, root, &mut ctx, cursor, on_match);
+        stack.push((kids, 0));
+        while let Some((kids, i)) = stack.last_mut() {
+            let Some(kid) = kids.get(*i) else {
+                if let Some((done, _)) = stack.pop() {
+                    ctx.pool.push(done);
                 }
-            }
-            if let Some((f, roots)) = fallback_roots {
-                if roots.get(n.kind_id() as usize).copied().unwrap_or(false) {
-                    f.run(n, src, cursor, Some(0), on_match);
-                }
-            }
-            if walk.goto_first_child() {
                 continue;
-            }
-            while !walk.goto_next_sibling() {
-                if !walk.goto_parent() {
-                    break 'walk;
-                }
-            }
+            };
+            let node = kid.node;
+            *i += 1;
+            let kids = self.enter(query, node, &mut ctx, cursor, on_match);
+            stack.push((kids, 0));
         }
         if let Some(f) = self.fallback.as_ref().filter(|f| f.roots.is_none()) {
             f.run(root, src, cursor, None, on_match);
         }
     }
 
+    /// Lists `node`'s children and runs the patterns rooted at its kind; returns the list.
+    fn enter<'t>(
+        &self,
+        query: &Query,
+        node: Node<'t>,
+        ctx: &mut Ctx<'_, 't>,
+        cursor: &mut QueryCursor,
+        on_match: &mut dyn FnMut(usize, &[QueryCapture<'t>]),
+    ) -> Vec<Kid<'t>> {
+        let kind = node.kind_id() as usize;
+        let list = self.by_kind.get(kind).filter(|l| !l.is_empty());
+        let kids = ctx.children(node, list.is_some());
+        if let Some(list) = list {
+            self.match_at(query, node, list, &kids, ctx, cursor, on_match);
+        }
+        if let Some(f) = &self.fallback {
+            if f.roots
+                .as_ref()
+                .is_some_and(|r| r.get(kind).copied().unwrap_or(false))
+            {
+                f.run(node, ctx.src, cursor, Some(0), on_match);
+            }
+        }
+        kids
+    }
+
     /// All matches of the patterns rooted at `node`'s kind, sorted, then reported.
+    #[allow(clippy::too_many_arguments)]
     fn match_at<'t>(
         &self,
         query: &Query,
         node: Node<'t>,
         list: &[(u32, u32)],
+        kids: &[Kid<'t>],
         ctx: &mut Ctx<'_, 't>,
         cursor: &mut QueryCursor,
         on_match: &mut dyn FnMut(usize, &[QueryCapture<'t>]),
@@ -204,7 +223,6 @@ impl Matcher {
         ctx.found.clear();
         ctx.found_caps.clear();
         ctx.seq = 0;
-        let mut kids: Option<Vec<Kid<'t>>> = None;
         let mut reference: Option<Vec<(usize, Vec<(u32, usize)>)>> = None;
         for &(slot, alt) in list {
             let p = &self.patterns[slot as usize];
@@ -227,7 +245,6 @@ impl Matcher {
             if step.children.is_empty() {
                 keep(ctx);
             } else {
-                let kids = kids.get_or_insert_with(|| ctx.children(node));
                 seq(&step.children, kids, 0, 1, ctx, &mut keep);
             }
             if ctx.ambiguous {
@@ -262,9 +279,6 @@ impl Matcher {
                         })
                 });
             }
-        }
-        if let Some(k) = kids {
-            ctx.pool.push(k);
         }
         if ctx.found.is_empty() {
             return;
@@ -338,26 +352,41 @@ struct Ctx<'s, 't> {
 }
 
 impl<'t> Ctx<'_, 't> {
-    /// The visible children of `node` (hidden nodes flattened, as queries see them).
-    fn children(&mut self, node: Node<'t>) -> Vec<Kid<'t>> {
+    /// The visible children of `node` (hidden nodes flattened, as queries see them). With
+    /// `full` false only `node` is filled in (the list serves the walk alone).
+    fn children(&mut self, node: Node<'t>, full: bool) -> Vec<Kid<'t>> {
         let mut v = self.pool.pop().unwrap_or_default();
         v.clear();
         self.cursor.reset(node);
         if self.cursor.goto_first_child() {
             loop {
                 let n = self.cursor.node();
-                v.push(Kid {
-                    node: n,
-                    kind: n.kind_id(),
-                    named: n.is_named(),
-                    error: n.is_error(),
-                    field: self.cursor.field_id().map_or(0, |f| f.get()),
-                    later_named: false,
+                v.push(if full {
+                    Kid {
+                        node: n,
+                        kind: n.kind_id(),
+                        named: n.is_named(),
+                        error: n.is_error(),
+                        field: self.cursor.field_id().map_or(0, |f| f.get()),
+                        later_named: false,
+                    }
+                } else {
+                    Kid {
+                        node: n,
+                        kind: 0,
+                        named: false,
+                        error: false,
+                        field: 0,
+                        later_named: false,
+                    }
                 });
                 if !self.cursor.goto_next_sibling() {
                     break;
                 }
             }
+        }
+        if !full {
+            return v;
         }
         let mut named_after = false;
         for k in v.iter_mut().rev() {
@@ -435,7 +464,7 @@ fn seq<'t>(
             if step.children.is_empty() {
                 seq(rest, kids, i + 1, depth, ctx, k);
             } else {
-                let grand = ctx.children(kid.node);
+                let grand = ctx.children(kid.node, true);
                 seq(
                     &step.children,
                     &grand,
