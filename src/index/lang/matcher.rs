@@ -223,7 +223,7 @@ impl Matcher {
         ctx.found.clear();
         ctx.found_caps.clear();
         ctx.seq = 0;
-        let mut reference: Option<Vec<(usize, Vec<(u32, usize)>)>> = None;
+        let mut reference: Option<Vec<ReferenceMatch>> = None;
         for &(slot, alt) in list {
             let p = &self.patterns[slot as usize];
             let step = &p.roots[alt as usize];
@@ -283,7 +283,7 @@ impl Matcher {
         if ctx.found.is_empty() {
             return;
         }
-        ctx.found.sort_by(|a, b| a.key.cmp(&b.key));
+        ctx.found.sort_by_key(|f| f.key);
         for f in &ctx.found {
             on_match(f.pattern, &ctx.found_caps[f.caps.clone()]);
         }
@@ -313,6 +313,9 @@ impl Fallback {
         cursor.set_max_start_depth(None);
     }
 }
+
+/// A query cursor match kept for comparison: (pattern index, (capture index, node id)).
+type ReferenceMatch = (usize, Vec<(u32, usize)>);
 
 /// A visible child of a node, with what the steps check.
 #[derive(Clone, Copy)]
