@@ -1145,6 +1145,42 @@ mod engine_equivalence_tests {
         }
     }
 
+    /// Cases where tree-sitter's choices are subtle, match by match: a field repeated
+    /// inside the field's own repetition (Go `field('name', commaSep1(..))`: only the first
+    /// name matches) or in a repetition of the field (`commaSep1(field('name', ..))`: every
+    /// name matches), anchors, anonymous nodes and predicates.
+    #[test]
+    fn matcher_equals_query_cursor_on_subtle_cases() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "go",
+                "package a\nconst white, black = 0, -1\nvar x, y int\nfunc f(a, b int, c *T) {}\n",
+            ),
+            (
+                "python",
+                "from m import a, b as c\nimport x, y\ndef f(p, q=1):\n    \"\"\"Doc.\"\"\"\n    self.v = V()\n",
+            ),
+            (
+                "rust",
+                "fn f() { assert_eq!(g(x), s.len()); format!(\"{}\", a.b(c)); }\n",
+            ),
+            (
+                "javascript",
+                "const r = require('./a'), { b, c: d } = require('./e');\nexport default f;\nexport * from './z';\n",
+            ),
+            (
+                "java",
+                "class A { Runnable r = this::run; Object o = Map.Entry::getKey; }\n",
+            ),
+        ];
+        for (name, text) in cases {
+            let spec = lang::by_name(name).unwrap();
+            let (a, b) = both(spec, text);
+            assert!(!b.is_empty(), "{name}: no matches");
+            assert!(a == b, "{name}: {}", first_difference(&a, &b));
+        }
+    }
+
     /// The same comparison over any tree: `CG_EQUIV_DIR=~/.cache/codegraph-corpus cargo
     /// test --release --lib matcher_equals_query_cursor_on_dir -- --ignored --nocapture`.
     #[test]

@@ -17,7 +17,12 @@
 //! * the matches of one root node come ordered as the query cursor finishes them: by the
 //!   node the pattern's last step matched (tree order), then pattern index, then the start
 //!   of the first capture, then the order the alternatives and children were tried;
-//! * text predicates are checked on the captures as tree-sitter's Rust binding does.
+//! * text predicates are checked on the captures as tree-sitter's Rust binding does;
+//! * one choice depends on grammar tables the API does not expose: whether a child in a
+//!   field that a later sibling repeats lets tree-sitter look at that sibling too (Go's
+//!   `field('name', commaSep1(..))` does not, `commaSep1(field('name', ..))` does). There
+//!   the matcher assumes it does and keeps only the matches tree-sitter's query cursor also
+//!   finds at that node (Go `a, b int` parameters, Python `from m import a, b`).
 //!
 //! Patterns the reader does not support run through tree-sitter's query cursor at their
 //! root nodes (a second `Query` built from their text); their matches follow the native
