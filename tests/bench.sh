@@ -12,12 +12,14 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-$here/target/release/codegraph-tui}
 CORPUS=${CG_CORPUS:-$HOME/.cache/codegraph-corpus}
 export CODEGRAPH_THREADS=${CODEGRAPH_THREADS:-2}
+tmp=$(mktemp -d /tmp/cg-bench.XXXXXX)  # private: two benchmarks may run on one machine
+trap 'rm -rf "$tmp"' EXIT
 [ -d "$CORPUS/rust" ] || bash "$here/../shared/corpus/fetch.sh" "$CORPUS" >&2
 best() { # best-of-3 wall seconds, max RSS (KB) and best CPU seconds (user+sys) of a command
   local b=999999 rss=0 cpu=999999 t m u s
   for _ in 1 2 3; do
-    /usr/bin/time -f "%e %M %U %S" -o /tmp/cg-bench-time "$@" > /tmp/cg-bench-out
-    read -r t m u s < /tmp/cg-bench-time
+    /usr/bin/time -f "%e %M %U %S" -o "$tmp/time" "$@" > "$tmp/out"
+    read -r t m u s < "$tmp/time"
     b=$(python3 -c "print(min($b, $t))"); [ "$m" -gt "$rss" ] && rss=$m
     cpu=$(python3 -c "print(round(min($cpu, $u + $s), 2))")
   done
@@ -27,13 +29,13 @@ for tree in ${CG_TREES:-rust python npm go java}; do
   dir="$CORPUS/$tree"
   [ -d "$dir" ] || { echo "skip $tree: no $dir" >&2; continue; }
   read -r t_index rss cpu_index < <(best "$BIN" -C "$dir" --no-cache index --json)
-  cp /tmp/cg-bench-out /tmp/cg-bench-index.json
+  cp "$tmp/out" "$tmp/index.json"
   read -r t_parse _ cpu_parse < <(best "$BIN" -C "$dir" --no-cache index --parse-only)
-  python3 - "$tree" "$t_index" "$rss" "$t_parse" "$cpu_index" "$cpu_parse" <<'PY'
+  python3 - "$tree" "$t_index" "$rss" "$t_parse" "$cpu_index" "$cpu_parse" "$tmp/index.json" <<'PY'
 import json, sys
 tree, t_index, rss, t_parse = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 cpu_index, cpu_parse = float(sys.argv[5]), float(sys.argv[6])
-s = json.load(open("/tmp/cg-bench-index.json"))["stats"]
+s = json.load(open(sys.argv[7]))["stats"]
 files = s["files_indexed"] + s["files_windowed"]
 print(json.dumps({
     "tree": tree, "files_parsed": s["files_indexed"], "files_windowed": s["files_windowed"],

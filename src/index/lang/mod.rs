@@ -10,6 +10,8 @@ mod clike;
 mod go;
 mod java;
 mod javascript;
+mod matcher;
+mod pattern;
 mod python;
 mod roots;
 mod rust;
@@ -179,6 +181,8 @@ pub struct CompiledLanguage {
     /// `roots[kind_id]` is true when some pattern starts at that node kind; `None` when a
     /// pattern's root is a wildcard (then the query runs over the whole tree).
     pub roots: Option<Vec<bool>>,
+    /// The patterns of `query` compiled for direct matching (see [`matcher`]).
+    pub(crate) matcher: matcher::Matcher,
 }
 
 /// Meaning of a capture name in `tags.scm` (documented in `queries/README.md`).
@@ -326,12 +330,15 @@ pub fn compiled(spec: &'static LanguageSpec) -> Result<&'static CompiledLanguage
                     })
                     .collect()
             });
+            let matcher = matcher::Matcher::new(&language, &query, &source)
+                .map_err(|e| format!("queries/{}/tags.scm: {e}", spec.name))?;
             Ok(CompiledLanguage {
                 spec,
                 language,
                 query,
                 roles,
                 roots,
+                matcher,
             })
         })
         .as_ref()

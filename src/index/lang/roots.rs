@@ -1,12 +1,14 @@
-//! The node kinds at which a query's patterns start ("roots"), read from the query text.
+//! The node kinds at which a query's patterns start ("roots"), read from the query text,
+//! and the query tokenizer that [`super::pattern`] shares.
 //!
 //! Running a tree-sitter query cursor over a whole tree costs about half a parse on the
 //! fetch.sh Rust corpus, whatever the patterns, because it checks every node against every
-//! in-progress state. The extractor instead walks the tree once with a `TreeCursor` and
-//! runs the query only at nodes whose kind starts some pattern, with the cursor's start
-//! depth limited to that node. The patterns stay the single source of truth; this module
-//! only finds their root kinds. A root the reader cannot name (a wildcard) disables the
-//! optimisation for that language.
+//! in-progress state. The reference engine (`extract_with_query_cursor`) and the matcher's
+//! fallback for unsupported patterns therefore walk the tree once with a `TreeCursor` and
+//! run the query only at nodes whose kind starts some pattern, with the cursor's start depth
+//! limited to that node. Even so the cursor cost half a parse, so extraction proper uses
+//! [`super::matcher`], which needs no root list (it indexes its own patterns by kind id).
+//! A root the reader cannot name (a wildcard) makes the query run over the whole tree.
 
 /// Root node kinds of every top-level pattern in `source`, or `None` when some pattern's
 /// root is a wildcard or cannot be read.
@@ -90,8 +92,9 @@ fn matching(toks: &[&str], open: usize) -> Option<usize> {
     None
 }
 
-/// Splits query text into brackets, strings and words; drops `;` comments.
-fn tokenize(s: &str) -> Vec<&str> {
+/// Splits query text into brackets, strings (quotes kept) and words (`name`, `field:`,
+/// `!field`, `@capture`, `#pred?`, `.`, `_`); drops `;` comments.
+pub(crate) fn tokenize(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let b = s.as_bytes();
     let mut i = 0;

@@ -1,0 +1,591 @@
+//! The extraction matcher: `tags.scm` patterns (read by [`super::pattern`]) matched at
+//! their root nodes during one `TreeCursor` walk, instead of tree-sitter's query engine.
+//!
+//! Why: the query cursor is general (it advances a set of in-progress states over every
+//! node under a pattern root and de-duplicates them), and on the Rust corpus it cost about
+//! half a bare parse even when started only at root nodes. Here each node's kind id indexes
+//! the patterns rooted at that kind, and a pattern is matched by reading the root's
+//! children once and checking fields, kinds and anchors directly, descending only into
+//! children a step names.
+//!
+//! The matches are tree-sitter's, in its order, so the extractor consumes them unchanged:
+//! * every distinct way a pattern matches gives one match (two ways with identical
+//!   captures give one), with the captures in pattern order;
+//! * a step scans its parent's children as tree-sitter's states do: an anchored (`.`) step
+//!   gives up at the first named child that does not match, and a step without captures
+//!   and without child steps takes the first child that matches, never a later one;
+//! * the matches of one root node come ordered as the query cursor finishes them: by the
+//!   node the pattern's last step matched (tree order), then pattern index, then the start
+//!   of the first capture, then the order the alternatives and children were tried;
+//! * text predicates are checked on the captures as tree-sitter's Rust binding does;
+//! * one choice depends on grammar tables the API does not expose: whether a child in a
+//!   field that a later sibling repeats lets tree-sitter look at that sibling too (Go's
+//!   `field('name', commaSep1(..))` does not, `commaSep1(field('name', ..))` does). There
+//!   the matcher assumes it does and keeps only the matches tree-sitter's query cursor also
+//!   finds at that node (Go `a, b int` parameters, Python `from m import a, b`).
+//!
+//! Patterns the reader does not support run through tree-sitter's query cursor at their
+//! root nodes (a second `Query` built from their text); their matches follow the native
+//! ones of the same node. The shipped queries have none (a unit test lists them).
+//! `extract`'s equivalence tests compare this matcher with the query cursor on every
+//! fixture file, match by match.
+
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Language, Node, Query, QueryCapture, QueryCursor, TreeCursor};
+
+use super::pattern::{self, KindTest, Pattern, Predicate, Step};
+
+/// Patterns of one language by root kind, plus the tree-sitter fallback for the rest.
+pub struct Matcher {
+    patterns: Vec<Pattern>,
+    /// `by_kind[kind_id]`: (slot in `patterns`, root alternative), ascending pattern index.
+    by_kind: Vec<Vec<(u32, u32)>>,
+    /// Patterns left to tree-sitter: (pattern index, reason).
+    fallback_patterns: Vec<(usize, String)>,
+    fallback: Option<Fallback>,
+}
+
+/// The unsupported patterns compiled as their own `Query`.
+struct Fallback {
+    query: Query,
+    /// Capture index in `query` → capture index in the full query.
+    capture_map: Vec<u32>,
+    /// Root kinds of its patterns; `None` when one is a wildcard (then it runs once over
+    /// the whole tree).
+    roots: Option<Vec<bool>>,
+}
+
+impl std::fmt::Debug for Matcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Matcher")
+            .field("patterns", &self.patterns.len())
+            .field("fallback", &self.fallback_patterns)
+            .finish()
+    }
+}
+
+impl Matcher {
+    /// Builds the matcher of `query`, compiled from `source` against `language`.
+    ///
+    /// Errors: only when the fallback query for unsupported patterns does not compile,
+    /// which would mean the pattern text was cut wrongly (a defect, reported as a message).
+    pub(crate) fn new(language: &Language, query: &Query, source: &str) -> Result<Self, String> {
+        let (mut patterns, fallback_patterns) = pattern::read_patterns(language, query, source);
+        let mut by_kind: Vec<Vec<(u32, u32)>> = vec![Vec::new(); language.node_kind_count()];
+        for (slot, p) in patterns.iter_mut().enumerate() {
+            pattern::finish(p);
+            for (alt, root) in p.roots.iter().enumerate() {
+                let kinds: Vec<u16> = match root.test {
+                    KindTest::Kind(k) => vec![k],
+                    KindTest::Named => (0..language.node_kind_count() as u16)
+                        .filter(|&k| language.node_kind_is_named(k))
+                        .collect(),
+                    KindTest::Any => (0..language.node_kind_count() as u16).collect(),
+                };
+                for k in kinds {
+                    if let Some(list) = by_kind.get_mut(k as usize) {
+                        list.push((slot as u32, alt as u32));
+                    }
+                }
+            }
+        }
+        let fallback = if fallback_patterns.is_empty() {
+            None
+        } else {
+            let text: String = fallback_patterns
+                .iter()
+                .map(|&(i, _)| {
+                    let s = &source[query.start_byte_for_pattern(i)..query.end_byte_for_pattern(i)];
+                    format!("{s}\n")
+                })
+                .collect();
+            let fq = Query::new(language, &text).map_err(|e| format!("fallback query: {e}"))?;
+            let capture_map = fq
+                .capture_names()
+                .iter()
+                .map(|n| {
+                    query
+                        .capture_names()
+                        .iter()
+                        .position(|m| m == n)
+                        .map(|i| i as u32)
+                        .ok_or_else(|| format!("fallback capture @{n}"))
+                })
+                .collect::<Result<_, _>>()?;
+            let roots = super::roots::root_kinds(&text).map(|names| {
+                (0..language.node_kind_count() as u16)
+                    .map(|id| {
+                        language
+                            .node_kind_for_id(id)
+                            .is_some_and(|k| names.iter().any(|n| n == k))
+                    })
+                    .collect()
+            });
+            Some(Fallback {
+                query: fq,
+                capture_map,
+                roots,
+            })
+        };
+        Ok(Matcher {
+            patterns,
+            by_kind,
+            fallback_patterns,
+            fallback,
+        })
+    }
+
+    /// Patterns handed to tree-sitter's query cursor: (pattern index, why). Empty for the
+    /// shipped queries.
+    #[cfg(test)]
+    pub(crate) fn fallback_patterns(&self) -> &[(usize, String)] {
+        &self.fallback_patterns
+    }
+
+    /// Runs every pattern over the tree under `root`, calling `on_match` with each match's
+    /// pattern index and captures, in the query cursor's order (see the module docs).
+    /// `query` is the compiled `tags.scm` this matcher was built from; it and `cursor`
+    /// serve the fallback patterns and the repeated-field case of [`seq`].
+    pub fn run<'t>(
+        &self,
+        query: &Query,
+        root: Node<'t>,
+        src: &[u8],
+        cursor: &mut QueryCursor,
+        on_match: &mut dyn FnMut(usize, &[QueryCapture<'t>]),
+    ) {
+        let mut ctx = Ctx {
+            src,
+            cursor: root.walk(),
+            pool: Vec::new(),
+            caps: Vec::new(),
+            last: (root, 0),
+            found: Vec::new(),
+            found_caps: Vec::new(),
+            seq: 0,
+            ambiguous: false,
+        };
+        // One pass in tree order without recursion: each node's children are listed once,
+        // serving both the matching at that node and the walk into them.
+        let mut stack: Vec<(Vec<Kid<'t>>, usize)> = Vec::new();
+        let kids = self.enter(query, root, &mut ctx, cursor, on_match);
+        stack.push((kids, 0));
+        while let Some((kids, i)) = stack.last_mut() {
+            let Some(kid) = kids.get(*i) else {
+                if let Some((done, _)) = stack.pop() {
+                    ctx.pool.push(done);
+                }
+                continue;
+            };
+            let node = kid.node;
+            *i += 1;
+            let kids = self.enter(query, node, &mut ctx, cursor, on_match);
+            stack.push((kids, 0));
+        }
+        if let Some(f) = self.fallback.as_ref().filter(|f| f.roots.is_none()) {
+            f.run(root, src, cursor, None, on_match);
+        }
+    }
+
+    /// Lists `node`'s children and runs the patterns rooted at its kind; returns the list.
+    fn enter<'t>(
+        &self,
+        query: &Query,
+        node: Node<'t>,
+        ctx: &mut Ctx<'_, 't>,
+        cursor: &mut QueryCursor,
+        on_match: &mut dyn FnMut(usize, &[QueryCapture<'t>]),
+    ) -> Vec<Kid<'t>> {
+        let kind = node.kind_id() as usize;
+        let list = self.by_kind.get(kind).filter(|l| !l.is_empty());
+        let kids = ctx.children(node, list.is_some());
+        if let Some(list) = list {
+            self.match_at(query, node, list, &kids, ctx, cursor, on_match);
+        }
+        if let Some(f) = &self.fallback {
+            if f.roots
+                .as_ref()
+                .is_some_and(|r| r.get(kind).copied().unwrap_or(false))
+            {
+                f.run(node, ctx.src, cursor, Some(0), on_match);
+            }
+        }
+        kids
+    }
+
+    /// All matches of the patterns rooted at `node`'s kind, sorted, then reported.
+    #[allow(clippy::too_many_arguments)]
+    fn match_at<'t>(
+        &self,
+        query: &Query,
+        node: Node<'t>,
+        list: &[(u32, u32)],
+        kids: &[Kid<'t>],
+        ctx: &mut Ctx<'_, 't>,
+        cursor: &mut QueryCursor,
+        on_match: &mut dyn FnMut(usize, &[QueryCapture<'t>]),
+    ) {
+        ctx.found.clear();
+        ctx.found_caps.clear();
+        ctx.seq = 0;
+        let mut reference: Option<Vec<ReferenceMatch>> = None;
+        for &(slot, alt) in list {
+            let p = &self.patterns[slot as usize];
+            let step = &p.roots[alt as usize];
+            if step.test == KindTest::Named && (!node.is_named() || node.is_error())
+                || step.test == KindTest::Any && node.is_error()
+                || !negated_ok(step, node)
+            {
+                continue;
+            }
+            ctx.caps.clear();
+            ctx.caps.extend(
+                step.captures
+                    .iter()
+                    .map(|&index| QueryCapture { node, index }),
+            );
+            ctx.last = (node, 0);
+            ctx.ambiguous = false;
+            let mut keep = |ctx: &mut Ctx<'_, 't>| record(p, ctx);
+            if step.children.is_empty() {
+                keep(ctx);
+            } else {
+                seq(&step.children, kids, 0, 1, ctx, &mut keep);
+            }
+            if ctx.ambiguous {
+                // Whether tree-sitter tried a later child in a repeated field depends on
+                // the grammar's field map, which the API does not show: keep the matches
+                // its query cursor also finds at this node (a subset of ours).
+                let reference = reference.get_or_insert_with(|| {
+                    let mut out = Vec::new();
+                    cursor.set_max_start_depth(Some(0));
+                    let mut ms = cursor.matches(query, node, ctx.src);
+                    while let Some(m) = ms.next() {
+                        let caps = m
+                            .captures()
+                            .iter()
+                            .map(|c| (c.index, c.node.id()))
+                            .collect();
+                        out.push((m.pattern_index, caps));
+                    }
+                    cursor.set_max_start_depth(None);
+                    out
+                });
+                let caps = &ctx.found_caps;
+                ctx.found.retain(|f| {
+                    f.pattern != p.index as usize
+                        || reference.iter().any(|(rp, rc)| {
+                            *rp == f.pattern
+                                && rc.len() == f.caps.len()
+                                && rc
+                                    .iter()
+                                    .zip(&caps[f.caps.clone()])
+                                    .all(|(&(i, id), c)| i == c.index && id == c.node.id())
+                        })
+                });
+            }
+        }
+        if ctx.found.is_empty() {
+            return;
+        }
+        ctx.found.sort_by_key(|f| f.key);
+        for f in &ctx.found {
+            on_match(f.pattern, &ctx.found_caps[f.caps.clone()]);
+        }
+    }
+}
+
+impl Fallback {
+    fn run<'t>(
+        &self,
+        node: Node<'t>,
+        src: &[u8],
+        cursor: &mut QueryCursor,
+        max_start_depth: Option<u32>,
+        on_match: &mut dyn FnMut(usize, &[QueryCapture<'t>]),
+    ) {
+        cursor.set_max_start_depth(max_start_depth);
+        let mut caps = Vec::new();
+        let mut matches = cursor.matches(&self.query, node, src);
+        while let Some(m) = matches.next() {
+            caps.clear();
+            caps.extend(m.captures().iter().map(|c| QueryCapture {
+                node: c.node,
+                index: self.capture_map[c.index as usize],
+            }));
+            on_match(m.pattern_index, &caps);
+        }
+        cursor.set_max_start_depth(None);
+    }
+}
+
+/// A query cursor match kept for comparison: (pattern index, (capture index, node id)).
+type ReferenceMatch = (usize, Vec<(u32, usize)>);
+
+/// A visible child of a node, with what the steps check.
+#[derive(Clone, Copy)]
+struct Kid<'t> {
+    node: Node<'t>,
+    kind: u16,
+    named: bool,
+    error: bool,
+    field: u16,
+    /// A named sibling follows.
+    later_named: bool,
+}
+
+/// A match waiting to be reported: its sort key and captures.
+struct Found {
+    /// (finish node start byte, its end byte reversed, its depth, pattern index, first
+    /// capture's start byte, order found).
+    key: (usize, std::cmp::Reverse<usize>, u32, u32, usize, u32),
+    pattern: usize,
+    caps: std::ops::Range<usize>,
+}
+
+struct Ctx<'s, 't> {
+    src: &'s [u8],
+    cursor: TreeCursor<'t>,
+    /// Spare child lists.
+    pool: Vec<Vec<Kid<'t>>>,
+    /// Captures of the match in progress.
+    caps: Vec<QueryCapture<'t>>,
+    /// The node the latest step matched, and its depth under the root.
+    last: (Node<'t>, u32),
+    found: Vec<Found>,
+    found_caps: Vec<QueryCapture<'t>>,
+    seq: u32,
+    /// A step met a child whose field a later sibling repeats (see [`seq`]).
+    ambiguous: bool,
+}
+
+impl<'t> Ctx<'_, 't> {
+    /// The visible children of `node` (hidden nodes flattened, as queries see them). With
+    /// `full` false only `node` is filled in (the list serves the walk alone).
+    fn children(&mut self, node: Node<'t>, full: bool) -> Vec<Kid<'t>> {
+        let mut v = self.pool.pop().unwrap_or_default();
+        v.clear();
+        self.cursor.reset(node);
+        if self.cursor.goto_first_child() {
+            loop {
+                let n = self.cursor.node();
+                v.push(if full {
+                    Kid {
+                        node: n,
+                        kind: n.kind_id(),
+                        named: n.is_named(),
+                        error: n.is_error(),
+                        field: self.cursor.field_id().map_or(0, |f| f.get()),
+                        later_named: false,
+                    }
+                } else {
+                    Kid {
+                        node: n,
+                        kind: 0,
+                        named: false,
+                        error: false,
+                        field: 0,
+                        later_named: false,
+                    }
+                });
+                if !self.cursor.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        if !full {
+            return v;
+        }
+        let mut named_after = false;
+        for k in v.iter_mut().rev() {
+            k.later_named = named_after;
+            named_after |= k.named;
+        }
+        v
+    }
+}
+
+fn negated_ok(step: &Step, node: Node<'_>) -> bool {
+    step.negated.iter().all(|&f| {
+        std::num::NonZeroU16::new(f).is_none_or(|f| node.child_by_field_id(f.get()).is_none())
+    })
+}
+
+/// Matches child steps `steps` against `kids[pos..]` (children at `depth`), calling `k`
+/// for every complete assignment.
+fn seq<'t>(
+    steps: &[Vec<Step>],
+    kids: &[Kid<'t>],
+    pos: usize,
+    depth: u32,
+    ctx: &mut Ctx<'_, 't>,
+    k: &mut dyn FnMut(&mut Ctx<'_, 't>),
+) {
+    let Some((alts, rest)) = steps.split_first() else {
+        k(ctx);
+        return;
+    };
+    for step in alts {
+        for i in pos..kids.len() {
+            let kid = &kids[i];
+            // tree-sitter's `node_does_match` and `later_sibling_can_match`.
+            let mut later = i + 1 < kids.len() && !(step.immediate && kid.named);
+            let mut ok = match step.test {
+                KindTest::Kind(t) => kid.kind == t,
+                KindTest::Named => kid.named && !kid.error,
+                KindTest::Any => !kid.error,
+            };
+            if step.last_child && kid.later_named {
+                ok = false;
+            }
+            if step.field != 0 {
+                if kid.field == step.field {
+                    if kids[i + 1..].iter().any(|o| o.field == step.field) {
+                        // tree-sitter looks further only if the parent's production lists
+                        // the field again (`commaSep1(field(..))` does, `field(..,
+                        // commaSep1(..))` does not): assume it does, let the caller check.
+                        ctx.ambiguous = true;
+                    } else {
+                        later = false;
+                    }
+                } else {
+                    ok = false;
+                }
+            }
+            if ok && !negated_ok(step, kid.node) {
+                ok = false;
+            }
+            if !ok {
+                if !later {
+                    break;
+                }
+                continue;
+            }
+            let mark = ctx.caps.len();
+            ctx.caps
+                .extend(step.captures.iter().map(|&index| QueryCapture {
+                    node: kid.node,
+                    index,
+                }));
+            let saved = ctx.last;
+            ctx.last = (kid.node, depth);
+            if step.children.is_empty() {
+                seq(rest, kids, i + 1, depth, ctx, k);
+            } else {
+                let grand = ctx.children(kid.node, true);
+                seq(
+                    &step.children,
+                    &grand,
+                    0,
+                    depth + 1,
+                    ctx,
+                    &mut |ctx: &mut Ctx<'_, 't>| seq(rest, kids, i + 1, depth, ctx, k),
+                );
+                ctx.pool.push(grand);
+            }
+            ctx.last = saved;
+            ctx.caps.truncate(mark);
+            if !(later && step.enumerate) {
+                break;
+            }
+        }
+    }
+}
+
+/// Keeps the match now in `ctx.caps` if its predicates hold and it is new.
+fn record(p: &Pattern, ctx: &mut Ctx<'_, '_>) {
+    if !p.predicates.iter().all(|pr| holds(pr, &ctx.caps, ctx.src)) {
+        return;
+    }
+    let same = |f: &Found| {
+        f.pattern == p.index as usize
+            && ctx.found_caps[f.caps.clone()].len() == ctx.caps.len()
+            && ctx.found_caps[f.caps.clone()]
+                .iter()
+                .zip(&ctx.caps)
+                .all(|(a, b)| a.index == b.index && a.node == b.node)
+    };
+    if ctx.found.iter().any(same) {
+        return;
+    }
+    let (last, depth) = ctx.last;
+    let first = ctx.caps.first().map_or(0, |c| c.node.start_byte());
+    let start = ctx.found_caps.len();
+    ctx.found_caps.extend_from_slice(&ctx.caps);
+    ctx.seq += 1;
+    ctx.found.push(Found {
+        key: (
+            last.start_byte(),
+            std::cmp::Reverse(last.end_byte()),
+            depth,
+            p.index,
+            first,
+            ctx.seq,
+        ),
+        pattern: p.index as usize,
+        caps: start..ctx.found_caps.len(),
+    });
+}
+
+/// One text predicate, as `QueryMatch::satisfies_text_predicates` evaluates it.
+fn holds(p: &Predicate, caps: &[QueryCapture<'_>], src: &[u8]) -> bool {
+    let text = |n: Node<'_>| src.get(n.byte_range()).unwrap_or(&[]);
+    let nodes = |i: u32| caps.iter().filter(move |c| c.index == i).map(|c| c.node);
+    // `test(node)` for each node: a failure decides when all nodes must match, a success
+    // decides when any may; otherwise the predicate holds.
+    let quantified = |i: u32, all: bool, positive: bool, test: &dyn Fn(&[u8]) -> bool| {
+        for n in nodes(i) {
+            let m = test(text(n));
+            if m != positive && all {
+                return false;
+            }
+            if m == positive && !all {
+                return true;
+            }
+        }
+        true
+    };
+    match p {
+        Predicate::EqString {
+            capture,
+            text: s,
+            positive,
+            all,
+        } => quantified(*capture, *all, *positive, &|t| t == s.as_bytes()),
+        Predicate::Match {
+            capture,
+            regex,
+            positive,
+            all,
+        } => quantified(*capture, *all, *positive, &|t| regex.is_match(t)),
+        Predicate::AnyOf {
+            capture,
+            values,
+            positive,
+        } => nodes(*capture).all(|n| values.iter().any(|v| text(n) == v.as_bytes()) == *positive),
+        Predicate::EqCapture {
+            left,
+            right,
+            positive,
+            all,
+        } => {
+            let mut a = nodes(*left);
+            let mut b = nodes(*right);
+            loop {
+                match (a.next(), b.next()) {
+                    (Some(x), Some(y)) => {
+                        let m = text(x) == text(y);
+                        if m != *positive && *all {
+                            return false;
+                        }
+                        if m == *positive && !*all {
+                            return true;
+                        }
+                    }
+                    (None, None) => return true,
+                    _ => return false,
+                }
+            }
+        }
+    }
+}
