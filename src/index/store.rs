@@ -118,12 +118,13 @@ struct Manifest {
 
 /// An unresolved call as stored: the caller as a node position, the site's file only
 /// when it is not the caller's (it always is today; the field keeps the format honest).
+/// Strings are borrowed from the graph when saving (`Cow`), owned when loading.
 #[derive(Debug, Serialize, Deserialize)]
-struct UnresolvedRow {
+struct UnresolvedRow<'a> {
     caller: u32,
-    name: String,
-    receiver: Option<String>,
-    file: Option<String>,
+    name: std::borrow::Cow<'a, str>,
+    receiver: Option<std::borrow::Cow<'a, str>>,
+    file: Option<std::borrow::Cow<'a, str>>,
     line: u32,
     column: u32,
     reason: super::UnresolvedReason,
@@ -278,12 +279,12 @@ impl Store {
                 .ok_or_else(|| LoadError::Corrupt("unresolved call of a missing node".into()))?;
             calls.push(Unresolved {
                 caller: caller.id.clone(),
-                name: r.name,
-                receiver: r.receiver,
+                name: r.name.into_owned(),
+                receiver: r.receiver.map(std::borrow::Cow::into_owned),
                 site: super::graph::Site {
                     file: r
                         .file
-                        .map_or_else(|| caller.file.clone(), std::sync::Arc::from),
+                        .map_or_else(|| caller.file.clone(), |f| std::sync::Arc::from(&*f)),
                     line: r.line,
                     column: r.column,
                 },
@@ -320,24 +321,19 @@ impl Store {
             .root
             .clone()
             .ok_or_else(|| StoreError::Encode("only indexes of a directory are cached".into()))?;
-        let (edges, unresolved) = index.graph.to_raw_parts();
-        let nodes: Vec<super::Node> = graph_nodes(&index.files).collect();
-        let position: std::collections::HashMap<&str, (u32, &str)> = nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (&*n.id, (i as u32, &*n.file)))
-            .collect();
-        let unresolved: Vec<UnresolvedRow> = unresolved
-            .into_iter()
+        let edges = index.graph.raw_edges_ser();
+        let unresolved: Vec<UnresolvedRow> = index
+            .graph
+            .all_unresolved()
             .map(|u| {
-                let (caller, file) = *position.get(&*u.caller).ok_or_else(|| {
+                let (caller, file) = index.graph.position_of(&u.caller).ok_or_else(|| {
                     StoreError::Encode(format!("unresolved call of unknown node {}", u.caller))
                 })?;
                 Ok(UnresolvedRow {
                     caller,
-                    name: u.name,
-                    receiver: u.receiver,
-                    file: (&*u.site.file != file).then(|| u.site.file.to_string()),
+                    name: (&*u.name).into(),
+                    receiver: u.receiver.as_deref().map(Into::into),
+                    file: (&*u.site.file != file).then(|| (&*u.site.file).into()),
                     line: u.site.line,
                     column: u.site.column,
                     reason: u.reason,
@@ -363,7 +359,7 @@ impl Store {
         std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
         let written = (|| {
             let (facts, rest) = rayon::join(
-                || encode_facts(&index.files),
+                || write_facts(&tmp.join("facts.bin"), &index.files),
                 || -> Result<_, StoreError> {
                     Ok((
                         enc(&manifest)?,
@@ -374,7 +370,7 @@ impl Store {
                 },
             );
             let (m, e, u, names) = rest?;
-            write_checked(&tmp.join("facts.bin"), &facts?)?;
+            facts?;
             write_checked(&tmp.join("edges.bin"), &e)?;
             write_checked(&tmp.join("unresolved.bin"), &u)?;
             write_checked(&tmp.join("names.bin"), &names)?;
@@ -479,6 +475,22 @@ fn write_checked(path: &Path, payload: &[u8]) -> Result<(), StoreError> {
     .map_err(io(path))
 }
 
+/// Starts a [`write_checked`] file whose payload is not known yet: writes the header with
+/// a zero length and checksum and returns the writer and the offset of the length, to be
+/// filled in when the payload is complete.
+fn begin_checked(path: &Path) -> Result<(std::io::BufWriter<File>, u64), StoreError> {
+    let engine = engine_fingerprint();
+    let mut f = std::io::BufWriter::new(File::create(path).map_err(io(path))?);
+    let mut head = Vec::with_capacity(8 + 2 + engine.len() + 8 + 32);
+    head.extend_from_slice(MAGIC);
+    head.extend_from_slice(&(engine.len() as u16).to_le_bytes());
+    head.extend_from_slice(engine.as_bytes());
+    let at = head.len() as u64;
+    head.extend_from_slice(&[0u8; 8 + 32]);
+    f.write_all(&head).map_err(io(path))?;
+    Ok((f, at))
+}
+
 /// Reads a cache file only when it is a regular file (not a symlink, FIFO or device:
 /// those could block or never end), and never more than its size when opened.
 fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
@@ -534,20 +546,39 @@ fn read_checked(path: &Path) -> Result<Vec<u8>, LoadError> {
     Ok(payload)
 }
 
-/// Facts payload: shard count (u32 LE), then per shard its length (u64 LE) and postcard
-/// bytes of a `Vec<FileFacts>` of up to [`SHARD_FILES`] files.
-fn encode_facts(files: &[FileFacts]) -> Result<Vec<u8>, StoreError> {
-    let shards: Vec<Vec<u8>> = files
-        .par_chunks(SHARD_FILES)
-        .map(|c| enc(&c))
-        .collect::<Result<_, _>>()?;
-    let mut out = Vec::with_capacity(shards.iter().map(|s| s.len() + 8).sum::<usize>() + 4);
-    out.extend_from_slice(&(shards.len() as u32).to_le_bytes());
-    for s in &shards {
-        out.extend_from_slice(&(s.len() as u64).to_le_bytes());
-        out.extend_from_slice(s);
+/// Writes `files` as a [`write_checked`] file whose payload is the shard count (u32 LE),
+/// then per shard its length (u64 LE) and the postcard bytes of a `Vec<FileFacts>` of up
+/// to [`SHARD_FILES`] files. Shards are encoded in parallel a few at a time and written as
+/// they come, so the encoded facts are never all in memory (360 MiB on the fetch.sh
+/// corpus); the header's length and checksum are filled in at the end.
+fn write_facts(path: &Path, files: &[FileFacts]) -> Result<(), StoreError> {
+    use std::io::{Seek, SeekFrom};
+    let shards: Vec<&[FileFacts]> = files.chunks(SHARD_FILES).collect();
+    let (mut f, at) = begin_checked(path)?;
+    let mut hasher = blake3::Hasher::new();
+    let mut len = 0u64;
+    let mut put = |f: &mut std::io::BufWriter<File>, bytes: &[u8]| {
+        hasher.update(bytes);
+        len += bytes.len() as u64;
+        f.write_all(bytes).map_err(io(path))
+    };
+    put(&mut f, &(shards.len() as u32).to_le_bytes())?;
+    for batch in shards.chunks(4 * rayon::current_num_threads().max(1)) {
+        let encoded: Vec<Vec<u8>> = batch.par_iter().map(|c| enc(c)).collect::<Result<_, _>>()?;
+        for e in &encoded {
+            put(&mut f, &(e.len() as u64).to_le_bytes())?;
+            put(&mut f, e)?;
+        }
     }
-    Ok(out)
+    let hash = hasher.finalize();
+    let mut file = f.into_inner().map_err(|e| io(path)(e.into_error()))?;
+    (|| {
+        file.seek(SeekFrom::Start(at))?;
+        file.write_all(&len.to_le_bytes())?;
+        file.write_all(hash.as_bytes())?;
+        file.sync_all()
+    })()
+    .map_err(io(path))
 }
 
 fn read_facts(path: &Path) -> Result<Vec<FileFacts>, LoadError> {
