@@ -564,7 +564,7 @@ fn write_facts(path: &Path, files: &[FileFacts]) -> Result<(), StoreError> {
     };
     put(&mut f, &(shards.len() as u32).to_le_bytes())?;
     for batch in shards.chunks(4 * rayon::current_num_threads().max(1)) {
-        let encoded: Vec<Vec<u8>> = batch.par_iter().map(|c| enc(c)).collect::<Result<_, _>>()?;
+        let encoded: Vec<Vec<u8>> = batch.par_iter().map(enc).collect::<Result<_, _>>()?;
         for e in &encoded {
             put(&mut f, &(e.len() as u64).to_le_bytes())?;
             put(&mut f, e)?;
