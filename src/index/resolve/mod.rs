@@ -275,6 +275,11 @@ impl<'a> RefMap<'a> {
         Some(&self.refs[a as usize..b as usize])
     }
 
+    /// The definitions under `k` (none when absent), in (file, definition) order.
+    fn refs(&self, k: &RefKey<'_>) -> impl Iterator<Item = DefRef> + '_ {
+        self.get(k).unwrap_or_default().iter().copied()
+    }
+
     fn contains_key(&self, k: &RefKey<'_>) -> bool {
         self.ranges.contains_key(k)
     }
@@ -650,10 +655,7 @@ impl<'a> Ctx<'a> {
     fn member(&self, fi: u32, ty: &str, name: &str) -> Vec<DefRef> {
         let all: Vec<DefRef> = self
             .members
-            .get(&(self.fam(fi), ty))
-            .into_iter()
-            .flatten()
-            .copied()
+            .refs(&(self.fam(fi), ty))
             .filter(|&r| &*self.def(r).name == name)
             .collect();
         narrow(self.files, fi, all)
@@ -702,10 +704,7 @@ impl<'a> Ctx<'a> {
         let fam = self.fam(t.0);
         let cands: Vec<DefRef> = self
             .members
-            .get(&(fam, &*td.name))
-            .into_iter()
-            .flatten()
-            .copied()
+            .refs(&(fam, &*td.name))
             .filter(|&r| &*self.def(r).name == name)
             .collect();
         let nested: Vec<DefRef> = cands
@@ -896,10 +895,7 @@ impl<'a> Ctx<'a> {
     fn qualified_type(&self, fi: u32, q: &str, name: &str) -> Vec<DefRef> {
         let want = format!("{}.{name}", normalize_ns(q));
         self.types
-            .get(&(self.fam(fi), name))
-            .into_iter()
-            .flatten()
-            .copied()
+            .refs(&(self.fam(fi), name))
             .filter(|&r| {
                 let d = self.def(r);
                 let qn = normalize_ns(&d.qualified_name);
@@ -1078,10 +1074,7 @@ impl<'a> Ctx<'a> {
             let dir = f.path.rfind('/').map_or("", |i| &f.path[..i]);
             let pkg: Vec<DefRef> = self
                 .by_name
-                .get(&(f.language.as_str(), name))
-                .into_iter()
-                .flatten()
-                .copied()
+                .refs(&(f.language.as_str(), name))
                 .filter(|&r| {
                     let p = &self.files[r.0 as usize].path;
                     p.rfind('/').map_or("", |i| &p[..i]) == dir && self.def(r).kind != Kind::Method
@@ -1096,10 +1089,7 @@ impl<'a> Ctx<'a> {
         // 4. guarded repo-wide unique name.
         let cands: Vec<DefRef> = self
             .by_name
-            .get(&(self.fam(fi), name))
-            .into_iter()
-            .flatten()
-            .copied()
+            .refs(&(self.fam(fi), name))
             .filter(|&r| {
                 let d = self.def(r);
                 (d.kind.is_callable() && d.kind != Kind::Method || d.kind.is_constructible())
@@ -1768,10 +1758,7 @@ impl<'a> Ctx<'a> {
                 Bound::Module(files) => {
                     let v: Vec<DefRef> = self
                         .types
-                        .get(&(self.fam(fi), name))
-                        .into_iter()
-                        .flatten()
-                        .copied()
+                        .refs(&(self.fam(fi), name))
                         .filter(|r| files.contains(&r.0) && self.def(*r).kind != Kind::Impl)
                         .collect();
                     return (v.len() == 1).then(|| (v[0], Tier::Import));
