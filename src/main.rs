@@ -20,11 +20,18 @@ fn main() {
 }
 
 /// Logs go to `<state dir>/logs/codegraph-tui.log` (daily files), never to the terminal.
-/// `-v` is debug, `-vv` trace; `RUST_LOG` overrides. No log when the dir cannot be made.
+/// `-v` is debug, `-vv` trace; `RUST_LOG` overrides. No log when the dir or the file cannot
+/// be made.
 fn init_logging(verbose: u8) -> Option<tracing_appender::non_blocking::WorkerGuard> {
     let dir = codegraph_tui::config::log_dir()?;
     std::fs::create_dir_all(&dir).ok()?;
-    let appender = tracing_appender::rolling::daily(dir, "codegraph-tui.log");
+    // `rolling::daily` panics when the file cannot be created (a directory in its place,
+    // no write permission); the builder reports it, and the command runs without a log.
+    let appender = tracing_appender::rolling::RollingFileAppender::builder()
+        .rotation(tracing_appender::rolling::Rotation::DAILY)
+        .filename_prefix("codegraph-tui.log")
+        .build(dir)
+        .ok()?;
     let (writer, guard) = tracing_appender::non_blocking(appender);
     let level = match verbose {
         0 => "info",

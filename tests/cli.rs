@@ -301,3 +301,38 @@ fn an_empty_search_query_is_an_error_not_a_listing() {
         .success()
         .stdout(predicate::str::contains("app/render.py"));
 }
+
+#[test]
+fn a_log_file_that_cannot_be_created_does_not_stop_a_command() {
+    let state = tempfile::tempdir().unwrap();
+    // A directory where today's log file would go: the file cannot be created.
+    let logs = state.path().join("codegraph-tui/logs");
+    for days in 0..2 {
+        let t = std::time::SystemTime::now() + std::time::Duration::from_secs(86_400 * days);
+        let secs = t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+        let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+        std::fs::create_dir_all(logs.join(format!("codegraph-tui.log.{y:04}-{m:02}-{d:02}")))
+            .unwrap();
+    }
+    cg().env("XDG_STATE_HOME", state.path())
+        .arg("-C")
+        .arg(common::fixture("python"))
+        .args(["--no-cache", "symbols", "render_json"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("render_json"))
+        .stderr(predicate::str::contains("panicked").not());
+}
+
+/// (year, month, day) of a count of days since 1970-01-01 (H. Hinnant's civil_from_days).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
