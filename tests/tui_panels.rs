@@ -618,3 +618,18 @@ fn the_status_bar_counts_files_left_out_of_the_index() {
     let s = screen(&mut app, 160, 30);
     assert!(!s.lines().last().unwrap().contains("skipped"), "{s}");
 }
+
+#[test]
+fn enter_before_the_matcher_catches_up_opens_nothing_stale() {
+    let mut app = python();
+    typ(&mut app, "render_json");
+    assert!(app.search.matched() > 0);
+    // Keys and Enter in one burst, with no tick in between (fast typing, a paste).
+    for c in "qqzz".chars() {
+        app.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+    }
+    app.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    assert!(app.tree.is_none(), "opened a match of an earlier query");
+    assert_eq!(app.focus, Focus::Search);
+    assert_eq!(app.search.matched(), 0);
+}

@@ -599,9 +599,16 @@ impl App {
                         .as_ref()
                         .is_some_and(|s| s.index.graph.node(id).is_some())
                 };
-                if let Some(id) = self.search_selection().filter(known) {
-                    self.focus_symbol(id, Walk::Callers);
-                    self.focus = Focus::Tree;
+                // Enter can come before the matcher has caught up with the last keys.
+                if self.mode == SearchMode::Symbols {
+                    self.search.finish_matching();
+                }
+                match self.search_selection().filter(known) {
+                    Some(id) => {
+                        self.focus_symbol(id, Walk::Callers);
+                        self.focus = Focus::Tree;
+                    }
+                    None => self.status.message = Some("no symbol matches the query".into()),
                 }
             }
             Focus::Tree => {

@@ -249,6 +249,15 @@ impl SymbolSearch {
         self.feeder.as_ref().is_some_and(|f| !f.is_finished())
     }
 
+    /// Waits until nucleo has matched the current query against the symbols injected so
+    /// far (not for injection): what Enter opens must be a match of the query as typed,
+    /// not of an earlier one still on screen.
+    pub fn finish_matching(&mut self) {
+        while self.nucleo.tick(50).running {}
+        self.matching = false;
+        self.locate_pinned();
+    }
+
     /// Waits for injection and matching to finish (tests and scripted runs).
     pub fn settle(&mut self) {
         if let Some(f) = self.feeder.take() {
