@@ -401,3 +401,38 @@ fn cli_export_writes_each_format_and_never_overwrites_without_force() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn force_never_replaces_a_symlink_or_a_device() {
+    let root = common::fixture("rust");
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("real.json");
+    std::fs::write(&target, "keep me").unwrap();
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let fifo = dir.path().join("pipe.json");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for path in [&link, &fifo] {
+        let out = cg()
+            .arg("-C")
+            .arg(&root)
+            .args(["export", "src/lib.rs::run_report", "--force", "-o"])
+            .arg(path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", path.display());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("not a regular file"));
+    }
+    let meta = std::fs::symlink_metadata(&link).unwrap();
+    assert!(meta.file_type().is_symlink(), "the link was replaced");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+}

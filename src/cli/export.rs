@@ -99,7 +99,8 @@ fn stdout(text: &str) -> Result<()> {
 /// Creates `path` with `bytes`. Without `force` an existing path is an error (checked
 /// atomically with `create_new`); with it, a temporary sibling is renamed over the path.
 ///
-/// Errors: the file exists (no `force`), or any I/O error, with the path.
+/// Errors: the file exists (no `force`); with `force`, the path is a directory or not a
+/// regular file (a symlink, device or pipe is never replaced); any I/O error, with the path.
 pub fn write_file(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
     if !force {
         let f = std::fs::OpenOptions::new()
@@ -116,8 +117,18 @@ pub fn write_file(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
             .with_context(|| format!("writing {}", path.display()))?;
         return Ok(());
     }
-    if path.is_dir() {
-        bail!("{} is a directory", path.display());
+    // Renaming over a symlink, device or pipe would replace it (`/dev/stdout`, a link the
+    // user meant to write through): only a regular file is replaced.
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if meta.is_dir() {
+            bail!("{} is a directory", path.display());
+        }
+        if !meta.is_file() {
+            bail!(
+                "{} is not a regular file (a symlink, device or pipe); --force replaces only regular files",
+                path.display()
+            );
+        }
     }
     let name = path
         .file_name()
