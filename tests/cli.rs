@@ -336,3 +336,15 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
+
+#[test]
+fn a_query_of_only_punctuation_finds_nothing_in_any_mode() {
+    for mode in ["text", "semantic", "hybrid"] {
+        cg().arg("-C")
+            .arg(common::fixture("python"))
+            .args(["--no-cache", "search", "!!!", "--mode", mode])
+            .assert()
+            .code(1)
+            .stdout(predicate::str::is_empty());
+    }
+}

@@ -266,6 +266,9 @@ impl Searcher {
             };
             vi.top_k(&qv, depth)
                 .into_iter()
+                // Cosine 0 or below: nothing in common with the query (a query of only
+                // punctuation embeds to the zero vector); such rows are not hits.
+                .filter(|&(_, s)| s > 0.0)
                 .filter(|&(i, _)| {
                     let c = &self.chunks[i];
                     q.accepts(&c.path, &c.language, &c.kind)
