@@ -348,3 +348,39 @@ fn a_query_of_only_punctuation_finds_nothing_in_any_mode() {
             .stdout(predicate::str::is_empty());
     }
 }
+
+#[test]
+fn the_lower_bound_counts_only_calls_that_could_add_within_the_depth() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("m.py"),
+        "def top():\n    mid()\n    zzz_missing_one()\n\n\
+         def mid():\n    yyy_missing_two()\n",
+    )
+    .unwrap();
+    let unresolved = |depth: &str| {
+        let out = cg()
+            .arg("-C")
+            .arg(dir.path())
+            .args([
+                "--no-cache",
+                "callees",
+                "m.py::top",
+                "--json",
+                "--depth",
+                depth,
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["unresolved"].as_u64().unwrap()
+    };
+    // Depth 1: `mid` is a leaf; its unresolved call would only add at depth 2.
+    assert_eq!(unresolved("1"), 1);
+    assert_eq!(unresolved("2"), 2);
+}

@@ -606,12 +606,18 @@ impl CodeGraph {
         let mut edges: HashSet<petgraph::stable_graph::EdgeIndex> = HashSet::new();
         let mut queue = VecDeque::from([(start, 0u32)]);
         let mut truncated = false;
+        // Nodes whose neighbours were followed (depth below the limit): only their
+        // unresolved calls could add to this answer.
+        let mut expanded: Vec<NodeIndex> = Vec::new();
         let dirs: &[Direction] = match walk {
             Walk::Callers => &[Direction::Incoming],
             Walk::Callees => &[Direction::Outgoing],
             Walk::Both => &[Direction::Incoming, Direction::Outgoing],
         };
         while let Some((ix, d)) = queue.pop_front() {
+            if d < depth {
+                expanded.push(ix);
+            }
             for &dir in dirs {
                 for e in self.graph.edges_directed(ix, dir) {
                     if !matches!(e.weight().relation, Relation::Calls | Relation::References) {
@@ -647,7 +653,12 @@ impl CodeGraph {
         edges.sort_by(|a, b| {
             (&a.source, &a.target, a.relation).cmp(&(&b.source, &b.target, b.relation))
         });
-        let unresolved = self.count_unresolved(&nodes, walk);
+        let expanded: Vec<&Node> = expanded
+            .into_iter()
+            .filter(|ix| seen.contains(ix))
+            .map(|ix| &self.graph[ix])
+            .collect();
+        let unresolved = self.count_unresolved(&expanded, walk);
         Some(Subgraph {
             schema: SUBGRAPH_SCHEMA,
             root: root.to_string(),
@@ -660,11 +671,12 @@ impl CodeGraph {
         })
     }
 
-    /// Unresolved references inside a walk's answer: for callees, those of the nodes
-    /// reached (each is a call whose target is unknown); for callers, unresolved calls
-    /// anywhere whose name is a reached node's name and that are not `external` (each might
-    /// be a missing caller).
-    fn count_unresolved(&self, nodes: &[Node], walk: Walk) -> usize {
+    /// Unresolved references that could add to a walk's answer, over `nodes`, the nodes
+    /// whose neighbours the walk followed (those at the depth limit are left out: what
+    /// they would add lies beyond it). For callees, the unresolved calls those nodes make;
+    /// for callers, unresolved calls anywhere whose name is one of theirs and that are not
+    /// `external` (each might be a missing caller).
+    fn count_unresolved(&self, nodes: &[&Node], walk: Walk) -> usize {
         let mut n = 0;
         if matches!(walk, Walk::Callees | Walk::Both) {
             n += nodes
