@@ -76,24 +76,19 @@ fn graph_json_is_byte_identical_across_runs() {
 
 #[test]
 fn callers_json_is_a_subgraph() {
-    let out = cg()
-        .arg("-C")
-        .arg(common::fixture("python"))
-        .args([
-            "callers",
-            "app/store.py::MemoryStore.allocate_id",
-            "--depth",
-            "2",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let v: serde_json::Value = common::json_of(
+        cg().arg("-C")
+            .arg(common::fixture("python"))
+            .args([
+                "callers",
+                "app/store.py::MemoryStore.allocate_id",
+                "--depth",
+                "2",
+                "--json",
+            ])
+            .output()
+            .unwrap(),
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema"], "codegraph-tui/subgraph@1");
     assert_eq!(v["root"], "app/store.py::MemoryStore.allocate_id");
     assert_eq!(v["direction"], "callers");
@@ -183,18 +178,13 @@ fn a_unique_qualified_name_suffix_names_the_symbol() {
         assert_eq!(v["root"], "flask/app.py::Flask.dispatch_request", "{q}");
     }
     // `::` separates segments too (Rust).
-    let out = cg()
-        .arg("-C")
-        .arg(common::fixture("rust"))
-        .args(["callees", "Config::new", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let v: serde_json::Value = common::json_of(
+        cg().arg("-C")
+            .arg(common::fixture("rust"))
+            .args(["callees", "Config::new", "--json"])
+            .output()
+            .unwrap(),
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["root"], "src/config.rs::Config::new");
 }
 
@@ -359,25 +349,20 @@ fn the_lower_bound_counts_only_calls_that_could_add_within_the_depth() {
     )
     .unwrap();
     let unresolved = |depth: &str| {
-        let out = cg()
-            .arg("-C")
-            .arg(dir.path())
-            .args([
-                "--no-cache",
-                "callees",
-                "m.py::top",
-                "--json",
-                "--depth",
-                depth,
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let v: serde_json::Value = common::json_of(
+            cg().arg("-C")
+                .arg(dir.path())
+                .args([
+                    "--no-cache",
+                    "callees",
+                    "m.py::top",
+                    "--json",
+                    "--depth",
+                    depth,
+                ])
+                .output()
+                .unwrap(),
         );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         v["unresolved"].as_u64().unwrap()
     };
     // Depth 1: `mid` is a leaf; its unresolved call would only add at depth 2.

@@ -480,19 +480,15 @@ fn cg(cache_home: &Path) -> std::process::Command {
 }
 
 fn index_json(cache_home: &Path, repo: &Path, extra: &[&str]) -> serde_json::Value {
-    let out = cg(cache_home)
-        .arg("-C")
-        .arg(repo)
-        .args(extra)
-        .args(["index", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::json_of(
+        cg(cache_home)
+            .arg("-C")
+            .arg(repo)
+            .args(extra)
+            .args(["index", "--json"])
+            .output()
+            .unwrap(),
+    )
 }
 
 #[test]

@@ -62,3 +62,13 @@ pub fn check_expected(root: &Path) -> Vec<String> {
     }
     failures
 }
+
+/// The JSON a command printed on stdout, after asserting it succeeded (stderr shown if not).
+pub fn json_of(out: std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
