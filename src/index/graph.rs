@@ -448,20 +448,30 @@ impl CodeGraph {
 
     /// The edges of [`to_raw_parts`](CodeGraph::to_raw_parts) alone.
     pub fn raw_edges(&self) -> Vec<RawEdge> {
-        self.graph
-            .edge_indices()
-            .filter_map(|e| {
-                let (s, t) = self.graph.edge_endpoints(e)?;
-                let d = &self.graph[e];
-                Some(RawEdge {
-                    source: s.index() as u32,
-                    target: t.index() as u32,
-                    relation: d.relation,
-                    resolution: d.resolution,
-                    sites: d.sites.to_vec(),
-                })
+        self.edge_refs()
+            .map(|e| RawEdge {
+                source: e.source,
+                target: e.target,
+                relation: e.relation,
+                resolution: e.resolution,
+                sites: e.sites.to_vec(),
             })
             .collect()
+    }
+
+    /// Every edge between node positions, in insertion order, its sites borrowed.
+    fn edge_refs(&self) -> impl Iterator<Item = RawEdgeRef<'_>> {
+        self.graph.edge_indices().filter_map(|e| {
+            let (s, t) = self.graph.edge_endpoints(e)?;
+            let d = &self.graph[e];
+            Some(RawEdgeRef {
+                source: s.index() as u32,
+                target: t.index() as u32,
+                relation: d.relation,
+                resolution: d.resolution,
+                sites: &d.sites,
+            })
+        })
     }
 
     /// Fills `by_name` and `by_qualified` from the definition nodes.
@@ -653,11 +663,9 @@ impl CodeGraph {
         edges.sort_by(|a, b| {
             (&a.source, &a.target, a.relation).cmp(&(&b.source, &b.target, b.relation))
         });
-        let expanded: Vec<&Node> = expanded
-            .into_iter()
-            .filter(|ix| seen.contains(ix))
-            .map(|ix| &self.graph[ix])
-            .collect();
+        // Every expanded node is in `seen` (only nodes over the cap are dropped, and those
+        // were never queued).
+        let expanded: Vec<&Node> = expanded.into_iter().map(|ix| &self.graph[ix]).collect();
         let unresolved = self.count_unresolved(&expanded, walk);
         Some(Subgraph {
             schema: SUBGRAPH_SCHEMA,
@@ -895,19 +903,9 @@ struct RawEdgeRef<'a> {
 impl Serialize for RawEdgesSer<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
-        let g = &self.0.graph;
-        let mut seq = s.serialize_seq(Some(g.edge_count()))?;
-        for e in g.edge_indices() {
-            if let Some((a, b)) = g.edge_endpoints(e) {
-                let d = &g[e];
-                seq.serialize_element(&RawEdgeRef {
-                    source: a.index() as u32,
-                    target: b.index() as u32,
-                    relation: d.relation,
-                    resolution: d.resolution,
-                    sites: &d.sites,
-                })?;
-            }
+        let mut seq = s.serialize_seq(Some(self.0.graph.edge_count()))?;
+        for e in self.0.edge_refs() {
+            seq.serialize_element(&e)?;
         }
         seq.end()
     }

@@ -476,12 +476,8 @@ fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8], what: &str) -> Result<T, L
 
 /// Header: magic, engine fingerprint (length-prefixed), payload length, BLAKE3.
 fn write_checked(path: &Path, payload: &[u8]) -> Result<(), StoreError> {
-    let engine = engine_fingerprint();
     let mut f = File::create(path).map_err(io(path))?;
-    let mut head = Vec::with_capacity(8 + 2 + engine.len() + 8 + 32);
-    head.extend_from_slice(MAGIC);
-    head.extend_from_slice(&(engine.len() as u16).to_le_bytes());
-    head.extend_from_slice(engine.as_bytes());
+    let (mut head, _) = header_prefix();
     head.extend_from_slice(&(payload.len() as u64).to_le_bytes());
     head.extend_from_slice(blake3::hash(payload).as_bytes());
     (|| {
@@ -492,17 +488,24 @@ fn write_checked(path: &Path, payload: &[u8]) -> Result<(), StoreError> {
     .map_err(io(path))
 }
 
-/// Starts a [`write_checked`] file whose payload is not known yet: writes the header with
-/// a zero length and checksum and returns the writer and the offset of the length, to be
-/// filled in when the payload is complete.
-fn begin_checked(path: &Path) -> Result<(std::io::BufWriter<File>, u64), StoreError> {
+/// The header up to the payload length (magic, then the engine fingerprint prefixed by its
+/// length) and the offset where the length goes; the length and checksum follow.
+fn header_prefix() -> (Vec<u8>, u64) {
     let engine = engine_fingerprint();
-    let mut f = std::io::BufWriter::new(File::create(path).map_err(io(path))?);
     let mut head = Vec::with_capacity(8 + 2 + engine.len() + 8 + 32);
     head.extend_from_slice(MAGIC);
     head.extend_from_slice(&(engine.len() as u16).to_le_bytes());
     head.extend_from_slice(engine.as_bytes());
     let at = head.len() as u64;
+    (head, at)
+}
+
+/// Starts a [`write_checked`] file whose payload is not known yet: writes the header with
+/// a zero length and checksum and returns the writer and the offset of the length, to be
+/// filled in when the payload is complete.
+fn begin_checked(path: &Path) -> Result<(std::io::BufWriter<File>, u64), StoreError> {
+    let mut f = std::io::BufWriter::new(File::create(path).map_err(io(path))?);
+    let (mut head, at) = header_prefix();
     head.extend_from_slice(&[0u8; 8 + 32]);
     f.write_all(&head).map_err(io(path))?;
     Ok((f, at))

@@ -263,8 +263,7 @@ impl SymbolSearch {
         if let Some(f) = self.feeder.take() {
             let _ = f.join();
         }
-        while self.nucleo.tick(50).running {}
-        self.matching = false;
+        self.finish_matching();
     }
 
     /// Number of matches (rows): the pinned exact matches and nucleo's matches, each once.
