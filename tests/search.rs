@@ -239,3 +239,21 @@ fn cli_json_and_batch_follow_the_contract() {
     assert_eq!(lines[2]["mode"], "text");
     assert!(lines[2]["hits"][0]["semantic_rank"].is_null());
 }
+
+#[test]
+fn no_hits_exits_1_and_says_so() {
+    let root = common::fixture("python");
+    let out = assert_cmd::Command::cargo_bin("codegraph-tui")
+        .expect("binary")
+        .arg("-C")
+        .arg(&root)
+        .args(["--no-cache", "search", "--mode", "text", "qqqqxyzzy"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "codegraph-tui: no hits for \"qqqqxyzzy\" in mode text"
+    );
+}

@@ -19,7 +19,7 @@ for p in "${pkgs[@]}"; do
   python3 "$shared/searchbench/make_bench.py" "$src" "$bench" 2>/dev/null
   python3 -c "import json,sys; [print(json.loads(l)['query'].replace('\n',' ')) for l in open('$bench/qrels.jsonl')]" > "$bench/queries.txt"
   # Build the vectors once, timed (every later run takes them from the cache).
-  "$bin" -C "$bench/repo" search --mode semantic --limit 1 --stats x 2>&1 >/dev/null | tail -n 1 |
+  "$bin" -C "$bench/repo" search --mode semantic --limit 1 --stats "return the value" 2>&1 >/dev/null | tail -n 1 |
     python3 -c "import json,sys; b=json.load(sys.stdin)['build']; s=b['elapsed_ms']['vectors']/1000
 print(f\"# $p: {b['chunks']} chunks, {b['vectors_embedded']} embedded in {s:.1f} s \"
       f\"({b['vectors_embedded']/max(s,1e-9):.1f} chunks/s) by {b['embedder']}\")" >&2

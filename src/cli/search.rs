@@ -104,7 +104,16 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
     }
     // The process ends now: freeing the index and chunks piece by piece is wasted time.
     std::mem::forget((idx, searcher));
-    Ok(if any || a.batch.is_some() { 0 } else { 1 })
+    if !any && a.batch.is_none() {
+        // Exit status 1 as grep's; say why on stderr, stdout stays the (empty) answer.
+        eprintln!(
+            "codegraph-tui: no hits for {:?} in mode {}",
+            queries[0],
+            a.mode.as_str()
+        );
+        return Ok(1);
+    }
+    Ok(0)
 }
 
 fn read_batch(f: &Path) -> Result<Vec<String>> {

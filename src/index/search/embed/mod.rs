@@ -9,6 +9,7 @@
 
 pub mod offline;
 pub mod openai;
+pub mod wordvec;
 
 /// Errors of an embedding provider. Every variant says what went wrong in words a user
 /// can act on; none carries the API key.
@@ -100,12 +101,6 @@ pub trait Embedder: Send + Sync {
     ///
     /// Errors: any [`EmbedError`]; then no vector of this call is returned.
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
-
-    /// `true` for a provider that matches letters, not meaning (the built-in one): hybrid
-    /// ranking then weights BM25 above it. Defaults to `false` (a language model).
-    fn lexical(&self) -> bool {
-        false
-    }
 
     /// Embeds a search query. Defaults to [`Embedder::embed`] of the one text.
     ///

@@ -1,24 +1,35 @@
 //! The built-in offline embedder: no network, no model download.
 //!
-//! Technique (measured on the searchbench, README "Search quality"): a text becomes a
-//! bag of terms (code-tokenizer parts, lowercased, light suffix stemming so `parse`,
-//! `parses` and `parsing` meet, English and code stop words dropped), each weighted by
-//! `boost · (1 + ln tf) · idf` with document frequencies learned from the repository's
-//! own chunks by [`OfflineEmbedder::fit`]. The boost reads the graph-aware header of
-//! the embedding input: the definition's own name line counts [`NAME_WEIGHT`], the
-//! callee and caller lists [`NEIGHBOUR_WEIGHT`]. Terms are hashed to [`NONZEROS`] signed
-//! coordinates of a [`DIMENSIONS`]-wide vector (feature hashing), which is normalised.
+//! Technique (measured on the searchbench, README "Search quality"): a vector of
+//! [`DIMENSIONS`] + [`WordVectors`]' dimensions, two halves of equal weight, each unit
+//! length, so a cosine is the mean of the two halves' cosines.
 //!
-//! This is lexical, not a language model: it adds stemming, name weighting and the
-//! callers' and callees' names to what BM25 sees, nothing it could not spell. Context
-//! vectors learned from the repository's co-occurrences (random indexing) were tried and
-//! lowered MRR@10 on every benchmark package, so they are not used. The model's identity
-//! ([`Embedder::id`]) includes a hash of its learned statistics, so vectors of an older
-//! fit are never mixed in.
+//! * **Lexical half.** A text becomes a bag of terms (code-tokenizer parts, lowercased,
+//!   light suffix stemming so `parse`, `parses` and `parsing` meet, English and code stop
+//!   words dropped), each weighted by `boost · (1 + ln tf) · idf` with document
+//!   frequencies learned from the repository's own chunks by [`OfflineEmbedder::fit`].
+//!   The boost reads the graph-aware header of the embedding input: the definition's own
+//!   name line counts [`NAME_WEIGHT`], the callee and caller lists [`NEIGHBOUR_WEIGHT`].
+//!   Terms are hashed to [`NONZEROS`] signed coordinates (feature hashing).
+//! * **Learned half.** A neural bag-of-words dual encoder (the NBoW baseline of
+//!   CodeSearchNet, Husain et al. 2019) trained offline on 124k docstring/code pairs of
+//!   public PyPI packages ([`super::wordvec`]): a query is the sum of its words'
+//!   query-side vectors, a chunk the sum of its words' code-side vectors, the name line's
+//!   words counted [`CODE_NAME_WEIGHT`] times. It matches meaning the letters do not
+//!   share (`Log in a registered user` and `login`, `session`, `password`), which BM25
+//!   cannot.
+//!
+//! Context vectors learned from the repository's own co-occurrences (random indexing)
+//! and word vectors distilled from multilingual-e5-small (Model2Vec-style) were tried
+//! and lost to this on the searchbench, so they are not used. The model's identity
+//! ([`Embedder::id`]) includes a hash of its learned statistics and of the word tables,
+//! so vectors of an older fit are never mixed in.
 
 use std::collections::HashMap;
 
+use super::wordvec::WordVectors;
 use super::{normalize, EmbedError, Embedder};
+
 use crate::index::search::tokenize::tokenize;
 
 /// Vector length.
@@ -75,11 +86,21 @@ pub const NAME_WEIGHT: f32 = 10.0;
 /// Weight of a term in the header's callee and caller lists.
 pub const NEIGHBOUR_WEIGHT: f32 = 0.5;
 
+/// How many times a word of the definition's name line counts in the learned half (as
+/// in training, `assets/wordvec/train.py`).
+pub const CODE_NAME_WEIGHT: f32 = 2.0;
+
 /// The terms of a text. In an embedding input (header starting `file: `, a blank line,
 /// the chunk), the definition's name line of the header (`function: Outer.name`) gets
 /// [`NAME_WEIGHT`], the `calls:` and `called by:` lines [`NEIGHBOUR_WEIGHT`], the rest 1.
 pub fn terms(text: &str) -> HashMap<String, TermCount> {
-    let mut m = HashMap::new();
+    bags(text).0
+}
+
+/// Stemmed terms and the raw words (lowercased, unstemmed) they came from, weighted as
+/// in [`terms`].
+pub fn bags(text: &str) -> (Bags, Bags) {
+    let mut m = (HashMap::new(), HashMap::new());
     let (header, body) = match text.split_once("\n\n") {
         Some((h, b)) if h.starts_with("file: ") => (h, b),
         _ => ("", text),
@@ -101,7 +122,10 @@ pub fn terms(text: &str) -> HashMap<String, TermCount> {
     m
 }
 
-fn add_terms(m: &mut HashMap<String, TermCount>, text: &str, boost: f32) {
+/// Term (or word) to its count and boost.
+pub type Bags = HashMap<String, TermCount>;
+
+fn add_terms(m: &mut (Bags, Bags), text: &str, boost: f32) {
     for t in tokenize(text) {
         if t.whole || t.text.len() < 2 || t.text.chars().all(|c| c.is_ascii_digit()) {
             continue;
@@ -109,9 +133,11 @@ fn add_terms(m: &mut HashMap<String, TermCount>, text: &str, boost: f32) {
         if STOP.contains(&t.text.as_str()) {
             continue;
         }
-        let e = m.entry(stem(&t.text)).or_default();
-        e.tf += 1;
-        e.boost = e.boost.max(boost);
+        for (map, key) in [(&mut m.0, stem(&t.text)), (&mut m.1, t.text)] {
+            let e = map.entry(key).or_default();
+            e.tf += 1;
+            e.boost = e.boost.max(boost);
+        }
     }
 }
 
@@ -170,8 +196,15 @@ impl OfflineEmbedder {
     }
 
     fn vector(&self, text: &str) -> Vec<f32> {
+        self.vector_of(text, false)
+    }
+
+    /// The vector of `text`: a chunk's embedding input, or (`query`) a search query,
+    /// whose learned half reads the query-side word table.
+    fn vector_of(&self, text: &str, query: bool) -> Vec<f32> {
+        let (stems, words) = bags(text);
         let mut v = vec![0.0; DIMENSIONS];
-        for (t, c) in terms(text) {
+        for (t, c) in stems {
             let idf = self.idf.get(&t).copied().unwrap_or(self.default_idf);
             let w = c.boost * (1.0 + (c.tf.max(1) as f32).ln()) * idf;
             for (i, s) in hash_term(&t) {
@@ -179,32 +212,54 @@ impl OfflineEmbedder {
             }
         }
         normalize(&mut v);
+        let wv = if query {
+            WordVectors::query_side()
+        } else {
+            WordVectors::code_side()
+        };
+        let mut learned = vec![0.0; wv.dims()];
+        for (t, c) in words {
+            // The callee and caller lists were not part of the training pairs.
+            if c.boost < 1.0 {
+                continue;
+            }
+            let w = if !query && c.boost >= NAME_WEIGHT {
+                CODE_NAME_WEIGHT
+            } else {
+                1.0
+            };
+            wv.add_to(&t, w, &mut learned);
+        }
+        normalize(&mut learned);
+        v.extend(learned);
+        normalize(&mut v);
         v
     }
 }
 
 impl Embedder for OfflineEmbedder {
     fn id(&self) -> String {
-        format!("offline-hash-{DIMENSIONS}-{}", self.fingerprint)
+        format!(
+            "offline-nbow-{DIMENSIONS}-{}-{}-{}",
+            self.fingerprint,
+            WordVectors::query_side().fingerprint(),
+            WordVectors::code_side().fingerprint()
+        )
     }
 
     fn cache_slot(&self) -> String {
-        format!("offline-hash-{DIMENSIONS}")
+        "offline".to_string()
     }
 
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         Ok(texts.iter().map(|t| self.vector(t)).collect())
     }
 
-    fn lexical(&self) -> bool {
-        true
-    }
-
     /// The query less English function words ([`crate::index::search::query`]), as BM25
-    /// sees it: a lexical model only matches their letters.
+    /// sees it; its learned half reads the query-side word table.
     fn embed_query(&self, query: &str) -> Result<Vec<f32>, EmbedError> {
         let q = crate::index::search::query::Query::parse(query);
-        Ok(self.vector(&q.ranking_words().join(" ")))
+        Ok(self.vector_of(&q.ranking_words().join(" "), true))
     }
 }
 
@@ -241,5 +296,34 @@ mod tests {
         assert!(dot(&q, &v[0]) > dot(&q, &v[2]));
         assert!(dot(&q, &v[1]) > dot(&q, &v[3]));
         assert!((dot(&v[0], &v[0]) - 1.0).abs() < 1e-4);
+    }
+
+    #[test]
+    fn the_learned_half_matches_meaning_without_shared_letters() {
+        // No query word occurs in either chunk, so the lexical half scores both 0; only
+        // the learned word tables can tell the chunk that deletes from the one that
+        // draws.
+        let docs: Vec<String> = [
+            "def discard(self, key):\n    del self._data[key]",
+            "def paint(self, canvas):\n    canvas.draw(self.shape, self.color)",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let m = OfflineEmbedder::fit(&docs);
+        let v = m.embed(&docs).expect("offline never fails");
+        let q = m
+            .embed_query("remove an entry")
+            .expect("offline never fails");
+        let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+        let lexical = |a: &[f32], b: &[f32]| dot(&a[..DIMENSIONS], &b[..DIMENSIONS]);
+        assert_eq!(lexical(&q, &v[0]), 0.0);
+        assert_eq!(lexical(&q, &v[1]), 0.0);
+        assert!(
+            dot(&q, &v[0]) > dot(&q, &v[1]) + 0.05,
+            "{} vs {}",
+            dot(&q, &v[0]),
+            dot(&q, &v[1])
+        );
     }
 }
