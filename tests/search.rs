@@ -257,3 +257,46 @@ fn no_hits_exits_1_and_says_so() {
         "codegraph-tui: no hits for \"qqqqxyzzy\" in mode text"
     );
 }
+
+#[test]
+fn batch_answers_blank_and_non_utf8_lines_without_stopping() {
+    let root = common::fixture("python");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let batch = dir.path().join("q.txt");
+    // Line 2 is blank, line 3 has a Latin-1 byte, line 4 ends in CRLF.
+    std::fs::write(&batch, b"dumps\n\nrender \xe9 json\r\nallocate_id\r\n").expect("write");
+    let out = assert_cmd::Command::cargo_bin("codegraph-tui")
+        .expect("binary")
+        .arg("-C")
+        .arg(&root)
+        .args([
+            "--no-cache",
+            "search",
+            "--mode",
+            "text",
+            "--json",
+            "--batch",
+        ])
+        .arg(&batch)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[1]["query"], "");
+    assert_eq!(lines[1]["hits"].as_array().map(Vec::len), Some(0));
+    assert_eq!(lines[2]["query"], "render \u{fffd} json");
+    assert!(!lines[2]["hits"].as_array().expect("hits").is_empty());
+    assert_eq!(lines[3]["query"], "allocate_id");
+    assert_eq!(
+        lines[3]["hits"][0]["id"],
+        "app/store.py::MemoryStore.allocate_id"
+    );
+}

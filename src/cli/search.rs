@@ -1,7 +1,7 @@
 //! `codegraph-tui search QUERY | --batch FILE [--mode text|semantic|hybrid] [--limit N]
 //! [--json]`: full-text, semantic or hybrid search over chunks (DESIGN section 5).
 
-use std::io::BufRead;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -79,7 +79,12 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
     let mut any = false;
     for q in &queries {
         let t = Instant::now();
-        let hits = searcher.search(q, a.mode, a.limit)?;
+        // A blank line of a batch has no words to rank by: it gets an empty answer line.
+        let hits = if q.trim().is_empty() {
+            Vec::new()
+        } else {
+            searcher.search(q, a.mode, a.limit)?
+        };
         latencies.push(t.elapsed().as_secs_f64() * 1000.0);
         any |= !hits.is_empty();
         print_hits(q, a, &hits)?;
@@ -116,21 +121,34 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
     Ok(0)
 }
 
+/// The queries of a batch file (`-` for stdin), one per line. A line that is not UTF-8
+/// is read with U+FFFD for its bad bytes (so it still gets its answer line); a trailing
+/// `\r` is dropped.
+///
+/// Errors: the file cannot be opened or read.
 fn read_batch(f: &Path) -> Result<Vec<String>> {
-    let lines: Vec<String> = if f == Path::new("-") {
+    let mut bytes = Vec::new();
+    if f == Path::new("-") {
         std::io::stdin()
             .lock()
-            .lines()
-            .collect::<Result<_, _>>()
-            .context("reading queries from stdin")?
+            .read_to_end(&mut bytes)
+            .context("reading queries from stdin")?;
     } else {
-        let file = std::fs::File::open(f).with_context(|| format!("opening {}", f.display()))?;
-        std::io::BufReader::new(file)
-            .lines()
-            .collect::<Result<_, _>>()
-            .with_context(|| format!("reading {}", f.display()))?
-    };
-    Ok(lines)
+        std::fs::File::open(f)
+            .with_context(|| format!("opening {}", f.display()))?
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("reading {}", f.display()))?;
+    }
+    if bytes.last() == Some(&b'\n') {
+        bytes.pop();
+    }
+    if bytes.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(bytes
+        .split(|&b| b == b'\n')
+        .map(|l| String::from_utf8_lossy(l.strip_suffix(b"\r").unwrap_or(l)).into_owned())
+        .collect())
 }
 
 fn print_hits(query: &str, a: &SearchArgs, hits: &[Hit]) -> Result<()> {
