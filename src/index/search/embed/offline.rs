@@ -205,7 +205,12 @@ impl OfflineEmbedder {
         let (stems, words) = bags(text);
         let mut v = vec![0.0; DIMENSIONS];
         for (t, c) in stems {
-            let idf = self.idf.get(&t).copied().unwrap_or(self.default_idf);
+            // A query term no chunk contains could only match by a hash collision.
+            let idf = match self.idf.get(&t) {
+                Some(&idf) => idf,
+                None if query => continue,
+                None => self.default_idf,
+            };
             let w = c.boost * (1.0 + (c.tf.max(1) as f32).ln()) * idf;
             for (i, s) in hash_term(&t) {
                 v[i] += s * w;
