@@ -16,8 +16,7 @@
 //!   public PyPI packages ([`super::wordvec`]): a query is the sum of its words'
 //!   query-side vectors, a chunk the sum of its words' code-side vectors, the name line's
 //!   words counted [`CODE_NAME_WEIGHT`] times. It matches meaning the letters do not
-//!   share (`Log in a registered user` and `login`, `session`, `password`), which BM25
-//!   cannot.
+//!   share (`remove an entry` and `discard`, `del`), which BM25 cannot.
 //!
 //! Context vectors learned from the repository's own co-occurrences (random indexing)
 //! and word vectors distilled from multilingual-e5-small (Model2Vec-style) were tried
