@@ -154,6 +154,7 @@ pub(crate) fn resolve_incremental(
     files: &[FileFacts],
     changed_paths: &[&str],
 ) -> Option<(Resolution, usize)> {
+    let t = std::time::Instant::now();
     let changed: HashSet<&str> = changed_paths.iter().copied().collect();
     let prev_at = by_path(prev_files);
     let new_at = by_path(files);
@@ -177,7 +178,13 @@ pub(crate) fn resolve_incremental(
         .map(|f| changed.contains(f.path.as_str()) || mentions(f, &touched))
         .collect();
     let affected = selected.iter().filter(|&&s| s).count();
-    tracing::debug!(affected, files = files.len(), "incremental resolution");
+    tracing::debug!(
+        affected,
+        files = files.len(),
+        select_ms = t.elapsed().as_millis() as u64,
+        "incremental resolution"
+    );
+    let t = std::time::Instant::now();
 
     // Carry over the edges of unaffected files, renumbered.
     let prev_offsets = node_offsets(prev_files);
@@ -226,7 +233,14 @@ pub(crate) fn resolve_incremental(
             ..e
         });
     }
+    let carry_ms = t.elapsed().as_millis() as u64;
+    let t = std::time::Instant::now();
     let fresh = resolve::resolve_selected(files, &selected);
+    tracing::debug!(
+        carry_ms,
+        resolve_ms = t.elapsed().as_millis() as u64,
+        "incremental resolution: edges carried over, affected files resolved"
+    );
     let mut fresh_by_file: HashMap<u32, (Vec<RawEdge>, Vec<Unresolved>)> =
         fresh.into_iter().map(|(fi, e, u)| (fi, (e, u))).collect();
     let mut edges = Vec::new();

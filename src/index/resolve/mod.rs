@@ -1973,7 +1973,12 @@ pub fn resolve_selected(
     files: &[FileFacts],
     selected: &[bool],
 ) -> Vec<(u32, Vec<RawEdge>, Vec<Unresolved>)> {
+    let t = std::time::Instant::now();
     let ctx = Ctx::build(files);
+    tracing::debug!(
+        ms = t.elapsed().as_millis() as u64,
+        "resolution tables built"
+    );
     let offsets = node_offsets(files);
     (0..files.len())
         .into_par_iter()
