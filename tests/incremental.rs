@@ -689,7 +689,25 @@ fn incremental_resolution_matches_a_full_one_on_every_conformance_case() {
                     .find(|f| f.path == rel)
                     .and_then(|f| f.definitions.first())
                     .map(|d| d.name.to_string());
+                // Every line moved down one: the same definitions at other positions.
+                let mut shifted = b"\n".to_vec();
+                shifted.extend_from_slice(&text);
+                std::fs::write(&file, &shifted).unwrap();
+                idx = step_matches_fresh(&case, &repo, &format!("shift {rel}"), idx);
+                std::fs::write(&file, &text).unwrap();
+                idx = step_matches_fresh(&case, &repo, &format!("unshift {rel}"), idx);
                 if let Some(name) = first {
+                    // The first mention renamed alone (usually the definition itself).
+                    let s = String::from_utf8_lossy(&text).replacen(&name, &format!("{name}Zq"), 1);
+                    std::fs::write(&file, s).unwrap();
+                    idx = step_matches_fresh(
+                        &case,
+                        &repo,
+                        &format!("rename once {name} in {rel}"),
+                        idx,
+                    );
+                    std::fs::write(&file, &text).unwrap();
+                    idx = step_matches_fresh(&case, &repo, &format!("unrename once {rel}"), idx);
                     let s = String::from_utf8_lossy(&text).replace(&name, &format!("{name}Zq"));
                     std::fs::write(&file, s).unwrap();
                     idx = step_matches_fresh(&case, &repo, &format!("rename {name} in {rel}"), idx);
@@ -777,6 +795,45 @@ fn an_edit_re_resolves_only_the_files_it_can_affect() {
     );
     let fresh = index_repo(&repo, &opts()).unwrap();
     assert_eq!(canonical(&idx), canonical(&fresh));
+}
+
+/// A function appended to a file that others call re-resolves that file alone: no other
+/// file can write the new name, and nothing they read of the file changed (its other
+/// definitions only moved or kept their place). Before, every file calling any function
+/// of the edited file was resolved again.
+#[test]
+fn an_appended_function_re_resolves_only_its_own_file() {
+    verify_incremental();
+    let (_tmp, repo, cache) = scratch("python");
+    let (prev, mut s) = warm_open(&repo, &cache);
+    let path = repo.join("app/render.py");
+    let text = std::fs::read_to_string(&path).unwrap();
+    // Callers of render.py's functions elsewhere: what the old rule re-resolved.
+    let callers = prev
+        .files
+        .iter()
+        .filter(|f| f.path != "app/render.py")
+        .filter(|f| f.calls.iter().any(|c| c.name.starts_with("render_")))
+        .count();
+    assert!(callers >= 1, "the fixture has callers of render.py");
+    // At the top, so every definition of the file moves down two lines.
+    std::fs::write(&path, format!("def appended_fn():\n    return 1\n{text}")).unwrap();
+    let (idx, changes) = s.refresh(&repo, &opts(), Some(&prev)).unwrap().unwrap();
+    assert_eq!(changes.modified, vec!["app/render.py".to_string()]);
+    assert_eq!(changes.resolved, 1);
+    let fresh = index_repo(&repo, &opts()).unwrap();
+    assert_eq!(canonical(&idx), canonical(&fresh));
+    // Renaming a called function re-resolves its callers (their calls now fail).
+    let renamed = std::fs::read_to_string(&path).unwrap().replacen(
+        "def render_text(",
+        "def render_text_v2(",
+        1,
+    );
+    std::fs::write(&path, renamed).unwrap();
+    let (idx2, changes) = s.refresh(&repo, &opts(), Some(&idx)).unwrap().unwrap();
+    assert!(changes.resolved > 1, "resolved {}", changes.resolved);
+    let fresh = index_repo(&repo, &opts()).unwrap();
+    assert_eq!(canonical(&idx2), canonical(&fresh));
 }
 
 /// Reading the repository (what every reconciliation does: open each folder, read each

@@ -37,18 +37,19 @@ fn verify() -> bool {
 }
 
 /// Identifier-like tokens of `text` (split at anything but letters, digits and `_`).
-fn tokens(text: &str) -> impl Iterator<Item = &str> {
+pub(super) fn tokens(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|t| !t.is_empty())
 }
 
 /// Receiver words that name no type (never worth offering).
-const SELF_WORDS: &[&str] = &["self", "this", "cls", "super", "Self"];
+pub(super) const SELF_WORDS: &[&str] = &["self", "this", "cls", "super", "Self"];
 
-/// Every name a file offers to others: what it defines or re-exports, its stem and folder
-/// (what module paths and import specifiers end with), its package. Deliberately not
-/// the whole path or module path: `src` or `github` would touch every file.
-fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
+/// The names other files reach a file by: its stem and folder (what module paths and
+/// import specifiers end with), the last word of its module path, its package.
+/// Deliberately not the whole path or module path: `src` or `github` would touch every
+/// file.
+pub(super) fn named_by<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
     let mut parts = f.path.rsplit('/');
     if let Some(file) = parts.next() {
         let stem = file.split('.').next().unwrap_or(file);
@@ -67,6 +68,12 @@ fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
     if let Some(p) = f.package.as_deref().and_then(|p| tokens(p).last()) {
         out.insert(p);
     }
+}
+
+/// Every name a file offers to others: what it defines or re-exports, and the names it is
+/// reached by ([`named_by`]).
+pub(super) fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
+    named_by(f, out);
     for d in &f.definitions {
         out.insert(&d.name);
         if let Some(c) = d.container() {
@@ -108,6 +115,32 @@ fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
     }
 }
 
+/// Adds to `touched` the aliases under which a file passes a touched name on (`export {
+/// formatCents as money } from "./money"`, `from .a import f as g`, `pub use a::f as g`,
+/// `export { default as money }` of a touched file): their importers write the alias, not
+/// the name. Followed to a fixed point (alias chains).
+fn follow_aliases<'a>(files: &'a [FileFacts], touched: &mut HashSet<&'a str>) {
+    loop {
+        let before = touched.len();
+        for i in files.iter().flat_map(|f| &f.imports) {
+            let (Some(name), Some(alias)) = (i.name.as_deref(), i.alias.as_deref()) else {
+                continue;
+            };
+            let passes = if name == "default" {
+                tokens(&i.module).any(|t| touched.contains(t))
+            } else {
+                tokens(name).any(|t| touched.contains(t))
+            };
+            if passes {
+                touched.extend(tokens(alias));
+            }
+        }
+        if touched.len() == before {
+            return;
+        }
+    }
+}
+
 /// `true` when file `f` writes any name in `touched`.
 fn mentions(f: &FileFacts, touched: &HashSet<&str>) -> bool {
     let hit = |s: &str| tokens(s).any(|t| touched.contains(t));
@@ -144,6 +177,20 @@ fn locate(offsets: &[u32], pos: u32) -> Option<(usize, u32)> {
     Some((fi, pos - offsets[fi]))
 }
 
+/// For each local node index of `old` (0: the file node, then its definitions), the index
+/// of the node with the same id in `new`, `None` when `new` has none.
+fn local_moves(old: &FileFacts, new: &FileFacts) -> Vec<Option<u32>> {
+    let at: HashMap<&str, u32> = new
+        .definitions
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (&*d.id, i as u32 + 1))
+        .collect();
+    std::iter::once(Some(0))
+        .chain(old.definitions.iter().map(|d| at.get(&*d.id).copied()))
+        .collect()
+}
+
 /// The resolution of `files` (the new fact set, sorted by path) after the files in
 /// `changed_paths` changed (added, modified or removed) relative to `prev_files`, whose
 /// resolved graph is `prev_graph`, and the number of files resolved again. `None` when
@@ -159,20 +206,27 @@ pub(crate) fn resolve_incremental(
     let prev_at = by_path(prev_files);
     let new_at = by_path(files);
     let mut touched: HashSet<&str> = HashSet::new();
+    // Modified files: old local node index → new one, by definition id.
+    let mut moved: HashMap<&str, Vec<Option<u32>>> = HashMap::new();
     for p in &changed {
-        for f in [
-            prev_at.get(p).map(|&i| &prev_files[i]),
-            new_at.get(p).map(|&i| &files[i]),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            if f.project.is_some() {
-                return None;
+        let old = prev_at.get(p).map(|&i| &prev_files[i]);
+        let new = new_at.get(p).map(|&i| &files[i]);
+        if old.is_some_and(|f| f.project.is_some()) || new.is_some_and(|f| f.project.is_some()) {
+            return None;
+        }
+        match (old, new) {
+            (Some(old), Some(new)) => {
+                super::diff::edit_touches(old, new, &mut touched);
+                moved.insert(p, local_moves(old, new));
             }
-            offered(f, &mut touched);
+            (old, new) => {
+                for f in old.into_iter().chain(new) {
+                    offered(f, &mut touched);
+                }
+            }
         }
     }
+    follow_aliases(files, &mut touched);
     let selected: Vec<bool> = files
         .iter()
         .map(|f| changed.contains(f.path.as_str()) || mentions(f, &touched))
@@ -193,9 +247,11 @@ pub(crate) fn resolve_incremental(
     let remap = |pos: u32| -> Option<(usize, u32)> {
         let (pfi, local) = locate(&prev_offsets, pos)?;
         let path = prev_files[pfi].path.as_str();
-        if changed.contains(path) {
-            return None;
-        }
+        let local = match moved.get(path) {
+            Some(m) => (*m.get(local as usize)?)?,
+            None if changed.contains(path) => return None,
+            None => local,
+        };
         let nfi = *new_at.get(path)?;
         Some((nfi, new_offsets[nfi] + local))
     };
@@ -218,12 +274,14 @@ pub(crate) fn resolve_incremental(
         if selected[src_fi] {
             continue;
         }
-        // An unaffected file's edge into a changed file means the rule above missed a
-        // dependency: resolve everything rather than guess.
+        // An unaffected file's edge into a removed file, or to a definition a modified
+        // file no longer has, means the rule above missed a dependency: resolve
+        // everything rather than guess. Edges to definitions a modified file still has
+        // follow them (by id) to their new place.
         let Some((_, tgt)) = remap(e.target) else {
             tracing::debug!(
                 from = files[src_fi].path,
-                "full resolution: an unaffected file has an edge into a changed file"
+                "full resolution: an unaffected file has an edge to a node that is gone"
             );
             return None;
         };

@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 pub mod affected;
+mod diff;
 
 use super::source::FsEntry;
 use super::{
