@@ -141,6 +141,69 @@ fn follow_aliases<'a>(files: &'a [FileFacts], touched: &mut HashSet<&'a str>) {
     }
 }
 
+/// `impl Trait for Type` makes its `implements` edge start at `Type`'s node, which may lie
+/// in another file than the impl, while edges are carried over and resolved again by the
+/// file they start in. So the files of an impl and of the types it may name must be
+/// resolved again together: per impl'd name, when any file that has an impl of that name
+/// or a type of that name is selected or changed, all of them are selected (to a fixed
+/// point, since a newly selected file may couple others).
+fn couple_impls(
+    prev_files: &[FileFacts],
+    files: &[FileFacts],
+    changed: &HashSet<&str>,
+    selected: &mut [bool],
+) {
+    let impls = |f: &'_ FileFacts| {
+        f.definitions
+            .iter()
+            .filter(|d| d.kind == Kind::Impl)
+            .map(|d| d.name.to_string())
+            .collect::<Vec<_>>()
+    };
+    let impl_names: HashSet<String> = files.iter().flat_map(impls).collect();
+    if impl_names.is_empty() {
+        return;
+    }
+    // Impl'd name → files with an impl or a type-like definition of that name.
+    let mut group: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (fi, f) in files.iter().enumerate() {
+        let mut names: Vec<&str> = f
+            .definitions
+            .iter()
+            .filter(|d| {
+                d.kind == Kind::Impl || d.kind.is_type_container() || d.kind == Kind::TypeAlias
+            })
+            .map(|d| &*d.name)
+            .filter(|n| impl_names.contains(*n))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        for n in names {
+            group.entry(n).or_default().push(fi);
+        }
+    }
+    // Names a changed file had or has: their groups are resolved again whole.
+    let mut hot: HashSet<&str> = HashSet::new();
+    for f in prev_files.iter().chain(files) {
+        if changed.contains(f.path.as_str()) {
+            hot.extend(f.definitions.iter().map(|d| &*d.name));
+        }
+    }
+    loop {
+        let mut more = false;
+        for (n, fs) in &group {
+            if hot.contains(n) || fs.iter().any(|&fi| selected[fi]) {
+                for &fi in fs {
+                    more |= !std::mem::replace(&mut selected[fi], true);
+                }
+            }
+        }
+        if !more {
+            return;
+        }
+    }
+}
+
 /// `true` when file `f` writes any name in `touched`.
 fn mentions(f: &FileFacts, touched: &HashSet<&str>) -> bool {
     let hit = |s: &str| tokens(s).any(|t| touched.contains(t));
@@ -231,6 +294,8 @@ pub(crate) fn resolve_incremental(
         .iter()
         .map(|f| changed.contains(f.path.as_str()) || mentions(f, &touched))
         .collect();
+    let mut selected = selected;
+    couple_impls(prev_files, files, &changed, &mut selected);
     let affected = selected.iter().filter(|&&s| s).count();
     tracing::debug!(
         affected,
