@@ -35,7 +35,7 @@ ADD = {".py": "\n\ndef cg_verify_{n}():\n    return helper_{n}()\n",
 def cg(env, repo, *a, check=True):
     out = subprocess.run([binary, "-C", repo, *a], env=env, capture_output=True)
     if check and out.returncode != 0:
-        sys.exit(f"{' '.join(a)} failed ({out.returncode}): {out.stderr.decode(errors='replace')[-3000:]}")
+        sys.exit(f"{' '.join(a)} failed ({out.returncode}): {out.stderr.decode(errors='replace')[:1500]}")
     return out
 
 

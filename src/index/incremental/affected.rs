@@ -141,69 +141,6 @@ fn follow_aliases<'a>(files: &'a [FileFacts], touched: &mut HashSet<&'a str>) {
     }
 }
 
-/// `impl Trait for Type` makes its `implements` edge start at `Type`'s node, which may lie
-/// in another file than the impl, while edges are carried over and resolved again by the
-/// file they start in. So the files of an impl and of the types it may name must be
-/// resolved again together: per impl'd name, when any file that has an impl of that name
-/// or a type of that name is selected or changed, all of them are selected (to a fixed
-/// point, since a newly selected file may couple others).
-fn couple_impls(
-    prev_files: &[FileFacts],
-    files: &[FileFacts],
-    changed: &HashSet<&str>,
-    selected: &mut [bool],
-) {
-    let impls = |f: &'_ FileFacts| {
-        f.definitions
-            .iter()
-            .filter(|d| d.kind == Kind::Impl)
-            .map(|d| d.name.to_string())
-            .collect::<Vec<_>>()
-    };
-    let impl_names: HashSet<String> = files.iter().flat_map(impls).collect();
-    if impl_names.is_empty() {
-        return;
-    }
-    // Impl'd name → files with an impl or a type-like definition of that name.
-    let mut group: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (fi, f) in files.iter().enumerate() {
-        let mut names: Vec<&str> = f
-            .definitions
-            .iter()
-            .filter(|d| {
-                d.kind == Kind::Impl || d.kind.is_type_container() || d.kind == Kind::TypeAlias
-            })
-            .map(|d| &*d.name)
-            .filter(|n| impl_names.contains(*n))
-            .collect();
-        names.sort_unstable();
-        names.dedup();
-        for n in names {
-            group.entry(n).or_default().push(fi);
-        }
-    }
-    // Names a changed file had or has: their groups are resolved again whole.
-    let mut hot: HashSet<&str> = HashSet::new();
-    for f in prev_files.iter().chain(files) {
-        if changed.contains(f.path.as_str()) {
-            hot.extend(f.definitions.iter().map(|d| &*d.name));
-        }
-    }
-    loop {
-        let mut more = false;
-        for (n, fs) in &group {
-            if hot.contains(n) || fs.iter().any(|&fi| selected[fi]) {
-                for &fi in fs {
-                    more |= !std::mem::replace(&mut selected[fi], true);
-                }
-            }
-        }
-        if !more {
-            return;
-        }
-    }
-}
-
 /// `true` when file `f` writes any name in `touched`.
 fn mentions(f: &FileFacts, touched: &HashSet<&str>) -> bool {
     let hit = |s: &str| tokens(s).any(|t| touched.contains(t));
@@ -220,6 +157,9 @@ fn mentions(f: &FileFacts, touched: &HashSet<&str>) -> bool {
                 touched.contains(b.name.as_str()) || b.qualifier.as_deref().is_some_and(hit)
             }) || d.container().is_some_and(hit)
                 || d.returns().is_some_and(hit)
+                // `impl Trait for Type` resolves `Type` (its name) for the source of its
+                // `implements` edge.
+                || (d.kind == Kind::Impl && hit(&d.name))
         })
         || f.bindings.iter().any(|b| hit(&b.type_name))
         // A relative import (`from . import x`, `import "./"`) names the file's own
@@ -254,24 +194,24 @@ fn local_moves(old: &FileFacts, new: &FileFacts) -> Vec<Option<u32>> {
         .collect()
 }
 
-/// The resolution of `files` (the new fact set, sorted by path) after the files in
-/// `changed_paths` changed (added, modified or removed) relative to `prev_files`, whose
-/// resolved graph is `prev_graph`, and the number of files resolved again. `None` when
-/// only a full resolution is safe.
-pub(crate) fn resolve_incremental(
-    prev_files: &[FileFacts],
-    prev_graph: &CodeGraph,
-    files: &[FileFacts],
-    changed_paths: &[&str],
-) -> Option<(Resolution, usize)> {
-    let t = std::time::Instant::now();
-    let changed: HashSet<&str> = changed_paths.iter().copied().collect();
+/// Per modified file, old local node index → new one ([`local_moves`]).
+type Moves<'a> = HashMap<&'a str, Vec<Option<u32>>>;
+
+/// Which files of `files` to resolve again after the files in `changed` changed relative
+/// to `prev_files` (the changed files themselves and every file that writes a name the
+/// edit touches), and for each modified file the map of [`local_moves`]. `None` when
+/// only a full resolution is safe (a project file changed).
+fn select<'a>(
+    prev_files: &'a [FileFacts],
+    files: &'a [FileFacts],
+    changed: &HashSet<&'a str>,
+) -> Option<(Vec<bool>, Moves<'a>)> {
     let prev_at = by_path(prev_files);
     let new_at = by_path(files);
     let mut touched: HashSet<&str> = HashSet::new();
     // Modified files: old local node index → new one, by definition id.
-    let mut moved: HashMap<&str, Vec<Option<u32>>> = HashMap::new();
-    for p in &changed {
+    let mut moved = Moves::new();
+    for &p in changed {
         let old = prev_at.get(p).map(|&i| &prev_files[i]);
         let new = new_at.get(p).map(|&i| &files[i]);
         if old.is_some_and(|f| f.project.is_some()) || new.is_some_and(|f| f.project.is_some()) {
@@ -290,12 +230,27 @@ pub(crate) fn resolve_incremental(
         }
     }
     follow_aliases(files, &mut touched);
-    let selected: Vec<bool> = files
+    let selected = files
         .iter()
         .map(|f| changed.contains(f.path.as_str()) || mentions(f, &touched))
         .collect();
-    let mut selected = selected;
-    couple_impls(prev_files, files, &changed, &mut selected);
+    Some((selected, moved))
+}
+
+/// The resolution of `files` (the new fact set, sorted by path) after the files in
+/// `changed_paths` changed (added, modified or removed) relative to `prev_files`, whose
+/// resolved graph is `prev_graph`, and the number of files resolved again. `None` when
+/// only a full resolution is safe.
+pub(crate) fn resolve_incremental(
+    prev_files: &[FileFacts],
+    prev_graph: &CodeGraph,
+    files: &[FileFacts],
+    changed_paths: &[&str],
+) -> Option<(Resolution, usize)> {
+    let t = std::time::Instant::now();
+    let changed: HashSet<&str> = changed_paths.iter().copied().collect();
+    let new_at = by_path(files);
+    let (selected, moved) = select(prev_files, files, &changed)?;
     let affected = selected.iter().filter(|&&s| s).count();
     tracing::debug!(
         affected,
@@ -320,41 +275,52 @@ pub(crate) fn resolve_incremental(
         let nfi = *new_at.get(path)?;
         Some((nfi, new_offsets[nfi] + local))
     };
+    // Each edge goes with the file that produced it (its origin), which is the file of its
+    // source except for an `impl Trait for Type` whose type lies in another file.
     let mut kept: Vec<Vec<RawEdge>> = vec![Vec::new(); files.len()];
     for e in prev_edges {
-        let (pfi, local) = locate(&prev_offsets, e.source)?;
+        let (pfi, _) = locate(&prev_offsets, e.origin)?;
         let path = prev_files[pfi].path.as_str();
         if changed.contains(path) {
             // A changed file is resolved again (or is gone): its old edges go.
             continue;
         }
-        let Some(&src_fi) = new_at.get(path) else {
+        let Some(&fi) = new_at.get(path) else {
             tracing::debug!(
                 from = path,
                 "full resolution: an unchanged file has no place in the new index"
             );
             return None;
         };
-        let src = new_offsets[src_fi] + local;
-        if selected[src_fi] {
+        if selected[fi] {
             continue;
         }
-        // An unaffected file's edge into a removed file, or to a definition a modified
+        // An unaffected file's edge from or to a removed file, or a definition a modified
         // file no longer has, means the rule above missed a dependency: resolve
-        // everything rather than guess. Edges to definitions a modified file still has
-        // follow them (by id) to their new place.
-        let Some((_, tgt)) = remap(e.target) else {
+        // everything rather than guess. Ends in a modified file that still has their
+        // definition follow it (by id) to its new place.
+        let (Some((_, source)), Some((_, target))) = (remap(e.source), remap(e.target)) else {
             tracing::debug!(
-                from = files[src_fi].path,
-                "full resolution: an unaffected file has an edge to a node that is gone"
+                from = path,
+                "full resolution: an unaffected file has an edge to or from a node that is gone"
             );
             return None;
         };
-        kept[src_fi].push(RawEdge {
-            source: src,
-            target: tgt,
+        kept[fi].push(RawEdge {
+            source,
+            target,
+            origin: new_offsets[fi],
             ..e
         });
+    }
+    // A full resolution sorts each file's edges by (source, target, relation) and the
+    // renumbering keeps that order, except where definitions of a modified file moved
+    // past each other: sort again where needed (keys are unique within a file).
+    let key = |e: &RawEdge| (e.source, e.target, e.relation);
+    for v in &mut kept {
+        if !v.is_sorted_by_key(key) {
+            v.sort_unstable_by_key(key);
+        }
     }
     let carry_ms = t.elapsed().as_millis() as u64;
     let t = std::time::Instant::now();
@@ -405,4 +371,87 @@ pub(crate) fn resolve_incremental(
         }
     }
     Some((out, affected))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::chunk::ChunkOptions;
+    use crate::index::{extract, lang};
+
+    fn facts(path: &str, text: &str) -> FileFacts {
+        let spec = lang::for_path(path).unwrap();
+        extract::extract(
+            path,
+            spec,
+            text,
+            String::new(),
+            text.len() as u64,
+            &ChunkOptions::default(),
+        )
+        .unwrap()
+    }
+
+    /// The paths [`select`] picks when `edited` replaces its namesake in `before`.
+    fn selected(before: &[FileFacts], edited: FileFacts) -> Vec<String> {
+        let after: Vec<FileFacts> = before
+            .iter()
+            .map(|f| {
+                if f.path == edited.path {
+                    edited.clone()
+                } else {
+                    f.clone()
+                }
+            })
+            .collect();
+        let changed = HashSet::from([edited.path.as_str()]);
+        let (sel, _) = select(before, &after, &changed).unwrap();
+        after
+            .iter()
+            .zip(sel)
+            .filter(|(_, s)| *s)
+            .map(|(f, _)| f.path.clone())
+            .collect()
+    }
+
+    /// `impl Marker for Square {}` in one file resolves `Square`, defined in another, for
+    /// the source of its `implements` edge; with no method, no import and no call, the
+    /// impl's own name is the only place the file writes `Square`. So an edit that
+    /// touches `Square` selects the impl's file, and one that does not leaves it alone.
+    #[test]
+    fn an_impl_is_resolved_again_when_its_type_name_is_touched() {
+        let before = vec![
+            facts("src/a_type.rs", "pub struct Square;\n"),
+            facts(
+                "src/m_main.rs",
+                "pub fn run() -> u32 { helper() }\npub fn helper() -> u32 { 1 }\n",
+            ),
+            facts(
+                "src/z_impl.rs",
+                "pub trait Marker {}\nimpl Marker for Square {}\n",
+            ),
+        ];
+        assert!(before[2]
+            .definitions
+            .iter()
+            .any(|d| d.kind == Kind::Impl && &*d.name == "Square"));
+        // The type renamed: the impl must find out that `Square` is gone.
+        let renamed = facts("src/a_type.rs", "pub struct Squares;\n");
+        assert_eq!(
+            selected(&before, renamed),
+            ["src/a_type.rs", "src/z_impl.rs"]
+        );
+        // A second `Square` elsewhere makes the impl's type ambiguous.
+        let twin = facts("src/m_main.rs", "pub struct Square;\npub fn run() {}\n");
+        assert_eq!(selected(&before, twin), ["src/m_main.rs", "src/z_impl.rs"]);
+        // A function added beside the type touches no name the impl writes.
+        let appended = facts("src/a_type.rs", "pub struct Square;\npub fn side() {}\n");
+        assert_eq!(selected(&before, appended), ["src/a_type.rs"]);
+        // The impl's file edited: itself alone (nothing else writes its names).
+        let reimpl = facts(
+            "src/z_impl.rs",
+            "pub trait Marker {}\nimpl Marker for Square {}\nfn f() {}\n",
+        );
+        assert_eq!(selected(&before, reimpl), ["src/z_impl.rs"]);
+    }
 }
