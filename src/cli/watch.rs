@@ -77,6 +77,9 @@ pub(super) fn run(
         );
         // Served first, saved after: the line is out before the snapshot is written.
         session.save(&idx, &opts);
+        // The old index and the save's buffers are freed: give their pages back, or the
+        // resident size grows with every edit.
+        crate::index::release_free_memory();
     }
 }
 
