@@ -286,8 +286,9 @@ pub const MAX_SUBGRAPH_NODES: usize = 5000;
 impl CodeGraph {
     /// Builds the graph from nodes, edges and unresolved references (ids must be unique;
     /// edges with an unknown endpoint are dropped). An edge's origin is the file node of
-    /// its first site's file, else of its source's file (a file node's id is its path);
-    /// all sites of an edge must be in one file.
+    /// its first site's file (a file node's id is its path); without sites, or when that
+    /// file has no node, the source itself, so its sites read as in the source's file.
+    /// All sites of an edge must be in one file.
     pub fn build(nodes: Vec<Node>, edges: Vec<Edge>, unresolved: Vec<Unresolved>) -> CodeGraph {
         let pos: HashMap<&str, u32> = nodes
             .iter()
