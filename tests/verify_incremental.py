@@ -3,7 +3,8 @@
 
 usage: tests/verify_incremental.py [BIN] [--edits N] [TREE ...]
        (default BIN target/release/codegraph-tui, 12 edits, trees python go java npm
-       under ~/.cache/codegraph-corpus, from ../shared/corpus/fetch.sh)
+       under ~/.cache/codegraph-corpus, from ../shared/corpus/fetch.sh; a TREE may also be
+       an absolute path, such as a few crates copied out of the Rust tree)
 
 Per tree: copy it, index it with a cache, then apply N random edits (append a function,
 delete a file, copy a file elsewhere, rename a word that is a definition's name); after
@@ -24,6 +25,7 @@ if "--edits" in args:
 trees = args or ["python", "go", "java", "npm"]
 corpus = os.path.expanduser("~/.cache/codegraph-corpus")
 ADD = {".py": "\n\ndef cg_verify_{n}():\n    return helper_{n}()\n",
+       ".rs": "\n\npub fn cg_verify_{n}() -> usize {{ helper_{n}() }}\n",
        ".go": "\n\nfunc cgVerify{n}() int {{ return len(\"{n}\") }}\n",
        ".js": "\n\nfunction cgVerify{n}() {{ return String({n}); }}\n",
        ".ts": "\n\nexport function cgVerify{n}(): string {{ return String({n}); }}\n",
@@ -31,7 +33,10 @@ ADD = {".py": "\n\ndef cg_verify_{n}():\n    return helper_{n}()\n",
 
 
 def cg(env, repo, *a, check=True):
-    return subprocess.run([binary, "-C", repo, *a], env=env, capture_output=True, check=check)
+    out = subprocess.run([binary, "-C", repo, *a], env=env, capture_output=True)
+    if check and out.returncode != 0:
+        sys.exit(f"{' '.join(a)} failed ({out.returncode}): {out.stderr.decode(errors='replace')[:1500]}")
+    return out
 
 
 failures = 0
@@ -42,7 +47,7 @@ for tree in trees:
         continue
     rng = random.Random(tree)
     with tempfile.TemporaryDirectory() as tmp:
-        repo = os.path.join(tmp, tree)
+        repo = os.path.join(tmp, os.path.basename(tree))
         shutil.copytree(src, repo, symlinks=True)
         env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "xdg"),
                    CODEGRAPH_CONFIG="/nonexistent/cg.toml", CODEGRAPH_VERIFY_INCREMENTAL="1")

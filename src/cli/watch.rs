@@ -64,13 +64,22 @@ pub(super) fn run(
         let Some((next, changes)) = session.refresh_unsaved(root, &opts, Some(&idx))? else {
             continue;
         };
-        idx = next;
+        let old = std::mem::replace(&mut idx, next);
         if !changes.is_empty() {
             update += 1;
             print_update(update, &idx, &changes, t.elapsed().as_millis() as u64, json)?;
         }
+        let t = Instant::now();
+        drop(old);
+        tracing::debug!(
+            ms = t.elapsed().as_millis() as u64,
+            "previous index dropped"
+        );
         // Served first, saved after: the line is out before the snapshot is written.
         session.save(&idx, &opts);
+        // The old index and the save's buffers are freed: give their pages back, or the
+        // resident size grows with every edit.
+        crate::index::release_free_memory();
     }
 }
 

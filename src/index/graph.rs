@@ -171,7 +171,10 @@ pub struct Unresolved {
 struct EdgeData {
     relation: Relation,
     resolution: Tier,
-    /// (line, column) of each site; the file is the source node's file.
+    /// Position of the file node of the file whose facts produced the edge (see
+    /// [`RawEdge::origin`]); fits in what was padding, so it costs no memory.
+    origin: u32,
+    /// (line, column) of each site; the file is the origin's file.
     sites: Box<[(u32, u32)]>,
 }
 
@@ -187,7 +190,13 @@ pub struct RawEdge {
     pub relation: Relation,
     /// Tier.
     pub resolution: Tier,
-    /// (line, column) of each site, 1-based, in the source node's file; sorted, unique.
+    /// Position of the file node of the file whose facts produced the edge. It is the
+    /// source's file except for Rust's `impl Trait for Type`, whose `implements` edge
+    /// starts at `Type`'s node, possibly in another file. Incremental resolution carries
+    /// an edge over, or drops it, with this file, and a full resolution lists edges
+    /// grouped by it (file order), so the two give the same list.
+    pub origin: u32,
+    /// (line, column) of each site, 1-based, in the origin's file; sorted, unique.
     pub sites: Vec<(u32, u32)>,
 }
 
@@ -276,7 +285,10 @@ pub const MAX_SUBGRAPH_NODES: usize = 5000;
 
 impl CodeGraph {
     /// Builds the graph from nodes, edges and unresolved references (ids must be unique;
-    /// edges with an unknown endpoint are dropped; a site's file must be the source's).
+    /// edges with an unknown endpoint are dropped). An edge's origin is the file node of
+    /// its first site's file (a file node's id is its path); without sites, or when that
+    /// file has no node, the source itself, so its sites read as in the source's file.
+    /// All sites of an edge must be in one file.
     pub fn build(nodes: Vec<Node>, edges: Vec<Edge>, unresolved: Vec<Unresolved>) -> CodeGraph {
         let pos: HashMap<&str, u32> = nodes
             .iter()
@@ -286,11 +298,17 @@ impl CodeGraph {
         let raw: Vec<RawEdge> = edges
             .iter()
             .filter_map(|e| {
+                let source = *pos.get(e.source.as_str())?;
+                let file = e
+                    .sites
+                    .first()
+                    .map_or(&*nodes[source as usize].file, |s| &*s.file);
                 Some(RawEdge {
-                    source: *pos.get(e.source.as_str())?,
+                    source,
                     target: *pos.get(e.target.as_str())?,
                     relation: e.relation,
                     resolution: e.resolution,
+                    origin: pos.get(file).copied().unwrap_or(source),
                     sites: e.sites.iter().map(|s| (s.line, s.column)).collect(),
                 })
             })
@@ -402,12 +420,16 @@ impl CodeGraph {
             else {
                 continue;
             };
+            if e.origin as usize >= ixs.len() {
+                continue;
+            }
             g.graph.add_edge(
                 s,
                 t,
                 EdgeData {
                     relation: e.relation,
                     resolution: e.resolution,
+                    origin: e.origin,
                     sites: e.sites.into_boxed_slice(),
                 },
             );
@@ -454,6 +476,7 @@ impl CodeGraph {
                 target: e.target,
                 relation: e.relation,
                 resolution: e.resolution,
+                origin: e.origin,
                 sites: e.sites.to_vec(),
             })
             .collect()
@@ -469,6 +492,7 @@ impl CodeGraph {
                 target: t.index() as u32,
                 relation: d.relation,
                 resolution: d.resolution,
+                origin: d.origin,
                 sites: &d.sites,
             })
         })
@@ -590,6 +614,7 @@ impl CodeGraph {
     fn edge_out(&self, ix: petgraph::stable_graph::EdgeIndex) -> Edge {
         let (s, t) = self.graph.edge_endpoints(ix).expect("edge exists");
         let d = &self.graph[ix];
+        let site_file = &self.graph[NodeIndex::new(d.origin as usize)].file;
         Edge {
             source: self.graph[s].id.to_string(),
             target: self.graph[t].id.to_string(),
@@ -600,7 +625,7 @@ impl CodeGraph {
                 .sites
                 .iter()
                 .map(|&(line, column)| Site {
-                    file: self.graph[s].file.clone(),
+                    file: site_file.clone(),
                     line,
                     column,
                 })
@@ -897,6 +922,7 @@ struct RawEdgeRef<'a> {
     target: u32,
     relation: Relation,
     resolution: Tier,
+    origin: u32,
     sites: &'a [(u32, u32)],
 }
 

@@ -426,9 +426,15 @@ impl Job<'_> {
                     _ => None,
                 };
                 let _ = done_tx.send(r);
+                // The previous snapshot is the UI's to drop now (it switches on `Ready`).
+                drop(prev);
                 // Published first, saved after (the lock keeps the next run waiting).
                 if let Some(snap) = snap {
                     s.save(&snap.index, &opts);
+                    // The previous index (unless the UI still holds it) and the save's
+                    // buffers are free: hand their pages back to the OS.
+                    drop(snap);
+                    index::release_free_memory();
                 }
             });
         let thread = match spawned {

@@ -37,18 +37,19 @@ fn verify() -> bool {
 }
 
 /// Identifier-like tokens of `text` (split at anything but letters, digits and `_`).
-fn tokens(text: &str) -> impl Iterator<Item = &str> {
+pub(super) fn tokens(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|t| !t.is_empty())
 }
 
 /// Receiver words that name no type (never worth offering).
-const SELF_WORDS: &[&str] = &["self", "this", "cls", "super", "Self"];
+pub(super) const SELF_WORDS: &[&str] = &["self", "this", "cls", "super", "Self"];
 
-/// Every name a file offers to others: what it defines or re-exports, its stem and folder
-/// (what module paths and import specifiers end with), its package. Deliberately not
-/// the whole path or module path: `src` or `github` would touch every file.
-fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
+/// The names other files reach a file by: its stem and folder (what module paths and
+/// import specifiers end with), the last word of its module path, its package.
+/// Deliberately not the whole path or module path: `src` or `github` would touch every
+/// file.
+pub(super) fn named_by<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
     let mut parts = f.path.rsplit('/');
     if let Some(file) = parts.next() {
         let stem = file.split('.').next().unwrap_or(file);
@@ -67,6 +68,12 @@ fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
     if let Some(p) = f.package.as_deref().and_then(|p| tokens(p).last()) {
         out.insert(p);
     }
+}
+
+/// Every name a file offers to others: what it defines or re-exports, and the names it is
+/// reached by ([`named_by`]).
+pub(super) fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
+    named_by(f, out);
     for d in &f.definitions {
         out.insert(&d.name);
         if let Some(c) = d.container() {
@@ -108,6 +115,32 @@ fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
     }
 }
 
+/// Adds to `touched` the aliases under which a file passes a touched name on (`export {
+/// formatCents as money } from "./money"`, `from .a import f as g`, `pub use a::f as g`,
+/// `export { default as money }` of a touched file): their importers write the alias, not
+/// the name. Followed to a fixed point (alias chains).
+fn follow_aliases<'a>(files: &'a [FileFacts], touched: &mut HashSet<&'a str>) {
+    loop {
+        let before = touched.len();
+        for i in files.iter().flat_map(|f| &f.imports) {
+            let (Some(name), Some(alias)) = (i.name.as_deref(), i.alias.as_deref()) else {
+                continue;
+            };
+            let passes = if name == "default" {
+                tokens(&i.module).any(|t| touched.contains(t))
+            } else {
+                tokens(name).any(|t| touched.contains(t))
+            };
+            if passes {
+                touched.extend(tokens(alias));
+            }
+        }
+        if touched.len() == before {
+            return;
+        }
+    }
+}
+
 /// `true` when file `f` writes any name in `touched`.
 fn mentions(f: &FileFacts, touched: &HashSet<&str>) -> bool {
     let hit = |s: &str| tokens(s).any(|t| touched.contains(t));
@@ -124,6 +157,9 @@ fn mentions(f: &FileFacts, touched: &HashSet<&str>) -> bool {
                 touched.contains(b.name.as_str()) || b.qualifier.as_deref().is_some_and(hit)
             }) || d.container().is_some_and(hit)
                 || d.returns().is_some_and(hit)
+                // `impl Trait for Type` resolves `Type` (its name) for the source of its
+                // `implements` edge.
+                || (d.kind == Kind::Impl && hit(&d.name))
         })
         || f.bindings.iter().any(|b| hit(&b.type_name))
         // A relative import (`from . import x`, `import "./"`) names the file's own
@@ -144,6 +180,63 @@ fn locate(offsets: &[u32], pos: u32) -> Option<(usize, u32)> {
     Some((fi, pos - offsets[fi]))
 }
 
+/// For each local node index of `old` (0: the file node, then its definitions), the index
+/// of the node with the same id in `new`, `None` when `new` has none.
+fn local_moves(old: &FileFacts, new: &FileFacts) -> Vec<Option<u32>> {
+    let at: HashMap<&str, u32> = new
+        .definitions
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (&*d.id, i as u32 + 1))
+        .collect();
+    std::iter::once(Some(0))
+        .chain(old.definitions.iter().map(|d| at.get(&*d.id).copied()))
+        .collect()
+}
+
+/// Per modified file, old local node index → new one ([`local_moves`]).
+type Moves<'a> = HashMap<&'a str, Vec<Option<u32>>>;
+
+/// Which files of `files` to resolve again after the files in `changed` changed relative
+/// to `prev_files` (the changed files themselves and every file that writes a name the
+/// edit touches), and for each modified file the map of [`local_moves`]. `None` when
+/// only a full resolution is safe (a project file changed).
+fn select<'a>(
+    prev_files: &'a [FileFacts],
+    files: &'a [FileFacts],
+    changed: &HashSet<&'a str>,
+) -> Option<(Vec<bool>, Moves<'a>)> {
+    let prev_at = by_path(prev_files);
+    let new_at = by_path(files);
+    let mut touched: HashSet<&str> = HashSet::new();
+    // Modified files: old local node index → new one, by definition id.
+    let mut moved = Moves::new();
+    for &p in changed {
+        let old = prev_at.get(p).map(|&i| &prev_files[i]);
+        let new = new_at.get(p).map(|&i| &files[i]);
+        if old.is_some_and(|f| f.project.is_some()) || new.is_some_and(|f| f.project.is_some()) {
+            return None;
+        }
+        match (old, new) {
+            (Some(old), Some(new)) => {
+                super::diff::edit_touches(old, new, &mut touched);
+                moved.insert(p, local_moves(old, new));
+            }
+            (old, new) => {
+                for f in old.into_iter().chain(new) {
+                    offered(f, &mut touched);
+                }
+            }
+        }
+    }
+    follow_aliases(files, &mut touched);
+    let selected = files
+        .iter()
+        .map(|f| changed.contains(f.path.as_str()) || mentions(f, &touched))
+        .collect();
+    Some((selected, moved))
+}
+
 /// The resolution of `files` (the new fact set, sorted by path) after the files in
 /// `changed_paths` changed (added, modified or removed) relative to `prev_files`, whose
 /// resolved graph is `prev_graph`, and the number of files resolved again. `None` when
@@ -154,30 +247,18 @@ pub(crate) fn resolve_incremental(
     files: &[FileFacts],
     changed_paths: &[&str],
 ) -> Option<(Resolution, usize)> {
+    let t = std::time::Instant::now();
     let changed: HashSet<&str> = changed_paths.iter().copied().collect();
-    let prev_at = by_path(prev_files);
     let new_at = by_path(files);
-    let mut touched: HashSet<&str> = HashSet::new();
-    for p in &changed {
-        for f in [
-            prev_at.get(p).map(|&i| &prev_files[i]),
-            new_at.get(p).map(|&i| &files[i]),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            if f.project.is_some() {
-                return None;
-            }
-            offered(f, &mut touched);
-        }
-    }
-    let selected: Vec<bool> = files
-        .iter()
-        .map(|f| changed.contains(f.path.as_str()) || mentions(f, &touched))
-        .collect();
+    let (selected, moved) = select(prev_files, files, &changed)?;
     let affected = selected.iter().filter(|&&s| s).count();
-    tracing::debug!(affected, files = files.len(), "incremental resolution");
+    tracing::debug!(
+        affected,
+        files = files.len(),
+        select_ms = t.elapsed().as_millis() as u64,
+        "incremental resolution"
+    );
+    let t = std::time::Instant::now();
 
     // Carry over the edges of unaffected files, renumbered.
     let prev_offsets = node_offsets(prev_files);
@@ -186,47 +267,69 @@ pub(crate) fn resolve_incremental(
     let remap = |pos: u32| -> Option<(usize, u32)> {
         let (pfi, local) = locate(&prev_offsets, pos)?;
         let path = prev_files[pfi].path.as_str();
-        if changed.contains(path) {
-            return None;
-        }
+        let local = match moved.get(path) {
+            Some(m) => (*m.get(local as usize)?)?,
+            None if changed.contains(path) => return None,
+            None => local,
+        };
         let nfi = *new_at.get(path)?;
         Some((nfi, new_offsets[nfi] + local))
     };
+    // Each edge goes with the file that produced it (its origin), which is the file of its
+    // source except for an `impl Trait for Type` whose type lies in another file.
     let mut kept: Vec<Vec<RawEdge>> = vec![Vec::new(); files.len()];
     for e in prev_edges {
-        let (pfi, local) = locate(&prev_offsets, e.source)?;
+        let (pfi, _) = locate(&prev_offsets, e.origin)?;
         let path = prev_files[pfi].path.as_str();
         if changed.contains(path) {
             // A changed file is resolved again (or is gone): its old edges go.
             continue;
         }
-        let Some(&src_fi) = new_at.get(path) else {
+        let Some(&fi) = new_at.get(path) else {
             tracing::debug!(
                 from = path,
                 "full resolution: an unchanged file has no place in the new index"
             );
             return None;
         };
-        let src = new_offsets[src_fi] + local;
-        if selected[src_fi] {
+        if selected[fi] {
             continue;
         }
-        // An unaffected file's edge into a changed file means the rule above missed a
-        // dependency: resolve everything rather than guess.
-        let Some((_, tgt)) = remap(e.target) else {
+        // An unaffected file's edge from or to a removed file, or a definition a modified
+        // file no longer has, means the rule above missed a dependency: resolve
+        // everything rather than guess. Ends in a modified file that still has their
+        // definition follow it (by id) to its new place.
+        let (Some((_, source)), Some((_, target))) = (remap(e.source), remap(e.target)) else {
             tracing::debug!(
-                from = files[src_fi].path,
-                "full resolution: an unaffected file has an edge into a changed file"
+                from = path,
+                "full resolution: an unaffected file has an edge to or from a node that is gone"
             );
             return None;
         };
-        kept[src_fi].push(RawEdge {
-            source: src,
-            target: tgt,
+        kept[fi].push(RawEdge {
+            source,
+            target,
+            origin: new_offsets[fi],
             ..e
         });
     }
+    // A full resolution sorts each file's edges by (source, target, relation) and the
+    // renumbering keeps that order, except where definitions of a modified file moved
+    // past each other: sort again where needed (keys are unique within a file).
+    let key = |e: &RawEdge| (e.source, e.target, e.relation);
+    for v in &mut kept {
+        if !v.is_sorted_by_key(key) {
+            v.sort_unstable_by_key(key);
+        }
+    }
+    let carry_ms = t.elapsed().as_millis() as u64;
+    let t = std::time::Instant::now();
     let fresh = resolve::resolve_selected(files, &selected);
+    tracing::debug!(
+        carry_ms,
+        resolve_ms = t.elapsed().as_millis() as u64,
+        "incremental resolution: edges carried over, affected files resolved"
+    );
     let mut fresh_by_file: HashMap<u32, (Vec<RawEdge>, Vec<Unresolved>)> =
         fresh.into_iter().map(|(fi, e, u)| (fi, (e, u))).collect();
     let mut edges = Vec::new();
@@ -268,4 +371,87 @@ pub(crate) fn resolve_incremental(
         }
     }
     Some((out, affected))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::chunk::ChunkOptions;
+    use crate::index::{extract, lang};
+
+    fn facts(path: &str, text: &str) -> FileFacts {
+        let spec = lang::for_path(path).unwrap();
+        extract::extract(
+            path,
+            spec,
+            text,
+            String::new(),
+            text.len() as u64,
+            &ChunkOptions::default(),
+        )
+        .unwrap()
+    }
+
+    /// The paths [`select`] picks when `edited` replaces its namesake in `before`.
+    fn selected(before: &[FileFacts], edited: FileFacts) -> Vec<String> {
+        let after: Vec<FileFacts> = before
+            .iter()
+            .map(|f| {
+                if f.path == edited.path {
+                    edited.clone()
+                } else {
+                    f.clone()
+                }
+            })
+            .collect();
+        let changed = HashSet::from([edited.path.as_str()]);
+        let (sel, _) = select(before, &after, &changed).unwrap();
+        after
+            .iter()
+            .zip(sel)
+            .filter(|(_, s)| *s)
+            .map(|(f, _)| f.path.clone())
+            .collect()
+    }
+
+    /// `impl Marker for Square {}` in one file resolves `Square`, defined in another, for
+    /// the source of its `implements` edge; with no method, no import and no call, the
+    /// impl's own name is the only place the file writes `Square`. So an edit that
+    /// touches `Square` selects the impl's file, and one that does not leaves it alone.
+    #[test]
+    fn an_impl_is_resolved_again_when_its_type_name_is_touched() {
+        let before = vec![
+            facts("src/a_type.rs", "pub struct Square;\n"),
+            facts(
+                "src/m_main.rs",
+                "pub fn run() -> u32 { helper() }\npub fn helper() -> u32 { 1 }\n",
+            ),
+            facts(
+                "src/z_impl.rs",
+                "pub trait Marker {}\nimpl Marker for Square {}\n",
+            ),
+        ];
+        assert!(before[2]
+            .definitions
+            .iter()
+            .any(|d| d.kind == Kind::Impl && &*d.name == "Square"));
+        // The type renamed: the impl must find out that `Square` is gone.
+        let renamed = facts("src/a_type.rs", "pub struct Squares;\n");
+        assert_eq!(
+            selected(&before, renamed),
+            ["src/a_type.rs", "src/z_impl.rs"]
+        );
+        // A second `Square` elsewhere makes the impl's type ambiguous.
+        let twin = facts("src/m_main.rs", "pub struct Square;\npub fn run() {}\n");
+        assert_eq!(selected(&before, twin), ["src/m_main.rs", "src/z_impl.rs"]);
+        // A function added beside the type touches no name the impl writes.
+        let appended = facts("src/a_type.rs", "pub struct Square;\npub fn side() {}\n");
+        assert_eq!(selected(&before, appended), ["src/a_type.rs"]);
+        // The impl's file edited: itself alone (nothing else writes its names).
+        let reimpl = facts(
+            "src/z_impl.rs",
+            "pub trait Marker {}\nimpl Marker for Square {}\nfn f() {}\n",
+        );
+        assert_eq!(selected(&before, reimpl), ["src/z_impl.rs"]);
+    }
 }

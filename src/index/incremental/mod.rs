@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 pub mod affected;
+mod diff;
 
 use super::source::FsEntry;
 use super::{
@@ -213,6 +214,7 @@ pub fn reconcile(
         return Ok(Reconciled::Updated(Box::new(index), changes));
     }
     // Same-skips were moved into `skipped` above.
+    let t = Instant::now();
     let outcomes: Vec<Outcome> = steps_kept
         .into_iter()
         .filter_map(|st| match st {
@@ -228,6 +230,12 @@ pub fn reconcile(
         .chain(&changes.removed)
         .map(String::as_str)
         .collect();
+    tracing::debug!(
+        walk_ms = stats.elapsed_ms.get("walk").copied(),
+        stat_ms = stats.elapsed_ms.get("parse").copied(),
+        copy_ms = t.elapsed().as_millis() as u64,
+        "reconcile: walked, stamped and copied the unchanged facts"
+    );
     let mut resolved = 0;
     let index = finish_with(
         &pool,

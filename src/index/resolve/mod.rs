@@ -1938,8 +1938,10 @@ pub fn node_offsets(files: &[FileFacts]) -> Vec<u32> {
 type EdgeKey = (u32, u32, Relation);
 
 /// Resolves every file's calls, imports, bases and containment into edges, one file per
-/// task on the current rayon pool. Every edge's source lies in the file that produced it,
-/// so files are de-duplicated independently and the output order is canonical.
+/// task on the current rayon pool. Edges are listed by the file that produced them (their
+/// [`RawEdge::origin`]), in file order, each file's sorted by (source, target, relation)
+/// and de-duplicated on its own; an edge's source lies in that file except for the
+/// `implements` edge of `impl Trait for Type`, which starts at `Type`'s node.
 pub fn resolve(files: &[FileFacts]) -> Resolution {
     let ctx = Ctx::build(files);
     tracing::debug!(rss_mib = ?super::rss_mib(), "resolution tables built");
@@ -1973,7 +1975,12 @@ pub fn resolve_selected(
     files: &[FileFacts],
     selected: &[bool],
 ) -> Vec<(u32, Vec<RawEdge>, Vec<Unresolved>)> {
+    let t = std::time::Instant::now();
     let ctx = Ctx::build(files);
+    tracing::debug!(
+        ms = t.elapsed().as_millis() as u64,
+        "resolution tables built"
+    );
     let offsets = node_offsets(files);
     (0..files.len())
         .into_par_iter()
@@ -2134,6 +2141,7 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
                 target,
                 relation,
                 resolution,
+                origin: file_node,
                 sites,
             }
         })
