@@ -9,6 +9,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use serde::Serialize;
 
 use super::embed::offline::OfflineEmbedder;
@@ -130,7 +132,10 @@ pub fn choose_embedder(
     match OpenAiConfig::from_env(config)? {
         Some(c) => Ok(Box::new(OpenAiEmbedder::new(c)?)),
         None => {
-            let inputs: Vec<String> = chunks.iter().map(SearchChunk::embedding_input).collect();
+            let inputs: Vec<String> = chunks
+                .par_iter()
+                .map(SearchChunk::embedding_input)
+                .collect();
             Ok(Box::new(OfflineEmbedder::fit(&inputs)))
         }
     }

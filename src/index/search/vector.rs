@@ -433,8 +433,11 @@ fn embed_chunks_saving_every(
         .as_deref()
         .and_then(|f| load_cache(f, &id))
         .unwrap_or((0, HashMap::new()));
-    let inputs: Vec<String> = chunks.iter().map(SearchChunk::embedding_input).collect();
-    let keys: Vec<[u8; 32]> = inputs.iter().map(|s| input_hash(s)).collect();
+    let inputs: Vec<String> = chunks
+        .par_iter()
+        .map(SearchChunk::embedding_input)
+        .collect();
+    let keys: Vec<[u8; 32]> = inputs.par_iter().map(|s| input_hash(s)).collect();
     let mut missing: Vec<usize> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (i, k) in keys.iter().enumerate() {
@@ -474,12 +477,9 @@ fn embed_chunks_saving_every(
         cached: chunks.len() - missing.len(),
         embedded,
     };
+    drop(inputs);
     // Vectors of another length (a model that changed its dimension) are dropped.
     cache.retain(|_, v| v.len() == dim);
-    let rows: Vec<Vec<f32>> = keys
-        .iter()
-        .map(|k| cache.get(k).cloned().unwrap_or_else(|| vec![0.0; dim]))
-        .collect();
     if let Some(f) = &file {
         let current: std::collections::HashSet<&[u8; 32]> = keys.iter().collect();
         if stats.embedded > 0 || cache.len() != current.len() {
@@ -492,6 +492,23 @@ fn embed_chunks_saving_every(
             save_cache(f, &id, dim, &entries)?;
         }
     }
+    // The rows move out of the cache (a second copy of every vector was the peak of a
+    // large repository); a chunk whose input repeats an earlier one copies that row.
+    let mut first: HashMap<[u8; 32], usize> = HashMap::new();
+    let mut rows: Vec<Vec<f32>> = Vec::with_capacity(keys.len());
+    for (i, k) in keys.iter().enumerate() {
+        let row = match cache.remove(k) {
+            Some(v) => {
+                first.insert(*k, i);
+                v
+            }
+            None => first
+                .get(k)
+                .map_or_else(|| vec![0.0; dim], |&j| rows[j].clone()),
+        };
+        rows.push(row);
+    }
+    drop(cache);
     Ok((VectorIndex::new(rows), stats))
 }
 

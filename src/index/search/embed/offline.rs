@@ -26,6 +26,8 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
+
 use super::wordvec::WordVectors;
 use super::{normalize, EmbedError, Embedder};
 
@@ -152,6 +154,14 @@ fn hash_term(t: &str) -> [(usize, f32); NONZEROS] {
     out
 }
 
+/// Adds the counts of `b` into `a`.
+fn merge(mut a: HashMap<String, u32>, b: HashMap<String, u32>) -> HashMap<String, u32> {
+    for (k, v) in b {
+        *a.entry(k).or_insert(0) += v;
+    }
+    a
+}
+
 /// The fitted offline model: document frequencies of the repository's terms.
 pub struct OfflineEmbedder {
     idf: HashMap<String, f32>,
@@ -164,12 +174,21 @@ impl OfflineEmbedder {
     /// keeping the [`MAX_VOCABULARY`] most frequent terms; unseen terms get the idf of a
     /// term seen once.
     pub fn fit(texts: &[String]) -> OfflineEmbedder {
-        let mut df: HashMap<String, u32> = HashMap::new();
-        for t in texts {
-            for term in terms(t).into_keys() {
-                *df.entry(term).or_insert(0) += 1;
-            }
-        }
+        let df: HashMap<String, u32> = texts
+            .par_iter()
+            .fold(HashMap::new, |mut df: HashMap<String, u32>, t| {
+                for term in terms(t).into_keys() {
+                    *df.entry(term).or_insert(0) += 1;
+                }
+                df
+            })
+            .reduce(HashMap::new, |a, b| {
+                if a.len() < b.len() {
+                    merge(b, a)
+                } else {
+                    merge(a, b)
+                }
+            });
         let n = texts.len().max(1) as f32;
         let mut vocab: Vec<(String, u32)> = df.into_iter().collect();
         vocab.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
@@ -256,7 +275,7 @@ impl Embedder for OfflineEmbedder {
     }
 
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ok(texts.iter().map(|t| self.vector(t)).collect())
+        Ok(texts.par_iter().map(|t| self.vector(t)).collect())
     }
 
     /// The query less English function words ([`crate::index::search::query`]), as BM25
