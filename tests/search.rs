@@ -210,29 +210,7 @@ fn cli_json_and_batch_follow_the_contract() {
     assert_eq!(hit["id"], "app/store.py::MemoryStore.allocate_id");
     assert_eq!(hit["text_rank"], 1);
 
-    let dir = tempfile::tempdir().expect("tempdir");
-    let batch = dir.path().join("q.txt");
-    std::fs::write(&batch, "dumps\nqqqqxyzzy\nrender json\n").expect("write");
-    let out = assert_cmd::Command::cargo_bin("codegraph-tui")
-        .expect("binary")
-        .arg("-C")
-        .arg(&root)
-        .args([
-            "--no-cache",
-            "search",
-            "--mode",
-            "text",
-            "--json",
-            "--batch",
-        ])
-        .arg(&batch)
-        .output()
-        .expect("run");
-    assert!(out.status.success());
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect();
+    let lines = text_batch(&root, b"dumps\nqqqqxyzzy\nrender json\n");
     assert_eq!(lines.len(), 3);
     assert_eq!(lines[1]["query"], "qqqqxyzzy");
     assert_eq!(lines[1]["hits"].as_array().map(Vec::len), Some(0));
@@ -260,15 +238,33 @@ fn no_hits_exits_1_and_says_so() {
 
 #[test]
 fn batch_answers_blank_and_non_utf8_lines_without_stopping() {
-    let root = common::fixture("python");
+    // Line 2 is blank, line 3 has a Latin-1 byte, line 4 ends in CRLF.
+    let lines = text_batch(
+        &common::fixture("python"),
+        b"dumps\n\nrender \xe9 json\r\nallocate_id\r\n",
+    );
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[1]["query"], "");
+    assert_eq!(lines[1]["hits"].as_array().map(Vec::len), Some(0));
+    assert_eq!(lines[2]["query"], "render \u{fffd} json");
+    assert!(!lines[2]["hits"].as_array().expect("hits").is_empty());
+    assert_eq!(lines[3]["query"], "allocate_id");
+    assert_eq!(
+        lines[3]["hits"][0]["id"],
+        "app/store.py::MemoryStore.allocate_id"
+    );
+}
+
+/// Runs `search --mode text --json --batch FILE` over `root` with `queries` as the
+/// file's bytes, asserts success, and returns one JSON object per output line.
+fn text_batch(root: &std::path::Path, queries: &[u8]) -> Vec<serde_json::Value> {
     let dir = tempfile::tempdir().expect("tempdir");
     let batch = dir.path().join("q.txt");
-    // Line 2 is blank, line 3 has a Latin-1 byte, line 4 ends in CRLF.
-    std::fs::write(&batch, b"dumps\n\nrender \xe9 json\r\nallocate_id\r\n").expect("write");
+    std::fs::write(&batch, queries).expect("write");
     let out = assert_cmd::Command::cargo_bin("codegraph-tui")
         .expect("binary")
         .arg("-C")
-        .arg(&root)
+        .arg(root)
         .args([
             "--no-cache",
             "search",
@@ -285,18 +281,8 @@ fn batch_answers_blank_and_non_utf8_lines_without_stopping() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+    String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect();
-    assert_eq!(lines.len(), 4);
-    assert_eq!(lines[1]["query"], "");
-    assert_eq!(lines[1]["hits"].as_array().map(Vec::len), Some(0));
-    assert_eq!(lines[2]["query"], "render \u{fffd} json");
-    assert!(!lines[2]["hits"].as_array().expect("hits").is_empty());
-    assert_eq!(lines[3]["query"], "allocate_id");
-    assert_eq!(
-        lines[3]["hits"][0]["id"],
-        "app/store.py::MemoryStore.allocate_id"
-    );
+        .collect()
 }

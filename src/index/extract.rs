@@ -953,21 +953,28 @@ pub fn parse_only(spec: &'static LanguageSpec, text: &str) -> bool {
     })
 }
 
+/// Test helper: the facts of `text` as the file `path` (language from the extension),
+/// with default chunk options. Panics on an unknown extension or a failed parse.
+#[cfg(test)]
+pub(crate) fn facts_for_test(path: &str, text: &str) -> FileFacts {
+    let spec = lang::for_path(path).expect("a known extension");
+    extract(
+        path,
+        spec,
+        text,
+        String::new(),
+        text.len() as u64,
+        &ChunkOptions::default(),
+    )
+    .expect("extracts")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn facts(path: &str, text: &str) -> FileFacts {
-        let spec = lang::for_path(path).unwrap();
-        extract(
-            path,
-            spec,
-            text,
-            String::new(),
-            text.len() as u64,
-            &ChunkOptions::default(),
-        )
-        .unwrap()
+        facts_for_test(path, text)
     }
 
     fn def<'a>(f: &'a FileFacts, id: &str) -> &'a Definition {

@@ -376,20 +376,10 @@ pub(crate) fn resolve_incremental(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::chunk::ChunkOptions;
-    use crate::index::{extract, lang};
+    use crate::index::extract;
 
     fn facts(path: &str, text: &str) -> FileFacts {
-        let spec = lang::for_path(path).unwrap();
-        extract::extract(
-            path,
-            spec,
-            text,
-            String::new(),
-            text.len() as u64,
-            &ChunkOptions::default(),
-        )
-        .unwrap()
+        extract::facts_for_test(path, text)
     }
 
     /// The paths [`select`] picks when `edited` replaces its namesake in `before`.
