@@ -47,6 +47,21 @@ fn filters_and_phrases() {
     assert!(windows.iter().any(|h| h.path == "README.md"));
     let web = s.search("path:web/", Mode::Text, 100).expect("search");
     assert!(!web.is_empty() && web.iter().all(|h| h.path.starts_with("web/")));
+    // `path:` is a substring, also one that cuts a word of the path.
+    let part = s.search("path:eb/", Mode::Text, 100).expect("search");
+    assert_eq!(ids(&part), ids(&web));
+    let cut = s
+        .search("chart path:ashbo", Mode::Text, 100)
+        .expect("search");
+    assert!(
+        !cut.is_empty() && cut.iter().all(|h| h.path == "web/dashboard.ts"),
+        "{:?}",
+        ids(&cut)
+    );
+    assert!(s
+        .search("path:zzzz", Mode::Text, 10)
+        .expect("search")
+        .is_empty());
 
     let r = searcher("rust", Mode::Text);
     let hits = r

@@ -16,7 +16,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use tantivy::collector::TopDocs;
-use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, Occur, PhraseQuery, TermQuery};
+use tantivy::query::{
+    AllQuery, BooleanQuery, BoostQuery, Occur, PhraseQuery, TermQuery, TermSetQuery,
+};
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, STORED, STRING,
 };
@@ -454,17 +456,32 @@ impl TextIndex {
         if !q.kinds.is_empty() {
             clauses.push((Occur::Must, one_of(f.kind, &q.kinds)));
         }
-        for p in &q.paths {
-            for t in tokenize(p).into_iter().filter(|t| !t.whole) {
-                let tq = TermQuery::new(
-                    Term::from_field_text(f.path, &t.text),
-                    IndexRecordOption::Basic,
-                );
-                clauses.push((Occur::Must, Box::new(tq)));
+        let searcher = self.reader.searcher();
+        if !q.paths.is_empty() {
+            // `path:` is a substring of the path (as in the semantic list): the paths that
+            // contain every one, read from the raw `file` terms, become an exact set.
+            let mut files = std::collections::BTreeSet::new();
+            for seg in searcher.segment_readers() {
+                let inv = seg.inverted_index(f.file).map_err(&err)?;
+                let mut terms = inv.terms().stream().map_err(|e| SearchError::Io {
+                    path: self.location.clone(),
+                    source: e,
+                })?;
+                while terms.advance() {
+                    if let Ok(path) = std::str::from_utf8(terms.key()) {
+                        if q.paths.iter().all(|p| path.contains(p.as_str())) {
+                            files.insert(path.to_string());
+                        }
+                    }
+                }
             }
+            if files.is_empty() {
+                return Ok(Vec::new());
+            }
+            let set = TermSetQuery::new(files.iter().map(|p| Term::from_field_text(f.file, p)));
+            clauses.push((Occur::Must, Box::new(set)));
         }
         let query = BooleanQuery::new(clauses);
-        let searcher = self.reader.searcher();
         // Over-fetch so the exact `path:` substring check cannot starve the list.
         let fetch = if q.paths.is_empty() {
             limit
