@@ -414,8 +414,10 @@ impl ModuleTable {
         self.java.get(package).map_or(&[], Vec::as_slice)
     }
 
-    /// Go import path: through a `go.mod` module path when one prefixes it, else the
-    /// package directory whose path is the longest suffix of it.
+    /// Go import path: through a `go.mod` module path when one prefixes it; a remote path
+    /// (dotted first element) in a repository with a root `go.mod` otherwise only as a
+    /// directory at exactly that path; else the package directory whose path is the
+    /// longest suffix of it.
     pub(crate) fn go(&self, spec: &str) -> Target {
         for (module, dir) in &self.go_modules {
             let rest = if spec == module {
@@ -435,6 +437,19 @@ impl ModuleTable {
                     None => Target::Files(Vec::new()),
                 };
             }
+        }
+        // In a repository that is a Go module (a `go.mod` at its root), a remote import
+        // path (first element with a dot, as `github.com/pkg/errors`) that no `go.mod`
+        // prefixes belongs to another module: only a directory at exactly that path is
+        // it, never a local folder that merely shares its last name. Without a root
+        // `go.mod` (a tree opened inside a module, or a GOPATH layout) the suffix rule
+        // below is all there is.
+        let remote = spec.split('/').next().is_some_and(|e| e.contains('.'));
+        if remote && self.go_modules.iter().any(|(_, dir)| dir.is_empty()) {
+            return match self.go_dirs.get(spec) {
+                Some(files) => Target::Files(files.clone()),
+                None => Target::External,
+            };
         }
         // The longest package directory that is `spec` itself or a `/`-separated suffix of
         // it. Suffixes are tried longest first, so the first hit is the longest match: one
