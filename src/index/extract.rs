@@ -76,17 +76,33 @@ fn cap_chars(s: &str, max: usize) -> String {
     }
 }
 
-/// `pkg.Base[T]`, `crate::a::Foo<T>`, `&'a mut Foo` → (`Foo`-like last segment, qualifier).
+/// `pkg.Base[T]`, `crate::a::Foo<T>`, `&'a mut Foo`, `*const Foo` → (`Foo`-like last
+/// segment, qualifier). References, pointers, lifetimes, `mut`, `dyn` and `const` in front
+/// are dropped; a slice, array or tuple type (`&'a [T]`) keeps its whole text (`[T]`).
 fn split_type_name(raw: &str) -> (String, Option<String>) {
-    let cut = raw.find(['<', '[', '(']).map_or(raw, |i| &raw[..i]);
-    let cut = cut
-        .trim()
-        .trim_start_matches('&')
-        .trim_start_matches("'static")
-        .trim_start_matches("mut ")
-        .trim_start_matches("dyn ")
-        .trim_start_matches('*')
-        .trim();
+    let mut s = raw.trim();
+    loop {
+        let before = s;
+        s = s.trim_start_matches(['&', '*']).trim_start();
+        if let Some(rest) = s.strip_prefix('\'') {
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            s = rest[end..].trim_start();
+        }
+        for kw in ["mut ", "dyn ", "const "] {
+            if let Some(rest) = s.strip_prefix(kw) {
+                s = rest.trim_start();
+            }
+        }
+        if s == before {
+            break;
+        }
+    }
+    if s.starts_with(['[', '(']) {
+        return (s.to_string(), None);
+    }
+    let cut = s.find(['<', '[', '(']).map_or(s, |i| &s[..i]).trim();
     let (qual, name) = match cut.rfind("::") {
         Some(i) => (Some(&cut[..i]), &cut[i + 2..]),
         None => match cut.rfind('.') {
@@ -975,6 +991,23 @@ mod tests {
 
     fn facts(path: &str, text: &str) -> FileFacts {
         facts_for_test(path, text)
+    }
+
+    #[test]
+    fn type_names_drop_references_lifetimes_and_generics() {
+        let split = |s: &str| split_type_name(s);
+        assert_eq!(split("&'a mut Ser"), ("Ser".into(), None));
+        assert_eq!(split("&'a [T]"), ("[T]".into(), None));
+        assert_eq!(split("&'static str"), ("str".into(), None));
+        assert_eq!(split("&mut Foo"), ("Foo".into(), None));
+        assert_eq!(split("*const Foo"), ("Foo".into(), None));
+        assert_eq!(split("&'a dyn Write"), ("Write".into(), None));
+        assert_eq!(
+            split("crate::a::Foo<'a, T>"),
+            ("Foo".into(), Some("crate::a".into()))
+        );
+        assert_eq!(split("pkg.Base[T]"), ("Base".into(), Some("pkg".into())));
+        assert_eq!(split("*Node"), ("Node".into(), None));
     }
 
     fn def<'a>(f: &'a FileFacts, id: &str) -> &'a Definition {
