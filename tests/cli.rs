@@ -290,6 +290,27 @@ fn an_empty_search_query_is_an_error_not_a_listing() {
         .assert()
         .success()
         .stdout(predicate::str::contains("app/render.py"));
+    // In semantic mode there is nothing to embed: a usage error that says what to do.
+    cg().arg("-C")
+        .arg(common::fixture("python"))
+        .args(["--no-cache", "search", "--mode", "semantic", "lang:python"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains("filters only"));
+}
+
+#[test]
+fn a_limit_of_zero_is_a_usage_error() {
+    for cmd in ["search", "symbols"] {
+        cg().arg("-C")
+            .arg(common::fixture("python"))
+            .args(["--no-cache", cmd, "render", "--limit", "0"])
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains("at least 1"));
+    }
 }
 
 #[test]

@@ -101,6 +101,32 @@ fn hybrid_exact_name_first_with_provenance() {
     assert_eq!(keys.len(), hits.len(), "de-duplicated by chunk");
     // Scores are non-increasing.
     assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+
+    // Ignoring case a name still ranks first, below what matches exactly: `route` is
+    // a function and `Route` a class in the fixture.
+    let hits = s.search("DUMPS", Mode::Hybrid, 3).expect("search");
+    assert_eq!(hits[0].id, "app/store.py::dumps", "{:?}", ids(&hits));
+    assert!(
+        hits[0].score > 0.5 && hits[0].score < 1.0,
+        "{}",
+        hits[0].score
+    );
+    for (q, exact) in [("route", "route"), ("Route", "Route")] {
+        let hits = s.search(q, Mode::Hybrid, 5).expect("search");
+        let names: Vec<&str> = hits
+            .iter()
+            .take(2)
+            .map(|h| h.id.rsplit("::").next().unwrap_or(""))
+            .map(|n| n.rsplit('.').next().unwrap_or(n))
+            .collect();
+        assert_eq!(names.first(), Some(&exact), "{q}: {:?}", ids(&hits));
+        assert!(hits[0].score > 1.0, "{q}: exact bonus");
+        assert!(
+            hits[1].score > 0.5 && hits[1].score < 1.0,
+            "{q}: folded bonus second: {:?}",
+            ids(&hits)
+        );
+    }
 }
 
 #[test]

@@ -154,6 +154,18 @@ fn run_command(cli: &Cli) -> Result<i32> {
     }
 }
 
+/// Parses a count that must be at least 1 (`--limit`): `--limit 0` would print nothing
+/// and exit as if nothing matched, which hides the mistake.
+///
+/// Errors: not a number, or 0.
+pub fn positive(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// The repository root: the given path, else the enclosing git root of the current
 /// directory, else the current directory.
 ///

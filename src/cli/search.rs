@@ -25,7 +25,7 @@ pub struct SearchArgs {
     #[arg(long, value_enum, default_value_t = Mode::Hybrid)]
     pub mode: Mode,
     /// Most hits per query.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = super::positive)]
     pub limit: usize,
     /// Print `{"query", "mode", "hits": [...]}` per query.
     #[arg(long)]
@@ -56,9 +56,16 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
     let queries: Vec<String> = match (&a.query, &a.batch) {
         (Some(q), None) => {
             // An empty query would list every chunk in index order: never what was meant.
-            if Query::parse(q) == Query::default() {
+            let parsed = Query::parse(q);
+            if parsed == Query::default() {
                 bail!(
                     "empty query: give words, a \"quoted phrase\" or a filter (path:, lang:, kind:)"
+                );
+            }
+            if parsed.is_empty() && a.mode == Mode::Semantic {
+                bail!(
+                    "a query of filters only has nothing to embed in mode semantic: add words, \
+                     or use --mode text or hybrid to list what passes the filters"
                 );
             }
             vec![q.clone()]

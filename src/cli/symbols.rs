@@ -16,7 +16,7 @@ pub struct SymbolsArgs {
     /// Fuzzy query (smart case; spaces separate words that must all match).
     pub query: String,
     /// Most hits to print.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = super::positive)]
     pub limit: usize,
     /// Print JSON: `{"query", "hits": [node fields + "score"]}`.
     #[arg(long)]

