@@ -203,6 +203,60 @@ fn on_disk_index_is_reused_until_the_code_changes() {
 }
 
 #[test]
+fn the_embedder_fit_is_saved_reused_and_fitted_again_when_damaged_or_stale() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let cache = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        repo.path().join("a.py"),
+        "def remove_entry(table, key):\n    del table[key]\n\ndef draw_shape(canvas):\n    canvas.paint()\n",
+    )
+    .expect("write");
+    let build = || {
+        let idx = common::index(repo.path(), 1);
+        Searcher::build(&idx, Mode::Hybrid, Some(cache.path()), None, None).expect("searcher")
+    };
+    let top = |s: &Searcher| s.search("delete a key", Mode::Semantic, 2).expect("search");
+    let first = build();
+    assert!(!first.stats.embedder_fit_reused);
+    let fit = cache.path().join("vectors").join("offline-fit.bin");
+    assert!(fit.is_file(), "the fit is saved");
+    let second = build();
+    assert!(second.stats.embedder_fit_reused);
+    assert_eq!(second.stats.embedder, first.stats.embedder);
+    assert_eq!(second.stats.vectors_cached, first.stats.vectors_embedded);
+    let ids = |h: Vec<codegraph_tui::index::search::Hit>| -> Vec<String> {
+        h.into_iter().map(|h| h.id).collect()
+    };
+    assert_eq!(ids(top(&second)), ids(top(&first)));
+    assert_eq!(ids(top(&first))[0], "a.py::remove_entry");
+
+    // Damage: fitted again, same model, nothing lost; the next run reuses the new save.
+    let len = std::fs::metadata(&fit).expect("fit").len();
+    let mut b = std::fs::read(&fit).expect("fit");
+    b.truncate(len as usize - 3);
+    std::fs::write(&fit, &b).expect("truncate");
+    let third = build();
+    assert!(!third.stats.embedder_fit_reused);
+    assert_eq!(third.stats.embedder, first.stats.embedder);
+    assert_eq!(
+        third.stats.vectors_embedded, 0,
+        "cached vectors still match"
+    );
+    assert_eq!(ids(top(&third)), ids(top(&first)));
+    assert!(build().stats.embedder_fit_reused);
+
+    // Changed code: the saved fit is for other inputs, so it is fitted again.
+    std::fs::write(
+        repo.path().join("b.py"),
+        "def paint_all(canvas):\n    canvas.paint()\n",
+    )
+    .expect("write");
+    let fourth = build();
+    assert!(!fourth.stats.embedder_fit_reused);
+    assert_ne!(fourth.stats.embedder, first.stats.embedder);
+}
+
+#[test]
 fn cli_json_and_batch_follow_the_contract() {
     let root = common::fixture("python");
     let out = assert_cmd::Command::cargo_bin("codegraph-tui")

@@ -57,16 +57,26 @@ pub struct VectorIndex {
     l1: Vec<f32>,
 }
 
-/// Quantises `v` to `i8` codes appended to `out`; returns the scale (`v ≈ code * scale`).
-fn quantize(v: &[f32], out: &mut Vec<i8>) -> f32 {
+/// Quantises `v` to `i8` codes written to `out` (same length); returns the scale
+/// (`v ≈ code * scale`), 0 for a zero or non-finite vector (codes 0).
+fn quantize_into(v: &[f32], out: &mut [i8]) -> f32 {
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
     if max == 0.0 || !max.is_finite() {
-        out.extend(std::iter::repeat_n(0, v.len()));
+        out.fill(0);
         return 0.0;
     }
     let s = 127.0 / max;
-    out.extend(v.iter().map(|x| (x * s).round().clamp(-127.0, 127.0) as i8));
+    for (o, x) in out.iter_mut().zip(v) {
+        *o = (x * s).round().clamp(-127.0, 127.0) as i8;
+    }
     max / 127.0
+}
+
+/// [`quantize_into`] appending the codes to `out`.
+fn quantize(v: &[f32], out: &mut Vec<i8>) -> f32 {
+    let at = out.len();
+    out.resize(at + v.len(), 0);
+    quantize_into(v, &mut out[at..])
 }
 
 impl VectorIndex {
@@ -74,25 +84,30 @@ impl VectorIndex {
     ///
     /// Panics: never; a vector of another length is stored as zeros (it matches nothing).
     pub fn new(vectors: Vec<Vec<f32>>) -> VectorIndex {
+        let n = vectors.len();
         let dim = vectors.first().map_or(0, Vec::len);
-        let mut data = Vec::with_capacity(dim * vectors.len());
-        let mut codes = Vec::with_capacity(dim * vectors.len());
-        let mut scales = Vec::with_capacity(vectors.len());
-        let mut l1 = Vec::with_capacity(vectors.len());
-        for mut v in vectors {
-            if v.len() != dim {
-                v = vec![0.0; dim];
-            }
-            normalize(&mut v);
-            let at = codes.len();
-            let s = quantize(&v, &mut codes);
-            let sum: u32 = codes[at..]
-                .iter()
-                .map(|c| u32::from(c.unsigned_abs()))
-                .sum();
-            scales.push(s);
-            l1.push(s * sum as f32);
-            data.extend_from_slice(&v);
+        let mut data = vec![0f32; dim * n];
+        let mut codes = vec![0i8; dim * n];
+        let mut scales = vec![0f32; n];
+        let mut l1 = vec![0f32; n];
+        if dim > 0 {
+            // Rows are independent: both cores share a large repository's 1M+ rows.
+            vectors
+                .into_par_iter()
+                .zip(data.par_chunks_mut(dim))
+                .zip(codes.par_chunks_mut(dim))
+                .zip(scales.par_iter_mut().zip(l1.par_iter_mut()))
+                .for_each(|(((mut v, data), codes), (scale, l1))| {
+                    if v.len() != dim {
+                        return;
+                    }
+                    normalize(&mut v);
+                    let s = quantize_into(&v, codes);
+                    let sum: u32 = codes.iter().map(|c| u32::from(c.unsigned_abs())).sum();
+                    *scale = s;
+                    *l1 = s * sum as f32;
+                    data.copy_from_slice(&v);
+                });
         }
         VectorIndex {
             dim,
@@ -360,15 +375,19 @@ pub fn load_cache(path: &Path, embedder_id: &str) -> Option<(usize, CachedVector
         tracing::warn!(path = %path.display(), "vector cache fails its checks; ignored");
         return None;
     }
-    let mut m = HashMap::with_capacity(count);
-    for r in b[head..].chunks_exact(rec) {
-        let key: [u8; 32] = r[..32].try_into().ok()?;
-        let v = r[32..]
-            .chunks_exact(4)
-            .map(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]]))
-            .collect();
-        m.insert(key, v);
-    }
+    // Decoded on both cores: a large repository's cache holds 1M+ rows.
+    let m: CachedVectors = b[head..]
+        .par_chunks_exact(rec)
+        .map(|r| {
+            let mut key = [0u8; 32];
+            key.copy_from_slice(&r[..32]);
+            let v = r[32..]
+                .chunks_exact(4)
+                .map(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]]))
+                .collect();
+            (key, v)
+        })
+        .collect();
     Some((dim, m))
 }
 
@@ -417,27 +436,54 @@ pub fn embed_chunks(
     embedder: &dyn Embedder,
     cache_dir: Option<&Path>,
 ) -> Result<(VectorIndex, EmbedStats), SearchError> {
-    embed_chunks_saving_every(chunks, embedder, cache_dir, CHECKPOINT_EVERY)
+    let (inputs, keys) = inputs_and_keys(chunks);
+    embed_inputs_saving_every(&inputs, &keys, embedder, cache_dir, CHECKPOINT_EVERY)
 }
 
-/// [`embed_chunks`] with the least time between progress saves as a parameter.
-fn embed_chunks_saving_every(
-    chunks: &[SearchChunk],
+/// The embedding input of every chunk ([`SearchChunk::embedding_input`]) and its
+/// [`input_hash`], in chunk order.
+pub fn inputs_and_keys(chunks: &[SearchChunk]) -> (Vec<String>, Vec<[u8; 32]>) {
+    let inputs: Vec<String> = chunks
+        .par_iter()
+        .map(SearchChunk::embedding_input)
+        .collect();
+    let keys = inputs.par_iter().map(|s| input_hash(s)).collect();
+    (inputs, keys)
+}
+
+/// [`embed_chunks`] over inputs and keys already made by [`inputs_and_keys`] (building a
+/// searcher makes them once for the embedder's fit and for the vectors).
+///
+/// Errors: as [`embed_chunks`].
+pub fn embed_inputs(
+    inputs: &[String],
+    keys: &[[u8; 32]],
+    embedder: &dyn Embedder,
+    cache_dir: Option<&Path>,
+) -> Result<(VectorIndex, EmbedStats), SearchError> {
+    embed_inputs_saving_every(inputs, keys, embedder, cache_dir, CHECKPOINT_EVERY)
+}
+
+/// [`embed_inputs`] with the least time between progress saves as a parameter.
+fn embed_inputs_saving_every(
+    inputs: &[String],
+    keys: &[[u8; 32]],
     embedder: &dyn Embedder,
     cache_dir: Option<&Path>,
     checkpoint_every: std::time::Duration,
 ) -> Result<(VectorIndex, EmbedStats), SearchError> {
     let id = embedder.id();
     let file = cache_dir.map(|d| cache_file(d, &embedder.cache_slot()));
+    let t = std::time::Instant::now();
     let (mut dim, mut cache) = file
         .as_deref()
         .and_then(|f| load_cache(f, &id))
         .unwrap_or((0, HashMap::new()));
-    let inputs: Vec<String> = chunks
-        .par_iter()
-        .map(SearchChunk::embedding_input)
-        .collect();
-    let keys: Vec<[u8; 32]> = inputs.par_iter().map(|s| input_hash(s)).collect();
+    tracing::debug!(
+        ms = t.elapsed().as_millis() as u64,
+        vectors = cache.len(),
+        "vector cache read"
+    );
     let mut missing: Vec<usize> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (i, k) in keys.iter().enumerate() {
@@ -474,10 +520,9 @@ fn embed_chunks_saving_every(
         }
     }
     let stats = EmbedStats {
-        cached: chunks.len() - missing.len(),
+        cached: inputs.len() - missing.len(),
         embedded,
     };
-    drop(inputs);
     // Vectors of another length (a model that changed its dimension) are dropped.
     cache.retain(|_, v| v.len() == dim);
     if let Some(f) = &file {
@@ -509,12 +554,25 @@ fn embed_chunks_saving_every(
         rows.push(row);
     }
     drop(cache);
-    Ok((VectorIndex::new(rows), stats))
+    let t = std::time::Instant::now();
+    let vi = VectorIndex::new(rows);
+    tracing::debug!(ms = t.elapsed().as_millis() as u64, "vector index built");
+    Ok((vi, stats))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn embed_chunks_saving_every_test(
+        chunks: &[SearchChunk],
+        embedder: &dyn Embedder,
+        cache_dir: Option<&Path>,
+        every: std::time::Duration,
+    ) -> Result<(VectorIndex, EmbedStats), SearchError> {
+        let (inputs, keys) = inputs_and_keys(chunks);
+        embed_inputs_saving_every(&inputs, &keys, embedder, cache_dir, every)
+    }
 
     #[test]
     fn top_k_is_exact_and_ordered() {
@@ -576,7 +634,7 @@ mod tests {
             calls: Default::default(),
         };
         let zero = std::time::Duration::ZERO;
-        assert!(embed_chunks_saving_every(&chunks, &failing, Some(dir.path()), zero).is_err());
+        assert!(embed_chunks_saving_every_test(&chunks, &failing, Some(dir.path()), zero).is_err());
         let file = cache_file(dir.path(), "failing-on");
         let (_, saved) = load_cache(&file, "failing-on").expect("progress saved");
         assert_eq!(saved.len(), CHECKPOINT_INPUTS, "the first part");
@@ -584,7 +642,7 @@ mod tests {
             fail_on: usize::MAX,
             calls: Default::default(),
         };
-        let (vi, st) = embed_chunks_saving_every(&chunks, &working, Some(dir.path()), zero)
+        let (vi, st) = embed_chunks_saving_every_test(&chunks, &working, Some(dir.path()), zero)
             .expect("resumed run");
         assert_eq!(
             (st.cached, st.embedded, vi.len()),

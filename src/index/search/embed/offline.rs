@@ -173,6 +173,9 @@ fn merge(mut a: HashMap<String, u32>, b: HashMap<String, u32>) -> HashMap<String
     a
 }
 
+/// First bytes of a saved fit ([`OfflineEmbedder::to_bytes`]).
+const FIT_MAGIC: &[u8; 8] = b"CGTFIT01";
+
 /// The fitted offline model: document frequencies of the repository's terms.
 pub struct OfflineEmbedder {
     idf: HashMap<String, f32>,
@@ -222,6 +225,74 @@ impl OfflineEmbedder {
             default_idf: idf_of(1.0),
             fingerprint: fp.finalize().to_hex()[..16].to_string(),
         }
+    }
+
+    /// The fitted statistics as bytes, for [`OfflineEmbedder::from_bytes`]: `CGTFIT01`,
+    /// the fingerprint, the default idf, then every (term, idf) in term order; lengths
+    /// and numbers little-endian.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut terms: Vec<(&String, &f32)> = self.idf.iter().collect();
+        terms.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut b = Vec::with_capacity(32 + terms.len() * 16);
+        b.extend_from_slice(FIT_MAGIC);
+        let put_str = |b: &mut Vec<u8>, s: &str| {
+            b.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            b.extend_from_slice(s.as_bytes());
+        };
+        put_str(&mut b, &self.fingerprint);
+        b.extend_from_slice(&self.default_idf.to_le_bytes());
+        b.extend_from_slice(&(terms.len() as u32).to_le_bytes());
+        for (t, idf) in terms {
+            put_str(&mut b, t);
+            b.extend_from_slice(&idf.to_le_bytes());
+        }
+        b
+    }
+
+    /// Reads what [`OfflineEmbedder::to_bytes`] wrote; `None` for anything else
+    /// (truncated, garbled, another format).
+    pub fn from_bytes(b: &[u8]) -> Option<OfflineEmbedder> {
+        struct Reader<'a>(&'a [u8]);
+        impl<'a> Reader<'a> {
+            fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+                if self.0.len() < n {
+                    return None;
+                }
+                let (head, rest) = self.0.split_at(n);
+                self.0 = rest;
+                Some(head)
+            }
+            fn u32(&mut self) -> Option<u32> {
+                Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+            }
+            fn f32(&mut self) -> Option<f32> {
+                Some(f32::from_le_bytes(self.take(4)?.try_into().ok()?))
+            }
+            fn str(&mut self) -> Option<String> {
+                let n = self.u32()? as usize;
+                Some(std::str::from_utf8(self.take(n)?).ok()?.to_string())
+            }
+        }
+        let mut r = Reader(b);
+        if r.take(FIT_MAGIC.len())? != FIT_MAGIC {
+            return None;
+        }
+        let fingerprint = r.str()?;
+        let default_idf = r.f32()?;
+        let count = r.u32()? as usize;
+        let mut idf = HashMap::with_capacity(count.min(MAX_VOCABULARY));
+        for _ in 0..count {
+            let t = r.str()?;
+            idf.insert(t, r.f32()?);
+        }
+        if !r.0.is_empty() {
+            return None;
+        }
+        Some(OfflineEmbedder {
+            idf,
+            default_idf,
+            fingerprint,
+        })
     }
 
     fn vector(&self, text: &str) -> Vec<f32> {
@@ -313,6 +384,39 @@ mod tests {
         assert_eq!(stem("requests"), "request");
         assert_eq!(stem("string"), "string");
         assert_eq!(stem("class"), "class");
+    }
+
+    #[test]
+    fn a_saved_fit_reads_back_the_same_and_damage_is_refused() {
+        let docs: Vec<String> = ["def parse(x): return x", "def render(page): page.draw()"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let m = OfflineEmbedder::fit(&docs);
+        let b = m.to_bytes();
+        let back = OfflineEmbedder::from_bytes(&b).expect("reads back");
+        assert_eq!(back.id(), m.id());
+        // The same up to the order of float sums (terms come out of a hash map).
+        let close = |a: &[f32], b: &[f32]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6)
+        };
+        for (a, b) in back
+            .embed(&docs)
+            .expect("offline")
+            .iter()
+            .zip(&m.embed(&docs).expect("offline"))
+        {
+            assert!(close(a, b));
+        }
+        let q = |e: &OfflineEmbedder| e.embed_query("render a page").expect("offline");
+        assert!(close(&q(&back), &q(&m)));
+        assert!(q(&m).iter().any(|x| *x != 0.0));
+        assert!(OfflineEmbedder::from_bytes(&b[..b.len() - 1]).is_none());
+        let mut longer = b.clone();
+        longer.push(0);
+        assert!(OfflineEmbedder::from_bytes(&longer).is_none());
+        assert!(OfflineEmbedder::from_bytes(b"CGTFIT01\xff\xff\xff\xff").is_none());
+        assert!(OfflineEmbedder::from_bytes(b"").is_none());
     }
 
     #[test]
