@@ -266,6 +266,14 @@ fn a_damaged_cache_is_rebuilt_never_trusted() {
             b[i] ^= 0x5a;
             std::fs::write(&p, b).unwrap();
         }),
+        // Facts are read and decoded a batch at a time: the checksum still guards all.
+        ("flipped byte in facts", |c| {
+            let p = snapshot_dir(c).join("facts.bin");
+            let mut b = std::fs::read(&p).unwrap();
+            let i = b.len() / 2;
+            b[i] ^= 0x5a;
+            std::fs::write(&p, b).unwrap();
+        }),
         ("garbage manifest", |c| {
             std::fs::write(snapshot_dir(c).join("manifest.bin"), b"not a cache").unwrap();
         }),

@@ -347,7 +347,7 @@ impl CodeGraph {
     /// range or repeated, a file node is listed as a definition); the message says which.
     /// It is not checked that the order is sorted: a cache guards that with its checksum.
     pub fn from_parts_ordered(
-        nodes: Vec<Node>,
+        nodes: impl IntoIterator<Item = Node, IntoIter: ExactSizeIterator>,
         edges: Vec<RawEdge>,
         unresolved: Vec<Unresolved>,
         order: NameOrder,
@@ -441,16 +441,26 @@ impl CodeGraph {
                 },
             );
         }
+        g.add_unresolved(unresolved);
+        (g, ixs)
+    }
+
+    /// Adds unresolved calls (each caller a node of the graph), after those already there.
+    pub(crate) fn add_unresolved(&mut self, unresolved: Vec<Unresolved>) {
         for u in unresolved {
             // Look up before inserting: `entry` would copy the caller id for every call.
-            match g.unresolved.get_mut(&*u.caller) {
+            match self.unresolved.get_mut(&*u.caller) {
                 Some(v) => v.push(u),
                 None => {
-                    g.unresolved.insert(u.caller.clone(), vec![u]);
+                    self.unresolved.insert(u.caller.clone(), vec![u]);
                 }
             }
         }
-        (g, ixs)
+    }
+
+    /// The node at a position (insertion order, see [`RawEdge`]).
+    pub(crate) fn node_at(&self, position: u32) -> Option<&Node> {
+        self.graph.node_weight(NodeIndex::new(position as usize))
     }
 
     /// The edges and unresolved calls back in [`from_parts`](CodeGraph::from_parts) form:

@@ -294,7 +294,9 @@ impl Store {
                 manifest.files
             )));
         }
-        let nodes: Vec<super::Node> = graph_nodes(&files).collect();
+        // The graph takes its nodes one at a time, made from the facts: a list of them
+        // all (115 MB on the fetch.sh corpus) was a warm start's peak.
+        let nodes = graph_nodes(&files);
         if nodes.len() as u64 != manifest.nodes {
             return Err(LoadError::Corrupt(
                 "node count differs from manifest".into(),
@@ -304,10 +306,12 @@ impl Store {
         if edges.iter().any(|e| e.source >= n || e.target >= n) {
             return Err(LoadError::Corrupt("edge to a missing node".into()));
         }
+        let mut graph = CodeGraph::from_parts_ordered(nodes, edges, Vec::new(), names)
+            .map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
         let mut calls = Vec::with_capacity(unresolved.len());
         for r in unresolved {
-            let caller = nodes
-                .get(r.caller as usize)
+            let caller = graph
+                .node_at(r.caller)
                 .ok_or_else(|| LoadError::Corrupt("unresolved call of a missing node".into()))?;
             calls.push(Unresolved {
                 caller: caller.id.clone(),
@@ -323,8 +327,7 @@ impl Store {
                 reason: r.reason,
             });
         }
-        let graph = CodeGraph::from_parts_ordered(nodes, edges, calls, names)
-            .map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
+        graph.add_unresolved(calls);
         let mut stats = manifest.stats;
         stats.elapsed_ms.clear();
         stats
@@ -587,37 +590,68 @@ fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Reads a cache file (see [`begin_checked`]) and returns its verified payload.
-fn read_checked(path: &Path) -> Result<Vec<u8>, LoadError> {
+/// A cache file opened for reading: its header read and checked (magic, engine
+/// fingerprint, a payload length that matches the file's size), positioned at the
+/// payload. Returns the reader, limited to the payload, and the payload's checksum.
+fn open_checked(
+    path: &Path,
+) -> Result<(std::io::Take<std::io::BufReader<File>>, [u8; 32]), LoadError> {
+    use std::io::Read;
     let name = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let bytes = read_regular(path).map_err(|e| LoadError::Corrupt(format!("{name}: {e}")))?;
+    let failed = |e: std::io::Error| LoadError::Corrupt(format!("{name}: {e}"));
     let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
-    if bytes.len() < 10 || &bytes[..8] != MAGIC {
+    // A regular file only: a symlink, FIFO or device could block or never end.
+    let meta = std::fs::symlink_metadata(path).map_err(failed)?;
+    if !meta.is_file() {
+        return Err(failed(std::io::Error::other("not a regular file")));
+    }
+    let file = File::open(path).map_err(failed)?;
+    let size = file.metadata().map_err(failed)?.len();
+    let mut r = std::io::BufReader::with_capacity(READ_BUFFER, file);
+    let mut magic = [0u8; 10];
+    if r.read_exact(&mut magic).is_err() || &magic[..8] != MAGIC {
         return Err(bad("not a cache file"));
     }
-    let elen = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-    let engine = bytes
-        .get(10..10 + elen)
-        .ok_or_else(|| bad("truncated header"))?;
+    let mut engine = vec![0u8; u16::from_le_bytes([magic[8], magic[9]]) as usize];
+    r.read_exact(&mut engine)
+        .map_err(|_| bad("truncated header"))?;
     if engine != engine_fingerprint().as_bytes() {
         return Err(LoadError::Stale(format!(
             "another engine build ({})",
-            String::from_utf8_lossy(engine)
+            String::from_utf8_lossy(&engine)
         )));
     }
-    let at = 10 + elen;
-    let len = bytes
-        .get(at..at + 8)
-        .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
-        .ok_or_else(|| bad("truncated header"))?;
-    let hash: [u8; 32] = bytes
-        .get(at + 8..at + 40)
-        .and_then(|h| h.try_into().ok())
-        .ok_or_else(|| bad("truncated header"))?;
-    let mut payload = bytes;
-    payload.drain(..at + 40);
+    let mut rest = [0u8; 8 + 32];
+    r.read_exact(&mut rest)
+        .map_err(|_| bad("truncated header"))?;
+    let (len, hash) = rest.split_at(8);
+    let len = u64::from_le_bytes(len.try_into().unwrap_or([0; 8]));
+    let hash: [u8; 32] = hash.try_into().unwrap_or([0; 32]);
+    let head = (magic.len() + engine.len() + rest.len()) as u64;
+    if head.checked_add(len) != Some(size) {
+        return Err(bad("truncated"));
+    }
+    Ok((r.take(len), hash))
+}
+
+/// Bytes a cache file's reader gathers per read.
+const READ_BUFFER: usize = 256 << 10;
+
+/// Reads a cache file (see [`begin_checked`]) and returns its verified payload.
+fn read_checked(path: &Path) -> Result<Vec<u8>, LoadError> {
+    use std::io::Read;
+    let (mut r, hash) = open_checked(path)?;
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
+    // The length is the file's size less the header (checked above).
+    let len = r.limit();
+    let mut payload = Vec::with_capacity(len as usize);
+    r.read_to_end(&mut payload)
+        .map_err(|e| bad(&e.to_string()))?;
     if payload.len() as u64 != len {
         return Err(bad("truncated"));
     }
@@ -671,30 +705,92 @@ fn write_facts(path: &Path, files: &[FileFacts]) -> Result<(), StoreError> {
 }
 
 fn read_facts(path: &Path) -> Result<Vec<FileFacts>, LoadError> {
-    let payload = read_checked(path)?;
+    use std::io::Read;
+    let (r, hash) = open_checked(path)?;
+    let mut r = Hashed {
+        inner: r,
+        hasher: blake3::Hasher::new(),
+    };
     let bad = |why: &str| LoadError::Corrupt(format!("facts.bin: {why}"));
-    let count = payload
-        .get(..4)
-        .map(|b| u32::from_le_bytes(b.try_into().unwrap_or([0; 4])))
-        .ok_or_else(|| bad("truncated"))? as usize;
-    let mut spans = Vec::with_capacity(count);
-    let mut at = 4usize;
-    for _ in 0..count {
-        let len = payload
-            .get(at..at + 8)
-            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
-            .ok_or_else(|| bad("truncated shard table"))? as usize;
-        at += 8;
-        let end = at.checked_add(len).filter(|&e| e <= payload.len());
-        let end = end.ok_or_else(|| bad("shard past the end"))?;
-        spans.push((at, end));
-        at = end;
+    let mut files = Vec::new();
+    // The shards are read and decoded a batch at a time, the next batch read while one
+    // decodes: a load never holds the whole encoded payload (372 MB on the fetch.sh
+    // corpus) beside the facts decoded from it. The checksum covers the whole payload,
+    // so nothing is returned before all of it is read and hashed; a damaged file is
+    // reported as such before any decoding error it causes.
+    let decoded = (|| -> Result<(), LoadError> {
+        let mut count = [0u8; 4];
+        r.read_exact(&mut count).map_err(|_| bad("truncated"))?;
+        let mut left = u32::from_le_bytes(count) as usize;
+        let mut batch = read_shards(&mut r, &mut left)?;
+        while !batch.is_empty() {
+            let (shards, next) = rayon::join(
+                || {
+                    batch
+                        .par_iter()
+                        .map(|b| decode::<Vec<FileFacts>>(b, "facts"))
+                        .collect::<Result<Vec<_>, _>>()
+                },
+                || read_shards(&mut r, &mut left),
+            );
+            files.extend(shards?.into_iter().flatten());
+            batch = next?;
+        }
+        if r.inner.limit() != 0 {
+            return Err(bad("bytes after the last shard"));
+        }
+        Ok(())
+    })();
+    // Whatever went wrong, the checksum of the whole payload speaks first.
+    std::io::copy(&mut r, &mut std::io::sink()).map_err(|e| bad(&e.to_string()))?;
+    if *r.hasher.finalize().as_bytes() != hash {
+        return Err(bad("checksum mismatch"));
     }
-    let shards: Vec<Vec<FileFacts>> = spans
-        .par_iter()
-        .map(|&(s, e)| decode(&payload[s..e], "facts"))
-        .collect::<Result<_, _>>()?;
-    Ok(shards.into_iter().flatten().collect())
+    decoded?;
+    Ok(files)
+}
+
+/// Encoded facts read per batch at most (a batch holds at least one shard).
+const READ_BATCH_BYTES: usize = 32 << 20;
+
+/// Reads the next batch of facts shards (each a length, u64 LE, then its bytes): up to
+/// two per thread and [`READ_BATCH_BYTES`]; `left` counts the shards still to read.
+fn read_shards(r: &mut Hashed, left: &mut usize) -> Result<Vec<Vec<u8>>, LoadError> {
+    use std::io::Read;
+    let bad = |why: &str| LoadError::Corrupt(format!("facts.bin: {why}"));
+    let (mut batch, mut bytes) = (Vec::new(), 0);
+    while *left > 0 && batch.len() < 2 * rayon::current_num_threads().max(1) {
+        let mut len = [0u8; 8];
+        r.read_exact(&mut len)
+            .map_err(|_| bad("truncated shard table"))?;
+        let len = u64::from_le_bytes(len);
+        if len > r.inner.limit() {
+            return Err(bad("shard past the end"));
+        }
+        let mut shard = vec![0u8; len as usize];
+        r.read_exact(&mut shard).map_err(|_| bad("truncated"))?;
+        *left -= 1;
+        bytes += shard.len();
+        batch.push(shard);
+        if bytes >= READ_BATCH_BYTES {
+            break;
+        }
+    }
+    Ok(batch)
+}
+
+/// A cache file's payload being read, hashed as it passes.
+struct Hashed {
+    inner: std::io::Take<std::io::BufReader<File>>,
+    hasher: blake3::Hasher,
+}
+
+impl std::io::Read for Hashed {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
 }
 
 fn sync_dir(dir: &Path) -> Result<(), StoreError> {
