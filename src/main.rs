@@ -6,17 +6,20 @@ use codegraph_tui::cli::{self, Cli};
 
 fn main() {
     let cli = Cli::parse();
-    let _guard = init_logging(cli.verbose);
-    match cli::run(cli) {
-        Ok(code) => std::process::exit(code),
+    let guard = init_logging(cli.verbose);
+    let code = match cli::run(cli) {
+        Ok(code) => code,
         Err(e) => {
             // Sanitize line by line: the message's own newlines (candidate lists) stay.
             let msg = format!("{e:#}");
             let lines: Vec<String> = msg.lines().map(|l| cli::sanitize(l).into_owned()).collect();
             eprintln!("error: {}", lines.join("\n"));
-            std::process::exit(2);
+            2
         }
-    }
+    };
+    // `exit` runs no destructor: without this the log's last lines (a save's) were lost.
+    drop(guard);
+    std::process::exit(code);
 }
 
 /// Logs go to `<state dir>/logs/codegraph-tui.log` (daily files), never to the terminal.

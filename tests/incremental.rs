@@ -266,6 +266,14 @@ fn a_damaged_cache_is_rebuilt_never_trusted() {
             b[i] ^= 0x5a;
             std::fs::write(&p, b).unwrap();
         }),
+        // Facts are read and decoded a batch at a time: the checksum still guards all.
+        ("flipped byte in facts", |c| {
+            let p = snapshot_dir(c).join("facts.bin");
+            let mut b = std::fs::read(&p).unwrap();
+            let i = b.len() / 2;
+            b[i] ^= 0x5a;
+            std::fs::write(&p, b).unwrap();
+        }),
         ("garbage manifest", |c| {
             std::fs::write(snapshot_dir(c).join("manifest.bin"), b"not a cache").unwrap();
         }),
@@ -743,6 +751,15 @@ fn a_saved_name_order_rebuilds_the_same_lookups_and_a_wrong_one_is_refused() {
     let h = build(order.clone()).unwrap();
     let sorted = CodeGraph::from_parts(nodes.clone(), edges.clone(), unresolved.clone());
     assert_eq!(h.name_order(), sorted.name_order());
+    // What a save writes in place is what the owned order encodes to.
+    assert_eq!(
+        postcard::to_stdvec(&g.name_order_ser()).unwrap(),
+        postcard::to_stdvec(&order).unwrap()
+    );
+    assert_eq!(
+        postcard::to_stdvec(&g.raw_edges_ser()).unwrap(),
+        postcard::to_stdvec(&edges).unwrap()
+    );
     assert_eq!(h.to_canonical_json(), g.to_canonical_json());
     for n in g.nodes() {
         for q in [&*n.name, &*n.qualified_name, &*n.id] {

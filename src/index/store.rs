@@ -294,7 +294,9 @@ impl Store {
                 manifest.files
             )));
         }
-        let nodes: Vec<super::Node> = graph_nodes(&files).collect();
+        // The graph takes its nodes one at a time, made from the facts: a list of them
+        // all (115 MB on the fetch.sh corpus) was a warm start's peak.
+        let nodes = graph_nodes(&files);
         if nodes.len() as u64 != manifest.nodes {
             return Err(LoadError::Corrupt(
                 "node count differs from manifest".into(),
@@ -304,10 +306,12 @@ impl Store {
         if edges.iter().any(|e| e.source >= n || e.target >= n) {
             return Err(LoadError::Corrupt("edge to a missing node".into()));
         }
+        let mut graph = CodeGraph::from_parts_ordered(nodes, edges, Vec::new(), names)
+            .map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
         let mut calls = Vec::with_capacity(unresolved.len());
         for r in unresolved {
-            let caller = nodes
-                .get(r.caller as usize)
+            let caller = graph
+                .node_at(r.caller)
                 .ok_or_else(|| LoadError::Corrupt("unresolved call of a missing node".into()))?;
             calls.push(Unresolved {
                 caller: caller.id.clone(),
@@ -323,8 +327,7 @@ impl Store {
                 reason: r.reason,
             });
         }
-        let graph = CodeGraph::from_parts_ordered(nodes, edges, calls, names)
-            .map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
+        graph.add_unresolved(calls);
         let mut stats = manifest.stats;
         stats.elapsed_ms.clear();
         stats
@@ -354,8 +357,6 @@ impl Store {
             .clone()
             .ok_or_else(|| StoreError::Encode("only indexes of a directory are cached".into()))?;
         tracing::debug!(rss_mib = ?super::rss_mib(), "saving the cache");
-        let edges = index.graph.raw_edges_ser();
-        let unresolved = UnresolvedRows(&index.graph);
         let manifest = Manifest {
             options: options_fingerprint(options),
             root,
@@ -373,24 +374,21 @@ impl Store {
         let tmp = self.dir.join(format!(".{id}.tmp"));
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
+        // Every file is encoded straight into the disk writer, read in place from the
+        // index: a save holds no encoded copy of any part (the parts besides the facts
+        // were 45 MB on the fetch.sh corpus, in buffers that doubled as they grew).
         let written = (|| {
             let (facts, rest) = rayon::join(
                 || write_facts(&tmp.join("facts.bin"), &index.files),
-                || -> Result<_, StoreError> {
-                    Ok((
-                        enc(&manifest)?,
-                        enc(&edges)?,
-                        enc(&unresolved)?,
-                        enc(&index.graph.name_order())?,
-                    ))
+                || -> Result<(), StoreError> {
+                    write_value(&tmp.join("edges.bin"), &index.graph.raw_edges_ser())?;
+                    write_value(&tmp.join("unresolved.bin"), &UnresolvedRows(&index.graph))?;
+                    write_value(&tmp.join("names.bin"), &index.graph.name_order_ser())?;
+                    write_value(&tmp.join("manifest.bin"), &manifest)
                 },
             );
-            let (m, e, u, names) = rest?;
             facts?;
-            write_checked(&tmp.join("edges.bin"), &e)?;
-            write_checked(&tmp.join("unresolved.bin"), &u)?;
-            write_checked(&tmp.join("names.bin"), &names)?;
-            write_checked(&tmp.join("manifest.bin"), &m)?;
+            rest?;
             sync_dir(&tmp)
         })();
         if let Err(e) = written {
@@ -466,30 +464,107 @@ impl Store {
     }
 }
 
-fn enc<T: Serialize>(v: &T) -> Result<Vec<u8>, StoreError> {
-    postcard::to_stdvec(v).map_err(|e| StoreError::Encode(e.to_string()))
-}
-
 fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8], what: &str) -> Result<T, LoadError> {
     postcard::from_bytes(bytes).map_err(|e| LoadError::Corrupt(format!("{what}: {e}")))
 }
 
-/// Header: magic, engine fingerprint (length-prefixed), payload length, BLAKE3.
-fn write_checked(path: &Path, payload: &[u8]) -> Result<(), StoreError> {
-    let mut f = File::create(path).map_err(io(path))?;
-    let (mut head, _) = header_prefix();
-    head.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    head.extend_from_slice(blake3::hash(payload).as_bytes());
+/// The payload of a cache file on its way to disk: counted and hashed as it passes.
+/// It sits below a `BufWriter`, so the hasher sees large blocks, not postcard's bytes.
+struct Payload {
+    file: File,
+    /// Offset of the header's payload length (see [`header_prefix`]).
+    at: u64,
+    hasher: blake3::Hasher,
+    len: u64,
+    /// The first write error: postcard reports any as "buffer full", this keeps the cause.
+    error: Option<std::io::Error>,
+}
+
+impl Write for Payload {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.file.write(buf) {
+            Ok(n) => {
+                self.hasher.update(&buf[..n]);
+                self.len += n as u64;
+                Ok(n)
+            }
+            Err(e) => {
+                let copy = std::io::Error::new(e.kind(), e.to_string());
+                self.error.get_or_insert(e);
+                Err(copy)
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Bytes a [`Payload`]'s writer gathers before each write to the file.
+const WRITE_BUFFER: usize = 256 << 10;
+
+/// Starts a cache file: the header with a zero length and checksum, then a writer for the
+/// payload; [`finish_checked`] fills in the length and checksum.
+fn begin_checked(path: &Path) -> Result<std::io::BufWriter<Payload>, StoreError> {
+    let mut file = File::create(path).map_err(io(path))?;
+    let (mut head, at) = header_prefix();
+    head.extend_from_slice(&[0u8; 8 + 32]);
+    file.write_all(&head).map_err(io(path))?;
+    let payload = Payload {
+        file,
+        at,
+        hasher: blake3::Hasher::new(),
+        len: 0,
+        error: None,
+    };
+    Ok(std::io::BufWriter::with_capacity(WRITE_BUFFER, payload))
+}
+
+/// Encodes `value` (postcard) into `w` without an intermediate buffer.
+fn encode_into<T: Serialize + ?Sized>(
+    path: &Path,
+    w: &mut std::io::BufWriter<Payload>,
+    value: &T,
+) -> Result<(), StoreError> {
+    match postcard::to_io(value, &mut *w) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(match w.get_mut().error.take() {
+            Some(source) => io(path)(source),
+            None => StoreError::Encode(e.to_string()),
+        }),
+    }
+}
+
+/// Flushes the payload, writes its length and checksum into the header and syncs the file.
+fn finish_checked(path: &Path, w: std::io::BufWriter<Payload>) -> Result<(), StoreError> {
+    use std::io::{Seek, SeekFrom};
+    let Payload {
+        mut file,
+        at,
+        hasher,
+        len,
+        ..
+    } = w.into_inner().map_err(|e| io(path)(e.into_error()))?;
     (|| {
-        f.write_all(&head)?;
-        f.write_all(payload)?;
-        f.sync_all()
+        file.seek(SeekFrom::Start(at))?;
+        file.write_all(&len.to_le_bytes())?;
+        file.write_all(hasher.finalize().as_bytes())?;
+        file.sync_all()
     })()
     .map_err(io(path))
 }
 
+/// Writes `value` (postcard) as a cache file, encoding it straight into the file.
+fn write_value<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), StoreError> {
+    let mut w = begin_checked(path)?;
+    encode_into(path, &mut w, value)?;
+    finish_checked(path, w)
+}
+
 /// The header up to the payload length (magic, then the engine fingerprint prefixed by its
-/// length) and the offset where the length goes; the length and checksum follow.
+/// length) and the offset where the length goes; the length (u64 LE) and the payload's
+/// BLAKE3 follow, then the payload.
 fn header_prefix() -> (Vec<u8>, u64) {
     let engine = engine_fingerprint();
     let mut head = Vec::with_capacity(8 + 2 + engine.len() + 8 + 32);
@@ -498,17 +573,6 @@ fn header_prefix() -> (Vec<u8>, u64) {
     head.extend_from_slice(engine.as_bytes());
     let at = head.len() as u64;
     (head, at)
-}
-
-/// Starts a [`write_checked`] file whose payload is not known yet: writes the header with
-/// a zero length and checksum and returns the writer and the offset of the length, to be
-/// filled in when the payload is complete.
-fn begin_checked(path: &Path) -> Result<(std::io::BufWriter<File>, u64), StoreError> {
-    let mut f = std::io::BufWriter::new(File::create(path).map_err(io(path))?);
-    let (mut head, at) = header_prefix();
-    head.extend_from_slice(&[0u8; 8 + 32]);
-    f.write_all(&head).map_err(io(path))?;
-    Ok((f, at))
 }
 
 /// Reads a cache file only when it is a regular file (not a symlink, FIFO or device:
@@ -526,37 +590,68 @@ fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Reads a file written by [`write_checked`] and returns its verified payload.
-fn read_checked(path: &Path) -> Result<Vec<u8>, LoadError> {
+/// A cache file opened for reading: its header read and checked (magic, engine
+/// fingerprint, a payload length that matches the file's size), positioned at the
+/// payload. Returns the reader, limited to the payload, and the payload's checksum.
+fn open_checked(
+    path: &Path,
+) -> Result<(std::io::Take<std::io::BufReader<File>>, [u8; 32]), LoadError> {
+    use std::io::Read;
     let name = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let bytes = read_regular(path).map_err(|e| LoadError::Corrupt(format!("{name}: {e}")))?;
+    let failed = |e: std::io::Error| LoadError::Corrupt(format!("{name}: {e}"));
     let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
-    if bytes.len() < 10 || &bytes[..8] != MAGIC {
+    // A regular file only: a symlink, FIFO or device could block or never end.
+    let meta = std::fs::symlink_metadata(path).map_err(failed)?;
+    if !meta.is_file() {
+        return Err(failed(std::io::Error::other("not a regular file")));
+    }
+    let file = File::open(path).map_err(failed)?;
+    let size = file.metadata().map_err(failed)?.len();
+    let mut r = std::io::BufReader::with_capacity(READ_BUFFER, file);
+    let mut magic = [0u8; 10];
+    if r.read_exact(&mut magic).is_err() || &magic[..8] != MAGIC {
         return Err(bad("not a cache file"));
     }
-    let elen = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-    let engine = bytes
-        .get(10..10 + elen)
-        .ok_or_else(|| bad("truncated header"))?;
+    let mut engine = vec![0u8; u16::from_le_bytes([magic[8], magic[9]]) as usize];
+    r.read_exact(&mut engine)
+        .map_err(|_| bad("truncated header"))?;
     if engine != engine_fingerprint().as_bytes() {
         return Err(LoadError::Stale(format!(
             "another engine build ({})",
-            String::from_utf8_lossy(engine)
+            String::from_utf8_lossy(&engine)
         )));
     }
-    let at = 10 + elen;
-    let len = bytes
-        .get(at..at + 8)
-        .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
-        .ok_or_else(|| bad("truncated header"))?;
-    let hash: [u8; 32] = bytes
-        .get(at + 8..at + 40)
-        .and_then(|h| h.try_into().ok())
-        .ok_or_else(|| bad("truncated header"))?;
-    let mut payload = bytes;
-    payload.drain(..at + 40);
+    let mut rest = [0u8; 8 + 32];
+    r.read_exact(&mut rest)
+        .map_err(|_| bad("truncated header"))?;
+    let (len, hash) = rest.split_at(8);
+    let len = u64::from_le_bytes(len.try_into().unwrap_or([0; 8]));
+    let hash: [u8; 32] = hash.try_into().unwrap_or([0; 32]);
+    let head = (magic.len() + engine.len() + rest.len()) as u64;
+    if head.checked_add(len) != Some(size) {
+        return Err(bad("truncated"));
+    }
+    Ok((r.take(len), hash))
+}
+
+/// Bytes a cache file's reader gathers per read.
+const READ_BUFFER: usize = 256 << 10;
+
+/// Reads a cache file (see [`begin_checked`]) and returns its verified payload.
+fn read_checked(path: &Path) -> Result<Vec<u8>, LoadError> {
+    use std::io::Read;
+    let (mut r, hash) = open_checked(path)?;
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
+    // The length is the file's size less the header (checked above).
+    let len = r.limit();
+    let mut payload = Vec::with_capacity(len as usize);
+    r.read_to_end(&mut payload)
+        .map_err(|e| bad(&e.to_string()))?;
     if payload.len() as u64 != len {
         return Err(bad("truncated"));
     }
@@ -566,13 +661,14 @@ fn read_checked(path: &Path) -> Result<Vec<u8>, LoadError> {
     Ok(payload)
 }
 
-/// Writes `files` as a [`write_checked`] file whose payload is the shard count (u32 LE),
-/// then per shard its length (u64 LE) and the postcard bytes of a `Vec<FileFacts>` of up
-/// to [`SHARD_FILES`] files and [`SHARD_SOURCE_BYTES`] of source. Shards are encoded in parallel a few at a time and written as
-/// they come, so the encoded facts are never all in memory (360 MiB on the fetch.sh
-/// corpus); the header's length and checksum are filled in at the end.
+/// Writes `files` as a cache file whose payload is the shard count (u32 LE), then per
+/// shard its length (u64 LE) and the postcard bytes of a `Vec<FileFacts>` of up to
+/// [`SHARD_FILES`] files and [`SHARD_SOURCE_BYTES`] of source. The shards' lengths are
+/// counted first, in parallel and without allocating, so each shard is then encoded
+/// straight into the file: no encoded shard is ever in memory (a batch of them in flight
+/// added about 100 MiB to a save's peak on the fetch.sh corpus, where a shard of
+/// generated windows-sys files encodes to tens of MiB).
 fn write_facts(path: &Path, files: &[FileFacts]) -> Result<(), StoreError> {
-    use std::io::{Seek, SeekFrom};
     let mut shards: Vec<&[FileFacts]> = Vec::new();
     let (mut start, mut bytes) = (0, 0u64);
     for (i, f) in files.iter().enumerate() {
@@ -585,58 +681,116 @@ fn write_facts(path: &Path, files: &[FileFacts]) -> Result<(), StoreError> {
     if start < files.len() {
         shards.push(&files[start..]);
     }
-    let (mut f, at) = begin_checked(path)?;
-    let mut hasher = blake3::Hasher::new();
-    let mut len = 0u64;
-    let mut put = |f: &mut std::io::BufWriter<File>, bytes: &[u8]| {
-        hasher.update(bytes);
-        len += bytes.len() as u64;
-        f.write_all(bytes).map_err(io(path))
-    };
-    put(&mut f, &(shards.len() as u32).to_le_bytes())?;
-    for batch in shards.chunks(2 * rayon::current_num_threads().max(1)) {
-        let encoded: Vec<Vec<u8>> = batch.par_iter().map(enc).collect::<Result<_, _>>()?;
-        for e in &encoded {
-            put(&mut f, &(e.len() as u64).to_le_bytes())?;
-            put(&mut f, e)?;
+    let sizes: Vec<usize> = shards
+        .par_iter()
+        .map(postcard::experimental::serialized_size)
+        .collect::<Result<_, _>>()
+        .map_err(|e| StoreError::Encode(e.to_string()))?;
+    let mut w = begin_checked(path)?;
+    w.write_all(&(shards.len() as u32).to_le_bytes())
+        .map_err(io(path))?;
+    for (shard, &size) in shards.iter().zip(&sizes) {
+        w.write_all(&(size as u64).to_le_bytes())
+            .map_err(io(path))?;
+        let before = w.get_ref().len + w.buffer().len() as u64;
+        encode_into(path, &mut w, shard)?;
+        let wrote = w.get_ref().len + w.buffer().len() as u64 - before;
+        if wrote != size as u64 {
+            return Err(StoreError::Encode(format!(
+                "a facts shard encoded to {wrote} bytes, {size} counted"
+            )));
         }
     }
-    let hash = hasher.finalize();
-    let mut file = f.into_inner().map_err(|e| io(path)(e.into_error()))?;
-    (|| {
-        file.seek(SeekFrom::Start(at))?;
-        file.write_all(&len.to_le_bytes())?;
-        file.write_all(hash.as_bytes())?;
-        file.sync_all()
-    })()
-    .map_err(io(path))
+    finish_checked(path, w)
 }
 
 fn read_facts(path: &Path) -> Result<Vec<FileFacts>, LoadError> {
-    let payload = read_checked(path)?;
+    use std::io::Read;
+    let (r, hash) = open_checked(path)?;
+    let mut r = Hashed {
+        inner: r,
+        hasher: blake3::Hasher::new(),
+    };
     let bad = |why: &str| LoadError::Corrupt(format!("facts.bin: {why}"));
-    let count = payload
-        .get(..4)
-        .map(|b| u32::from_le_bytes(b.try_into().unwrap_or([0; 4])))
-        .ok_or_else(|| bad("truncated"))? as usize;
-    let mut spans = Vec::with_capacity(count);
-    let mut at = 4usize;
-    for _ in 0..count {
-        let len = payload
-            .get(at..at + 8)
-            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
-            .ok_or_else(|| bad("truncated shard table"))? as usize;
-        at += 8;
-        let end = at.checked_add(len).filter(|&e| e <= payload.len());
-        let end = end.ok_or_else(|| bad("shard past the end"))?;
-        spans.push((at, end));
-        at = end;
+    let mut files = Vec::new();
+    // The shards are read and decoded a batch at a time, the next batch read while one
+    // decodes: a load never holds the whole encoded payload (372 MB on the fetch.sh
+    // corpus) beside the facts decoded from it. The checksum covers the whole payload,
+    // so nothing is returned before all of it is read and hashed; a damaged file is
+    // reported as such before any decoding error it causes.
+    let decoded = (|| -> Result<(), LoadError> {
+        let mut count = [0u8; 4];
+        r.read_exact(&mut count).map_err(|_| bad("truncated"))?;
+        let mut left = u32::from_le_bytes(count) as usize;
+        let mut batch = read_shards(&mut r, &mut left)?;
+        while !batch.is_empty() {
+            let (shards, next) = rayon::join(
+                || {
+                    batch
+                        .par_iter()
+                        .map(|b| decode::<Vec<FileFacts>>(b, "facts"))
+                        .collect::<Result<Vec<_>, _>>()
+                },
+                || read_shards(&mut r, &mut left),
+            );
+            files.extend(shards?.into_iter().flatten());
+            batch = next?;
+        }
+        if r.inner.limit() != 0 {
+            return Err(bad("bytes after the last shard"));
+        }
+        Ok(())
+    })();
+    // Whatever went wrong, the checksum of the whole payload speaks first.
+    std::io::copy(&mut r, &mut std::io::sink()).map_err(|e| bad(&e.to_string()))?;
+    if *r.hasher.finalize().as_bytes() != hash {
+        return Err(bad("checksum mismatch"));
     }
-    let shards: Vec<Vec<FileFacts>> = spans
-        .par_iter()
-        .map(|&(s, e)| decode(&payload[s..e], "facts"))
-        .collect::<Result<_, _>>()?;
-    Ok(shards.into_iter().flatten().collect())
+    decoded?;
+    Ok(files)
+}
+
+/// Encoded facts read per batch at most (a batch holds at least one shard).
+const READ_BATCH_BYTES: usize = 32 << 20;
+
+/// Reads the next batch of facts shards (each a length, u64 LE, then its bytes): up to
+/// two per thread and [`READ_BATCH_BYTES`]; `left` counts the shards still to read.
+fn read_shards(r: &mut Hashed, left: &mut usize) -> Result<Vec<Vec<u8>>, LoadError> {
+    use std::io::Read;
+    let bad = |why: &str| LoadError::Corrupt(format!("facts.bin: {why}"));
+    let (mut batch, mut bytes) = (Vec::new(), 0);
+    while *left > 0 && batch.len() < 2 * rayon::current_num_threads().max(1) {
+        let mut len = [0u8; 8];
+        r.read_exact(&mut len)
+            .map_err(|_| bad("truncated shard table"))?;
+        let len = u64::from_le_bytes(len);
+        if len > r.inner.limit() {
+            return Err(bad("shard past the end"));
+        }
+        let mut shard = vec![0u8; len as usize];
+        r.read_exact(&mut shard).map_err(|_| bad("truncated"))?;
+        *left -= 1;
+        bytes += shard.len();
+        batch.push(shard);
+        if bytes >= READ_BATCH_BYTES {
+            break;
+        }
+    }
+    Ok(batch)
+}
+
+/// A cache file's payload being read, hashed as it passes.
+struct Hashed {
+    inner: std::io::Take<std::io::BufReader<File>>,
+    hasher: blake3::Hasher,
+}
+
+impl std::io::Read for Hashed {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
 }
 
 fn sync_dir(dir: &Path) -> Result<(), StoreError> {

@@ -1950,6 +1950,8 @@ pub fn resolve(files: &[FileFacts]) -> Resolution {
         .into_par_iter()
         .map(|fi| resolve_file(&ctx, &offsets, fi as u32))
         .collect();
+    // The tables are done with: freed before the lists below are made, not after.
+    drop(ctx);
     tracing::debug!(rss_mib = ?super::rss_mib(), "every file resolved");
     // Sized once: these lists are the largest things resolution makes (1.3M edges and
     // 376K unresolved calls on the Rust corpus), and growing them by doubling leaves slack.
