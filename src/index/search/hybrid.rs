@@ -125,9 +125,8 @@ pub struct Searcher {
     chunks: Vec<SearchChunk>,
     text: TextIndex,
     vectors: Option<(VectorIndex, Box<dyn Embedder>)>,
+    /// Chunks of definitions by lowercased name, qualified name and id.
     by_name: HashMap<String, Vec<usize>>,
-    /// `by_name` with lowercased keys.
-    by_name_folded: HashMap<String, Vec<usize>>,
     by_key: HashMap<String, usize>,
     /// What building did.
     pub stats: BuildStats,
@@ -250,26 +249,19 @@ impl Searcher {
                 .insert("vectors".into(), t.elapsed().as_millis() as u64);
             Some((vi, e))
         };
+        // One map, keyed by the lowercased names; an exact match is told apart at query
+        // time (a second map cost a second string per name on 1M+ chunks).
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, c) in chunks.iter().enumerate() {
             if c.kind == "window" {
                 continue;
             }
             for k in [&c.name, &c.qualified_name, &c.id] {
-                let v = by_name.entry(k.clone()).or_default();
+                let v = by_name.entry(k.to_lowercase()).or_default();
                 if v.last() != Some(&i) {
                     v.push(i);
                 }
             }
-        }
-        let mut by_name_folded: HashMap<String, Vec<usize>> = HashMap::new();
-        for (k, rows) in &by_name {
-            let v = by_name_folded.entry(k.to_lowercase()).or_default();
-            v.extend(rows);
-        }
-        for v in by_name_folded.values_mut() {
-            v.sort_unstable();
-            v.dedup();
         }
         let by_key = chunks
             .iter()
@@ -282,7 +274,6 @@ impl Searcher {
             text,
             vectors,
             by_name,
-            by_name_folded,
             stats,
         })
     }
@@ -371,21 +362,22 @@ impl Searcher {
             } else {
                 query.trim()
             };
-            let exact = self.by_name.get(whole).map(|r| (r, EXACT_NAME_BONUS));
-            let folded = self
-                .by_name_folded
+            for &i in self
+                .by_name
                 .get(&whole.to_lowercase())
-                .map(|r| (r, FOLDED_NAME_BONUS));
-            for (rows, bonus) in exact.into_iter().chain(folded) {
-                for &i in rows {
-                    let c = &self.chunks[i];
-                    if q.accepts(&c.path, &c.language, &c.kind) {
-                        let e = fused.entry(i).or_insert((0.0, None, None));
-                        // An exact match also matches folded: count the larger bonus once.
-                        if e.0 < bonus {
-                            e.0 += bonus;
-                        }
-                    }
+                .into_iter()
+                .flatten()
+            {
+                let c = &self.chunks[i];
+                if q.accepts(&c.path, &c.language, &c.kind) {
+                    let exact = [&c.name, &c.qualified_name, &c.id]
+                        .iter()
+                        .any(|k| k.as_str() == whole);
+                    fused.entry(i).or_insert((0.0, None, None)).0 += if exact {
+                        EXACT_NAME_BONUS
+                    } else {
+                        FOLDED_NAME_BONUS
+                    };
                 }
             }
         }
