@@ -477,6 +477,66 @@ fn the_watcher_turns_a_saved_file_into_a_new_snapshot() {
     }
 }
 
+/// Rewrites `path` with `text` (the same length as before) and puts its mtime back, so
+/// size and mtime both match the snapshot's stamp.
+fn rewrite_keeping_stamp(path: &Path, text: &str) {
+    let before = std::fs::metadata(path).unwrap();
+    assert_eq!(before.len(), text.len() as u64, "same length");
+    std::fs::write(path, text).unwrap();
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(before.modified().unwrap()).unwrap();
+    drop(f);
+    let after = std::fs::metadata(path).unwrap();
+    assert_eq!(
+        (after.len(), after.modified().unwrap()),
+        (before.len(), before.modified().unwrap())
+    );
+}
+
+#[test]
+fn an_edit_that_keeps_size_and_mtime_is_seen_when_the_watcher_reports_it() {
+    use codegraph_tui::index::incremental::{reconcile, Reconciled};
+    let (_tmp, repo, cache) = scratch("python");
+    let file = repo.join("app/same.py");
+    std::fs::write(&file, "def alpha_fn():\n    return 1\n").unwrap();
+    backdate(&repo);
+
+    // The engine alone: a reconciliation trusts a matching stamp, unless told to recheck.
+    let prev = index_repo(&repo, &opts()).unwrap();
+    assert!(prev.graph.node("app/same.py::alpha_fn").is_some());
+    rewrite_keeping_stamp(&file, "def omega_fn():\n    return 1\n");
+    assert!(matches!(
+        reconcile(&repo, &prev, &opts()).unwrap(),
+        Reconciled::Unchanged
+    ));
+    let mut o = opts();
+    o.recheck = Some(std::sync::Arc::new(
+        ["app/same.py".to_string()].into_iter().collect(),
+    ));
+    match reconcile(&repo, &prev, &o).unwrap() {
+        Reconciled::Updated(idx, changes) => {
+            assert_eq!(changes.modified, vec!["app/same.py".to_string()]);
+            assert!(idx.graph.node("app/same.py::omega_fn").is_some());
+            assert!(idx.graph.node("app/same.py::alpha_fn").is_none());
+        }
+        Reconciled::Unchanged => panic!("the rechecked file's new content was missed"),
+    }
+
+    // The watcher passes the paths it saw, so the same kind of edit reaches the graph.
+    std::fs::write(&file, "def alpha_fn():\n    return 1\n").unwrap();
+    backdate(&repo);
+    let setup = Setup {
+        cache_dir: Some(cache),
+        watch: true,
+    };
+    let (_worker, rx) = Worker::with_channel(repo.clone(), opts(), setup).unwrap();
+    wait_ready(&rx, |i| i.graph.node("app/same.py::alpha_fn").is_some());
+    std::thread::sleep(Duration::from_millis(300));
+    rewrite_keeping_stamp(&file, "def omega_fn():\n    return 1\n");
+    let idx = wait_ready(&rx, |i| i.graph.node("app/same.py::omega_fn").is_some());
+    assert!(idx.graph.node("app/same.py::alpha_fn").is_none());
+}
+
 fn cg(cache_home: &Path) -> std::process::Command {
     let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_codegraph-tui"));
     c.env(

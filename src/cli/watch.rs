@@ -27,7 +27,7 @@ pub(super) fn run(
     mut session: Session,
     json: bool,
 ) -> Result<i32> {
-    let opts = config.index_options();
+    let mut opts = config.index_options();
     let (tx, rx) = mpsc::channel::<Vec<String>>();
     let watcher = watch::watch(root, session.report.dir.as_deref(), &opts.walk, move |p| {
         let _ = tx.send(p);
@@ -45,21 +45,20 @@ pub(super) fn run(
     };
     let mut update = 0u64;
     loop {
-        let got = match poll {
-            Some(p) => {
-                std::thread::sleep(p);
-                true
-            }
+        // The reported paths are hashed even if their size and mtime did not move.
+        let mut reported = std::collections::BTreeSet::new();
+        match poll {
+            Some(p) => std::thread::sleep(p),
             None => match rx.recv() {
-                Ok(_) => true,
+                Ok(p) => reported.extend(p),
                 Err(_) => return Ok(0),
             },
-        };
-        if !got {
-            continue;
         }
         // Coalesce what arrived meanwhile: a burst is one update.
-        while rx.try_recv().is_ok() {}
+        while let Ok(p) = rx.try_recv() {
+            reported.extend(p);
+        }
+        opts.recheck = Some(std::sync::Arc::new(reported));
         let t = Instant::now();
         let Some((next, changes)) = session.refresh_unsaved(root, &opts, Some(&idx))? else {
             continue;

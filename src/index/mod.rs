@@ -74,6 +74,11 @@ pub struct IndexOptions {
     pub walk: WalkOptions,
     /// Counters a front end can poll to draw progress.
     pub progress: Option<Arc<Progress>>,
+    /// Repo-relative paths a reconciliation reads and hashes even when their size and
+    /// mtime match the snapshot's: the paths a watcher reported, since an edit can keep
+    /// both (same length, within the file system's timestamp granularity, or `touch -r`).
+    /// Not part of the options fingerprint.
+    pub recheck: Option<Arc<std::collections::BTreeSet<String>>>,
 }
 
 /// Progress of a run: files to read and files done. Updated with relaxed atomics; a

@@ -318,16 +318,21 @@ fn run(
             let _ = h.join();
         }
     };
+    // Paths the watcher reported since the last run: hashed even if their stamp is the same.
+    let mut reported = std::collections::BTreeSet::new();
     loop {
         if !rerun {
             match commands.recv() {
                 Ok(IndexCommand::Shutdown) | Err(_) => return finish_saving(saving),
-                Ok(_) => {}
+                Ok(IndexCommand::FilesChanged(p)) => reported.extend(p),
+                Ok(IndexCommand::Reindex) => {}
             }
         }
         while let Ok(more) = commands.try_recv() {
-            if more == IndexCommand::Shutdown {
-                return finish_saving(saving);
+            match more {
+                IndexCommand::Shutdown => return finish_saving(saving),
+                IndexCommand::FilesChanged(p) => reported.extend(p),
+                IndexCommand::Reindex => {}
             }
         }
         generation += 1;
@@ -337,6 +342,7 @@ fn run(
             session: &session,
             prev: current.clone(),
             read_only,
+            recheck: std::mem::take(&mut reported),
         };
         match job.run(generation, &commands, &sink) {
             RunEnd::Shutdown => return,
@@ -344,7 +350,9 @@ fn run(
                 rerun: r,
                 snapshot,
                 thread,
+                reported: more,
             } => {
+                reported = more;
                 finish_saving(saving.take());
                 saving = thread;
                 rerun = r;
@@ -368,6 +376,8 @@ enum RunEnd {
         snapshot: Option<Arc<Snapshot>>,
         /// The run's thread (it may still be saving the cache).
         thread: Option<JoinHandle<()>>,
+        /// Paths the watcher reported during the run, for the next run.
+        reported: std::collections::BTreeSet<String>,
     },
 }
 
@@ -379,6 +389,8 @@ struct Job<'a> {
     prev: Option<Arc<Snapshot>>,
     /// The cache is read-only (another instance holds its lock).
     read_only: bool,
+    /// Paths the watcher reported ([`IndexOptions::recheck`]).
+    recheck: std::collections::BTreeSet<String>,
 }
 
 type JobResult = Result<Option<(Arc<Snapshot>, Changes)>, index::IndexError>;
@@ -405,6 +417,7 @@ impl Job<'_> {
         let progress = Arc::new(Progress::default());
         let mut opts = self.options.clone();
         opts.progress = Some(progress.clone());
+        opts.recheck = Some(Arc::new(self.recheck.clone()));
         let started = Instant::now();
         let (done_tx, done_rx) = mpsc::channel::<JobResult>();
         let root_owned = self.root.to_path_buf();
@@ -448,11 +461,13 @@ impl Job<'_> {
                     rerun: false,
                     snapshot: None,
                     thread: None,
+                    reported: self.recheck,
                 };
             }
         };
         tracing::info!(generation, root = %self.root.display(), "reconciling");
         let mut rerun = false;
+        let mut reported = std::collections::BTreeSet::new();
         let result = loop {
             let total = progress.total.load(Ordering::Relaxed);
             let done = progress.done.load(Ordering::Relaxed);
@@ -475,8 +490,10 @@ impl Job<'_> {
             // Commands that arrive now are served by one more run afterwards (any command
             // but a shutdown means "reconcile again").
             while let Ok(c) = commands.try_recv() {
-                if c == IndexCommand::Shutdown {
-                    return RunEnd::Shutdown;
+                match c {
+                    IndexCommand::Shutdown => return RunEnd::Shutdown,
+                    IndexCommand::FilesChanged(p) => reported.extend(p),
+                    IndexCommand::Reindex => {}
                 }
                 rerun = true;
             }
@@ -569,6 +586,7 @@ impl Job<'_> {
             rerun,
             snapshot,
             thread: Some(thread),
+            reported,
         }
     }
 }

@@ -101,7 +101,11 @@ fn step(
         .binary_search_by(|s| s.0.as_str().cmp(&e.path))
         .ok()
         .map(|i| prev.skipped[i].1);
-    if let (Some(old), Some(cur)) = (prev.stamps.get(&e.path), src.stamp(e)) {
+    let recheck = options
+        .recheck
+        .as_ref()
+        .is_some_and(|r| r.contains(&e.path));
+    if let (Some(old), Some(cur), false) = (prev.stamps.get(&e.path), src.stamp(e), recheck) {
         if *old == cur && !is_racy(old, prev.stamped_at_ns) {
             match (prev_fi, prev_skip) {
                 (Some(fi), _) => return (Step::Same(fi), Some(cur), false),
