@@ -118,25 +118,32 @@ pub fn prepare<'a>(path: &str, bytes: &'a [u8], caps: &Caps) -> Result<Prepared<
     Ok(Prepared { text, minified })
 }
 
-/// Minified or generated code: a `.min.` file name, or a longest line of at least
-/// `long_line` bytes on which separators (`;`, `{`, `}`, `,`) occur at least once per 40
-/// bytes (packed statements, not one long string or identifier).
+/// Minified or generated code: a `.min.` file name, or text of which at least half the
+/// bytes sit on packed lines: lines of at least `long_line` bytes on which separators
+/// (`;`, `{`, `}`, `,`) occur at least once per 40 bytes (packed statements, not one long
+/// string or identifier). A hand-written file with one long data line (a table, a
+/// literal list) is still parsed: its definitions are most of it.
 pub fn looks_minified(path: &str, text: &str, long_line: usize) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
     if file.contains(".min.") {
         return true;
     }
-    let Some(longest) = text.split('\n').max_by_key(|l| l.len()) else {
-        return false;
-    };
-    if longest.len() < long_line {
+    if text.len() < long_line {
         return false;
     }
-    let seps = longest
-        .bytes()
-        .filter(|b| matches!(b, b';' | b'{' | b'}' | b','))
-        .count();
-    seps * 40 >= longest.len()
+    let packed: usize = text
+        .split('\n')
+        .filter(|l| l.len() >= long_line)
+        .filter(|l| {
+            let seps = l
+                .bytes()
+                .filter(|b| matches!(b, b';' | b'{' | b'}' | b','))
+                .count();
+            seps * 40 >= l.len()
+        })
+        .map(str::len)
+        .sum();
+    packed * 2 >= text.len()
 }
 
 /// Options of a filesystem walk.
@@ -433,5 +440,17 @@ mod tests {
         let ident = format!("pub fn {}() {{}}", "a".repeat(5000));
         assert!(!looks_minified("a.rs", &ident, 1000));
         assert!(looks_minified("x/app.min.js", "var a;", 1000));
+        // A bundle: one packed line and a source map comment.
+        let bundle = format!("{packed}\n//# sourceMappingURL=a.js.map\n");
+        assert!(looks_minified("dist/a.js", &bundle, 1000));
+        // Hand-written code with one long data line is parsed.
+        let defs: String = (0..300)
+            .map(|i| format!("def f{i}(x):\n    return x + {i}\n"))
+            .collect();
+        let table = format!("TABLE = [{}]\n", "1, 2, 3, 4, ".repeat(250));
+        assert!(table.len() > 1000);
+        assert!(!looks_minified("a.py", &format!("{table}{defs}"), 1000));
+        // ...but not when the packed line is most of the file.
+        assert!(looks_minified("a.py", &format!("{table}def f(x):\n    return x\n"), 1000));
     }
 }
