@@ -98,3 +98,23 @@ fn bad_inputs_end_as_expected() {
         .all(|d| !d.signature.contains('\r') && !d.name.contains('\r')));
     assert_eq!(bom.definitions[0].start_line, 1);
 }
+
+#[test]
+fn a_file_name_that_is_not_utf8_is_counted_not_dropped() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("r");
+    std::fs::create_dir_all(repo.join("pkg")).unwrap();
+    std::fs::write(repo.join("pkg/good.py"), "def good():\n    return 1\n").unwrap();
+    let bad = repo.join(std::ffi::OsStr::from_bytes(b"pkg/bad\xff.py"));
+    std::fs::write(&bad, "def hidden():\n    return 2\n").unwrap();
+    let idx = common::index(&repo, 2);
+    assert_eq!(idx.stats.files_seen, 2);
+    assert_eq!(idx.stats.files_indexed, 1);
+    assert_eq!(idx.stats.files_skipped_unreadable, 1, "{:?}", idx.skipped);
+    assert_eq!(
+        idx.skipped,
+        vec![("pkg/bad\u{fffd}.py".to_string(), SkipReason::Unreadable)]
+    );
+    assert!(idx.graph.node("pkg/good.py::good").is_some());
+}

@@ -298,6 +298,12 @@ impl FsSource {
                     Ok(e) => e,
                     Err(err) => {
                         tracing::debug!("walk error: {err}");
+                        // A directory that cannot be listed counts once as unreadable.
+                        if let Some(rel) = error_path(&err).and_then(|p| relative_lossy(&root, p)) {
+                            let mut o = out.lock().unwrap_or_else(|p| p.into_inner());
+                            o.files_seen += 1;
+                            o.skipped.push((rel, SkipReason::Unreadable));
+                        }
                         return WalkState::Continue;
                     }
                 };
@@ -314,6 +320,14 @@ impl FsSource {
                     return WalkState::Continue;
                 }
                 let Some(rel) = relative(&root, entry.path()) else {
+                    // A name that is not valid Unicode: counted as unreadable under its
+                    // lossy name (U+FFFD for the bad bytes), never silently dropped.
+                    if let Some(rel) = relative_lossy(&root, entry.path()) {
+                        tracing::debug!(path = %rel, "skipped: file name is not UTF-8");
+                        let mut o = out.lock().unwrap_or_else(|p| p.into_inner());
+                        o.files_seen += 1;
+                        o.skipped.push((rel, SkipReason::Unreadable));
+                    }
                     return WalkState::Continue;
                 };
                 let mut o = out.lock().unwrap_or_else(|p| p.into_inner());
@@ -398,6 +412,28 @@ impl FsSource {
     }
 }
 
+/// The path an error of the walk is about, if it names one.
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        _ => None,
+    }
+}
+
+/// [`relative`] with invalid Unicode replaced by U+FFFD, for counting and logging paths
+/// that cannot be indexed; `None` outside the root.
+fn relative_lossy(root: &Path, p: &Path) -> Option<String> {
+    let rel = p.strip_prefix(root).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some(parts.join("/"))
+}
+
 /// Repo-relative path with `/` separators; `None` for a path outside the root or one that
 /// is not valid Unicode (such names are counted as unreadable by the caller).
 fn relative(root: &Path, p: &Path) -> Option<String> {
@@ -451,6 +487,10 @@ mod tests {
         assert!(table.len() > 1000);
         assert!(!looks_minified("a.py", &format!("{table}{defs}"), 1000));
         // ...but not when the packed line is most of the file.
-        assert!(looks_minified("a.py", &format!("{table}def f(x):\n    return x\n"), 1000));
+        assert!(looks_minified(
+            "a.py",
+            &format!("{table}def f(x):\n    return x\n"),
+            1000
+        ));
     }
 }
