@@ -290,6 +290,18 @@ fn an_empty_search_query_is_an_error_not_a_listing() {
         .assert()
         .success()
         .stdout(predicate::str::contains("app/render.py"));
+    // With --json the error is an object on stdout too.
+    let out = cg()
+        .arg("-C")
+        .arg(common::fixture("python"))
+        .args(["--no-cache", "search", "  ", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert!(v["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("empty query")));
     // In semantic mode there is nothing to embed: a usage error that says what to do.
     cg().arg("-C")
         .arg(common::fixture("python"))

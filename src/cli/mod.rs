@@ -103,18 +103,27 @@ pub fn run(cli: Cli) -> Result<i32> {
         Some(Command::Callers(a) | Command::Callees(a)) => a.json,
         Some(Command::Impact(a)) => a.json,
         Some(Command::Path(a)) => a.json,
+        Some(Command::Search(a)) => a.json,
+        Some(Command::Symbols(a)) => a.json,
+        Some(Command::Index(a)) => a.json,
+        Some(Command::Graph { .. }) => true,
         _ => false,
     };
     let r = run_command(&cli);
-    // With --json a SYMBOL that names no node or several is also an object on stdout,
-    // `{"error": {"symbol", "reason", "candidates", "similar", "message"}}`, so scripts
-    // get the candidates without parsing stderr; the exit status stays 2.
+    // With --json an error is also an object on stdout, so scripts need not parse
+    // stderr; the exit status stays 2. A SYMBOL that names no node or several gives
+    // `{"error": {"symbol", "reason", "candidates", "similar", "message"}}`, any other
+    // error `{"error": {"message"}}`.
     if let (true, Err(e)) = (json, &r) {
-        if let Some(se) = e.downcast_ref::<walk::SymbolError>() {
-            let mut v = serde_json::to_value(se)?;
-            v["message"] = serde_json::Value::String(se.to_string());
-            output::print_json(&serde_json::json!({ "error": v }))?;
-        }
+        let v = match e.downcast_ref::<walk::SymbolError>() {
+            Some(se) => {
+                let mut v = serde_json::to_value(se)?;
+                v["message"] = serde_json::Value::String(se.to_string());
+                v
+            }
+            None => serde_json::json!({ "message": format!("{e:#}") }),
+        };
+        output::print_json(&serde_json::json!({ "error": v }))?;
     }
     r
 }
