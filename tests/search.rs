@@ -257,6 +257,100 @@ fn the_embedder_fit_is_saved_reused_and_fitted_again_when_damaged_or_stale() {
 }
 
 #[test]
+fn a_damaged_search_cache_is_rebuilt_and_answers_as_a_fresh_one() {
+    let (_tmp, repo) = {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let repo = tmp.path().join("repo");
+        copy_fixture("python", &repo);
+        (tmp, repo)
+    };
+    let cache = tempfile::tempdir().expect("tempdir");
+    let idx = common::index(&repo, 1);
+    let build =
+        || Searcher::build(&idx, Mode::Hybrid, Some(cache.path()), None, None).expect("searcher");
+    let fresh = Searcher::build(&idx, Mode::Hybrid, None, None, None).expect("searcher");
+    let queries = ["render json", "dumps", "allocate id", "route"];
+    let answers = |s: &Searcher| -> Vec<Vec<String>> {
+        queries
+            .iter()
+            .map(|q| {
+                s.search(q, Mode::Text, 10)
+                    .expect("search")
+                    .into_iter()
+                    .map(|h| h.id)
+                    .collect()
+            })
+            .collect()
+    };
+    let want = answers(&fresh);
+    assert_eq!(answers(&build()), want);
+    assert!(build().stats.text_reused);
+
+    // Bytes flipped inside the postings (`.idx`): tantivy opens it without complaint and
+    // would decode garbage (wrong hits, or a panic in its varint decoder).
+    let index_dir = cache.path().join("text").join("index");
+    let mut flipped = 0;
+    for e in std::fs::read_dir(&index_dir).expect("index dir") {
+        let p = e.expect("entry").path();
+        if p.extension().is_some_and(|x| x == "idx") {
+            let mut b = std::fs::read(&p).expect("read");
+            for i in (100..b.len().saturating_sub(64)).step_by(100) {
+                b[i] ^= 0xa5;
+                flipped += 1;
+            }
+            std::fs::write(&p, &b).expect("write");
+        }
+    }
+    assert!(flipped >= 3, "bytes flipped: {flipped}");
+    let s = build();
+    assert!(!s.stats.text_reused, "damage is seen and the index rebuilt");
+    assert_eq!(answers(&s), want);
+    assert!(build().stats.text_reused);
+
+    // A file where the vectors folder belongs, then a folder where the vector file
+    // belongs: both replaced, never an error.
+    let vectors = cache.path().join("vectors");
+    std::fs::remove_dir_all(&vectors).expect("rm");
+    std::fs::write(&vectors, "garbage").expect("write");
+    let s = build();
+    assert!(s.stats.vectors_embedded > 0);
+    assert!(vectors.is_dir());
+    let bin = std::fs::read_dir(&vectors)
+        .expect("vectors")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.extension().is_some_and(|x| x == "bin") && !p.ends_with("offline-fit.bin"))
+        .expect("vector file");
+    std::fs::remove_file(&bin).expect("rm");
+    std::fs::create_dir(&bin).expect("mkdir");
+    let s = build();
+    assert!(s.stats.vectors_embedded > 0);
+    assert!(bin.is_file());
+    assert_eq!(build().stats.vectors_embedded, 0);
+    let leftovers: Vec<_> = std::fs::read_dir(cache.path())
+        .expect("cache")
+        .map(|e| e.expect("entry").file_name())
+        .filter(|n| n.to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+fn copy_fixture(name: &str, to: &std::path::Path) {
+    fn copy(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for e in std::fs::read_dir(from).expect("read_dir") {
+            let e = e.expect("entry");
+            let dest = to.join(e.file_name());
+            if e.file_type().expect("type").is_dir() {
+                copy(&e.path(), &dest);
+            } else {
+                std::fs::copy(e.path(), &dest).expect("copy");
+            }
+        }
+    }
+    copy(&common::fixture(name), to);
+}
+
+#[test]
 fn cli_json_and_batch_follow_the_contract() {
     let root = common::fixture("python");
     let out = assert_cmd::Command::cargo_bin("codegraph-tui")

@@ -447,7 +447,13 @@ impl Store {
         self.collect_garbage("");
         for sub in ["text", "vectors"] {
             let p = self.dir.join(sub);
-            match std::fs::remove_dir_all(&p) {
+            // Whatever is there: a folder, or a file or link in a folder's place.
+            let r = match std::fs::symlink_metadata(&p) {
+                Ok(m) if m.is_dir() => std::fs::remove_dir_all(&p),
+                Ok(_) => std::fs::remove_file(&p),
+                Err(e) => Err(e),
+            };
+            match r {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(io(&p)(e)),

@@ -15,6 +15,7 @@ pub mod text;
 pub mod tokenize;
 pub mod vector;
 
+use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -127,82 +128,84 @@ pub fn collect_chunks(idx: &Index) -> (Vec<SearchChunk>, usize) {
             })
             .unwrap_or_default()
     };
-    let mut out = Vec::new();
-    let mut unreadable = 0;
-    for f in &idx.files {
-        let text = match &idx.root {
-            Some(root) => match std::fs::read(root.join(&f.path)) {
-                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-                Err(_) => {
-                    unreadable += 1;
-                    continue;
-                }
-            },
-            None => {
-                unreadable += 1;
-                continue;
-            }
-        };
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let lines: Vec<&str> = text.lines().collect();
-        for c in &f.chunks {
-            let s = (c.start_line.max(1) as usize - 1).min(lines.len());
-            let e = (c.end_line as usize).min(lines.len()).max(s);
-            let body = lines[s..e].join("\n");
-            let def = c.definition.and_then(|i| f.definitions.get(i as usize));
-            let mut chunk = SearchChunk {
-                key: format!("{}:{}-{}", f.path, c.start_line, c.end_line),
-                id: f.path.clone(),
-                path: f.path.clone(),
-                language: f.language.clone(),
-                kind: "window".into(),
-                name: String::new(),
-                qualified_name: String::new(),
-                doc: String::new(),
-                start_line: c.start_line,
-                end_line: c.end_line,
-                text: body,
-                header: String::new(),
+    // Files are read and cut on both cores (a large repository has 1M+ chunks); the
+    // order stays the files' order.
+    let per_file: Vec<Option<Vec<SearchChunk>>> = idx
+        .files
+        .par_iter()
+        .map(|f| {
+            let text = match &idx.root {
+                Some(root) => match std::fs::read(root.join(&f.path)) {
+                    Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                    Err(_) => return None,
+                },
+                None => return None,
             };
-            match (c.kind, def) {
-                (ChunkKind::Symbol, Some(d)) => {
-                    chunk.id = d.id.to_string();
-                    chunk.kind = d.kind.as_str().into();
-                    chunk.name = d.name.to_string();
-                    chunk.qualified_name = d.qualified_name.to_string();
-                    chunk.doc = d.doc().unwrap_or_default().to_string();
-                    let within = d
-                        .parent
-                        .and_then(|p| f.definitions.get(p as usize))
-                        .map(|p| &*p.qualified_name)
-                        .unwrap_or("");
-                    let mut h = format!(
-                        "file: {} ({})\n{}: {}",
-                        f.path, f.language, chunk.kind, d.qualified_name
-                    );
-                    if !within.is_empty() {
-                        h.push_str(&format!("\nwithin: {within}"));
+            let mut out = Vec::with_capacity(f.chunks.len());
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            let lines: Vec<&str> = text.lines().collect();
+            for c in &f.chunks {
+                let s = (c.start_line.max(1) as usize - 1).min(lines.len());
+                let e = (c.end_line as usize).min(lines.len()).max(s);
+                let body = lines[s..e].join("\n");
+                let def = c.definition.and_then(|i| f.definitions.get(i as usize));
+                let mut chunk = SearchChunk {
+                    key: format!("{}:{}-{}", f.path, c.start_line, c.end_line),
+                    id: f.path.clone(),
+                    path: f.path.clone(),
+                    language: f.language.clone(),
+                    kind: "window".into(),
+                    name: String::new(),
+                    qualified_name: String::new(),
+                    doc: String::new(),
+                    start_line: c.start_line,
+                    end_line: c.end_line,
+                    text: body,
+                    header: String::new(),
+                };
+                match (c.kind, def) {
+                    (ChunkKind::Symbol, Some(d)) => {
+                        chunk.id = d.id.to_string();
+                        chunk.kind = d.kind.as_str().into();
+                        chunk.name = d.name.to_string();
+                        chunk.qualified_name = d.qualified_name.to_string();
+                        chunk.doc = d.doc().unwrap_or_default().to_string();
+                        let within = d
+                            .parent
+                            .and_then(|p| f.definitions.get(p as usize))
+                            .map(|p| &*p.qualified_name)
+                            .unwrap_or("");
+                        let mut h = format!(
+                            "file: {} ({})\n{}: {}",
+                            f.path, f.language, chunk.kind, d.qualified_name
+                        );
+                        if !within.is_empty() {
+                            h.push_str(&format!("\nwithin: {within}"));
+                        }
+                        let c = list(&calls, &d.id);
+                        if !c.is_empty() {
+                            h.push_str(&format!("\ncalls: {c}"));
+                        }
+                        let b = list(&called_by, &d.id);
+                        if !b.is_empty() {
+                            h.push_str(&format!("\ncalled by: {b}"));
+                        }
+                        chunk.header = h;
                     }
-                    let c = list(&calls, &d.id);
-                    if !c.is_empty() {
-                        h.push_str(&format!("\ncalls: {c}"));
+                    _ => {
+                        chunk.header = format!(
+                            "file: {} ({})\nlines {}-{}",
+                            f.path, f.language, c.start_line, c.end_line
+                        );
                     }
-                    let b = list(&called_by, &d.id);
-                    if !b.is_empty() {
-                        h.push_str(&format!("\ncalled by: {b}"));
-                    }
-                    chunk.header = h;
                 }
-                _ => {
-                    chunk.header = format!(
-                        "file: {} ({})\nlines {}-{}",
-                        f.path, f.language, c.start_line, c.end_line
-                    );
-                }
+                out.push(chunk);
             }
-            out.push(chunk);
-        }
-    }
+            Some(out)
+        })
+        .collect();
+    let unreadable = per_file.iter().filter(|c| c.is_none()).count();
+    let out = per_file.into_iter().flatten().flatten().collect();
     (out, unreadable)
 }
 
@@ -215,7 +218,15 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SearchError>
         source,
     };
     if let Some(dir) = path.parent() {
+        // A file or link where the cache's folder belongs (damage) is replaced.
+        if std::fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir()) {
+            text::remove_any(dir);
+        }
         std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    // So is a folder where the file belongs: a rename cannot replace it.
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+        text::remove_any(path);
     }
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, bytes).map_err(io)?;

@@ -37,6 +37,20 @@ pub const QUALIFIED_BOOST: f32 = 2.0;
 /// Boost of the doc-comment field.
 pub const DOC_BOOST: f32 = 1.5;
 
+/// Removes `path` whatever it is (a folder, a file, a link); errors are ignored (a
+/// leftover is removed by the next build).
+pub(crate) fn remove_any(path: &Path) {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => {
+            let _ = std::fs::remove_dir_all(path);
+        }
+        Ok(_) => {
+            let _ = std::fs::remove_file(path);
+        }
+        Err(_) => {}
+    }
+}
+
 /// Bytes of RAM the tantivy writer may use while building.
 const WRITER_HEAP_BYTES: usize = 64 * 1024 * 1024;
 
@@ -177,6 +191,11 @@ impl TextIndex {
         let want = file_fingerprints(chunks);
         let index_dir = dir.join("index");
         match TextIndex::open(&index_dir) {
+            // Every segment file ends with a CRC32 (tantivy's footer): a damaged byte
+            // would otherwise surface as a panic or a wrong hit deep inside a search.
+            Ok(t) if !matches!(t.index.validate_checksum(), Ok(ref bad) if bad.is_empty()) => {
+                tracing::warn!("text index fails its checksums, rebuilding");
+            }
             Ok(mut t) => match t.indexed_files() {
                 Some(have) if have == want => return Ok(t),
                 Some(have) => match t.update(chunks, &have, &want) {
@@ -221,14 +240,14 @@ impl TextIndex {
             return Err(e);
         }
         let old = parent.join(format!(".text-old-{}", std::process::id()));
-        if dir.exists() {
+        if std::fs::symlink_metadata(dir).is_ok() {
             std::fs::rename(dir, &old).map_err(io(dir))?;
         }
         if let Err(e) = std::fs::rename(&tmp, dir) {
             let _ = std::fs::rename(&old, dir);
             return Err(io(dir)(e));
         }
-        let _ = std::fs::remove_dir_all(&old);
+        remove_any(&old);
         let mut t = TextIndex::open(&dir.join("index"))?;
         t.reused = false;
         Ok(t)
