@@ -254,6 +254,36 @@ fn symbols_fuzzy_search_ranks_the_exact_name_first() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let first = &v["hits"][0];
     assert_eq!(first["name"], "total_value", "{v}");
+    // An exact name comes before names that merely contain it (nucleo scores
+    // `Router.route` and `Route` alike for `route`), as in the TUI's search box.
+    for (q, want) in [
+        ("route", "route"),
+        ("Route", "Route"),
+        ("Router.route", "route"),
+    ] {
+        let out = cg()
+            .arg("-C")
+            .arg(common::fixture("python"))
+            .args(["--no-cache", "symbols", q, "--json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["hits"][0]["name"], want, "{q}: {v}");
+    }
+    // An empty query is a usage error; no match says so on stderr.
+    cg().arg("-C")
+        .arg(common::fixture("python"))
+        .args(["--no-cache", "symbols", " "])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("empty query"));
+    cg().arg("-C")
+        .arg(common::fixture("python"))
+        .args(["--no-cache", "symbols", "zzqqxx"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains("no symbol matches"));
 }
 
 #[test]

@@ -102,6 +102,11 @@ fn hybrid_exact_name_first_with_provenance() {
     // Scores are non-increasing.
     assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
 
+    // A quoted name is the same name.
+    let hits = s.search("\"dumps\"", Mode::Hybrid, 3).expect("search");
+    assert_eq!(hits[0].id, "app/store.py::dumps", "{:?}", ids(&hits));
+    assert!(hits[0].score > 1.0, "exact name bonus for a quoted name");
+
     // Ignoring case a name still ranks first, below what matches exactly: `route` is
     // a function and `Route` a class in the fixture.
     let hits = s.search("DUMPS", Mode::Hybrid, 3).expect("search");

@@ -1,5 +1,7 @@
 //! `codegraph-tui symbols QUERY [--limit N] [--json]`: fuzzy symbol search with nucleo's
-//! matcher over names and qualified names (the better score wins; ties by id).
+//! matcher over names and qualified names (the better score wins; ties by id). The
+//! definitions the query names exactly come first, as in the TUI's search box
+//! ([`crate::tui::search::MAX_PINNED`]).
 
 use anyhow::Result;
 use clap::Args;
@@ -33,7 +35,11 @@ pub struct Hit<'a> {
     pub score: u32,
 }
 
-/// Ranks every definition node against `query`; best first, ties broken by id.
+/// Ranks every definition node against `query`; best first, ties broken by id. First
+/// come the definitions [`crate::index::CodeGraph::lookup`] finds for a one-word query
+/// (an id, a qualified name or its suffix, else a bare name), when there are at most
+/// [`crate::tui::search::MAX_PINNED`] of them: nucleo alone scores `FlaskTask` and
+/// `Flask` the same for `Flask`.
 pub fn search<'a>(idx: &'a Index, query: &str, limit: usize) -> Vec<Hit<'a>> {
     let mut matcher = Matcher::new(Config::DEFAULT);
     let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
@@ -48,9 +54,29 @@ pub fn search<'a>(idx: &'a Index, query: &str, limit: usize) -> Vec<Hit<'a>> {
             a.max(b).map(|score| Hit { node: n, score })
         })
         .collect();
+    let q = query.trim();
+    let mut pinned: Vec<&str> = Vec::new();
+    if !q.is_empty() && !q.contains(char::is_whitespace) {
+        let found: Vec<&Node> = idx
+            .graph
+            .lookup(q)
+            .into_iter()
+            .filter(|n| n.kind != Kind::File)
+            .collect();
+        if found.len() <= crate::tui::search::MAX_PINNED {
+            for n in found {
+                if !hits.iter().any(|h| h.node.id == n.id) {
+                    hits.push(Hit { node: n, score: 0 });
+                }
+                pinned.push(&n.id);
+            }
+        }
+    }
+    let is_pinned = |h: &Hit| pinned.contains(&&*h.node.id);
     hits.sort_by(|x, y| {
-        y.score
-            .cmp(&x.score)
+        is_pinned(y)
+            .cmp(&is_pinned(x))
+            .then_with(|| y.score.cmp(&x.score))
             .then_with(|| x.node.id.cmp(&y.node.id))
     });
     hits.truncate(limit);
@@ -58,6 +84,9 @@ pub fn search<'a>(idx: &'a Index, query: &str, limit: usize) -> Vec<Hit<'a>> {
 }
 
 pub(super) fn run(a: &SymbolsArgs, idx: &Index, color: bool) -> Result<i32> {
+    if a.query.trim().is_empty() {
+        anyhow::bail!("empty query: give a name or part of one");
+    }
     let hits = search(idx, &a.query, a.limit);
     if a.json {
         output::print_json(&serde_json::json!({"query": a.query, "hits": hits}))?;
@@ -79,5 +108,13 @@ pub(super) fn run(a: &SymbolsArgs, idx: &Index, color: bool) -> Result<i32> {
             .collect();
         output::print_lines(&lines)?;
     }
-    Ok(if hits.is_empty() { 1 } else { 0 })
+    if hits.is_empty() {
+        // Exit status 1 as grep's; say why on stderr, stdout stays the (empty) answer.
+        eprintln!(
+            "codegraph-tui: no symbol matches {:?}",
+            output::sanitize(&a.query)
+        );
+        return Ok(1);
+    }
+    Ok(0)
 }

@@ -356,12 +356,13 @@ impl Searcher {
         }
         if mode == Mode::Hybrid {
             // The query less its filters, so `parse kind:function` still finds `parse`.
-            let whole = q.words.join(" ");
-            let whole = if q.phrases.is_empty() {
-                whole.as_str()
-            } else {
-                query.trim()
+            // A quoted name alone (`"echo"`) is that name.
+            let whole = match (q.words.is_empty(), q.phrases.as_slice()) {
+                (true, [phrase]) => phrase.clone(),
+                (_, []) => q.words.join(" "),
+                _ => query.trim().to_string(),
             };
+            let whole = whole.as_str();
             for &i in self
                 .by_name
                 .get(&whole.to_lowercase())
