@@ -30,8 +30,8 @@ pub struct SearchArgs {
     /// Print `{"query", "mode", "hits": [...]}` per query.
     #[arg(long)]
     pub json: bool,
-    /// Print build counts and query latency (p50, p99) to stderr.
-    #[arg(long, hide = true)]
+    /// Print build counts and query latency (p50, p99) to stderr, as JSON.
+    #[arg(long)]
     pub stats: bool,
     /// Benchmark: time the vector scan over N random vectors (256 and 384 dimensions),
     /// compare it with the plain f32 scan, print JSON, and exit (QUERY is ignored).
