@@ -250,7 +250,8 @@ fn the_embedder_fit_is_saved_reused_and_fitted_again_when_damaged_or_stale() {
     assert_eq!(ids(top(&third)), ids(top(&first)));
     assert!(build().stats.embedder_fit_reused);
 
-    // Changed code: the saved fit is for other inputs, so it is fitted again.
+    // Changed code: the saved fit is for other inputs, so it is fitted again; the fit
+    // weighs queries only, so every vector of an unchanged chunk is reused.
     std::fs::write(
         repo.path().join("b.py"),
         "def paint_all(canvas):\n    canvas.paint()\n",
@@ -258,7 +259,13 @@ fn the_embedder_fit_is_saved_reused_and_fitted_again_when_damaged_or_stale() {
     .expect("write");
     let fourth = build();
     assert!(!fourth.stats.embedder_fit_reused);
-    assert_ne!(fourth.stats.embedder, first.stats.embedder);
+    assert_eq!(fourth.stats.embedder, first.stats.embedder);
+    assert_eq!(fourth.stats.vectors_cached, first.stats.vectors_embedded);
+    assert_eq!(
+        fourth.stats.vectors_embedded,
+        fourth.stats.chunks - first.stats.chunks,
+        "only the new file's chunks"
+    );
 }
 
 #[test]

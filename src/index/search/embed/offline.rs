@@ -7,8 +7,13 @@
 //!
 //! * **Lexical half.** A text becomes a bag of terms (code-tokenizer parts, lowercased,
 //!   light suffix stemming so `parse`, `parses` and `parsing` meet, English and code stop
-//!   words dropped), each weighted by `boost · (1 + ln tf) · idf` with document
-//!   frequencies learned from the repository's own chunks by [`OfflineEmbedder::fit`].
+//!   words dropped), each weighted by `boost · (1 + ln tf)` in a chunk and by
+//!   `(1 + ln tf) · idf` in a query, with document frequencies learned from the
+//!   repository's own chunks by [`OfflineEmbedder::fit`] (SMART's lnc.ltc weighting,
+//!   Salton and Buckley 1988). A chunk's vector depends on its own text alone, so an
+//!   edit re-embeds only the chunks it changed; on the searchbench this matched idf on
+//!   both sides in hybrid mode (mean MRR@10 0.486 against 0.487 over six packages) and
+//!   lost 0.011 in semantic mode alone.
 //!   The boost reads the graph-aware header of the embedding input: the definition's own
 //!   name line counts [`NAME_WEIGHT`], the callee and caller lists [`NEIGHBOUR_WEIGHT`].
 //!   Terms are hashed to [`NONZEROS`] signed coordinates (feature hashing).
@@ -306,10 +311,16 @@ impl OfflineEmbedder {
         let mut v = vec![0.0; DIMENSIONS];
         for (t, c) in stems {
             // A query term no chunk contains could only match by a hash collision.
-            let idf = match self.idf.get(&t) {
-                Some(&idf) => idf,
-                None if query => continue,
-                None => self.default_idf,
+            // Document frequencies weigh the query only (SMART lnc.ltc): a chunk's vector
+            // then depends on its own text alone, so an edit elsewhere never changes it.
+            let idf = if query {
+                match self.idf.get(&t) {
+                    Some(&idf) => idf,
+                    // A query term no chunk contains could only match by a hash collision.
+                    None => continue,
+                }
+            } else {
+                1.0
             };
             let w = c.boost * (1.0 + (c.tf.max(1) as f32).ln()) * idf;
             for (i, s) in hash_term(&t) {
@@ -346,10 +357,11 @@ impl OfflineEmbedder {
 }
 
 impl Embedder for OfflineEmbedder {
+    /// Names what chunk vectors depend on: the hashing, the weights and the word tables,
+    /// not the fit (which weighs queries only), so cached vectors outlive an edit.
     fn id(&self) -> String {
         format!(
-            "offline-nbow-{DIMENSIONS}-{}-{}-{}",
-            self.fingerprint,
+            "offline-nbow-lnc-{DIMENSIONS}-{NONZEROS}-{NAME_WEIGHT}-{NEIGHBOUR_WEIGHT}-{CODE_NAME_WEIGHT}-{}-{}",
             WordVectors::query_side().fingerprint(),
             WordVectors::code_side().fingerprint()
         )
