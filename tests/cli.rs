@@ -114,6 +114,22 @@ fn unknown_symbol_is_an_error_with_suggestions_never_a_substitute() {
         .stderr(
             predicate::str::contains("no symbol matches").and(predicate::str::contains("not used")),
         );
+    // A wrong case or a typo suggests the name meant, first (never uses it).
+    for typo in ["DUMPS", "dumpz", "dupms"] {
+        let out = cg()
+            .arg("-C")
+            .arg(common::fixture("python"))
+            .args(["--no-cache", "callers", typo, "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["error"]["reason"], "not_found", "{typo}: {v}");
+        assert_eq!(
+            v["error"]["similar"][0]["id"], "app/store.py::dumps",
+            "{typo}: {v}"
+        );
+    }
 }
 
 #[test]

@@ -10,7 +10,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 
 use super::{output, symbols};
-use crate::index::{Edge, Index, Node, Walk};
+use crate::index::{Edge, Index, Kind, Node, Walk};
 
 /// Arguments of `callers` and `callees`.
 #[derive(Debug, Args)]
@@ -99,11 +99,53 @@ impl std::fmt::Display for SymbolError {
 
 impl std::error::Error for SymbolError {}
 
+/// Up to `n` definitions a mistyped `symbol` may have meant, best first: names equal to
+/// it ignoring case, then names within 2 edits of it (Damerau-Levenshtein, ignoring
+/// case; `echoo` for `echo`), then nucleo's fuzzy matches of the lowercased query. Each
+/// node once.
+fn similar<'a>(idx: &'a Index, symbol: &str, n: usize) -> Vec<&'a Node> {
+    let want = symbol.to_lowercase();
+    // The last segment of a qualified name is what gets mistyped most.
+    let last = want.rsplit(['.', ':']).next().unwrap_or(&want);
+    let mut close: Vec<(usize, &Node)> = idx
+        .graph
+        .nodes()
+        .filter(|n| n.kind != Kind::File)
+        .filter_map(|node| {
+            let name = node.name.to_lowercase();
+            if name == last {
+                return Some((0, node));
+            }
+            if last.chars().count() < 3 || name.len().abs_diff(last.len()) > 2 {
+                return None;
+            }
+            let d = strsim::damerau_levenshtein(&name, last);
+            (d <= 2).then_some((d, node))
+        })
+        .collect();
+    close.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.id.cmp(&b.1.id)));
+    let mut out: Vec<&Node> = Vec::new();
+    for node in close
+        .into_iter()
+        .map(|(_, n)| n)
+        .chain(symbols::search(idx, &want, n).into_iter().map(|h| h.node))
+    {
+        if out.len() == n {
+            break;
+        }
+        if !out.iter().any(|o| o.id == node.id) {
+            out.push(node);
+        }
+    }
+    out
+}
+
 /// Resolves SYMBOL to exactly one node ([`crate::index::CodeGraph::lookup`]: id,
 /// qualified name, qualified-name suffix, bare name).
 ///
-/// Errors: a [`SymbolError`]: no match (with fuzzy suggestions, labelled as such) or
-/// several matches (all listed with ids).
+/// Errors: a [`SymbolError`]: no match (with suggestions, labelled as such: names equal
+/// ignoring case, within two edits, then fuzzy matches) or several matches (all listed
+/// with ids).
 pub fn pick<'a>(idx: &'a Index, symbol: &str) -> Result<&'a Node> {
     let found = idx.graph.lookup(symbol);
     if let [one] = found[..] {
@@ -114,9 +156,9 @@ pub fn pick<'a>(idx: &'a Index, symbol: &str) -> Result<&'a Node> {
             symbol: symbol.to_string(),
             reason: "not_found",
             candidates: Vec::new(),
-            similar: symbols::search(idx, symbol, 5)
-                .iter()
-                .map(|h| Candidate::of(h.node))
+            similar: similar(idx, symbol, 5)
+                .into_iter()
+                .map(Candidate::of)
                 .collect(),
         }
     } else {
