@@ -316,6 +316,17 @@ fn color_always_paints_and_never_does_not() {
     assert!(!run("never").contains(&0x1b));
     // auto: stdout is a pipe here, so no colour.
     assert!(!run("auto").contains(&0x1b));
+    // search's text output too.
+    let search = |c: &str| {
+        cg().arg("-C")
+            .arg(common::fixture("python"))
+            .args(["--no-cache", "--color", c, "search", "save item"])
+            .output()
+            .unwrap()
+            .stdout
+    };
+    assert!(search("always").contains(&0x1b));
+    assert!(!search("never").contains(&0x1b));
 }
 
 #[test]
@@ -348,6 +359,20 @@ fn an_empty_search_query_is_an_error_not_a_listing() {
     assert!(v["error"]["message"]
         .as_str()
         .is_some_and(|m| m.contains("empty query")));
+    // In a batch such a line keeps its (empty) answer line and stderr says why.
+    let out = cg()
+        .arg("-C")
+        .arg(common::fixture("python"))
+        .args(["--no-cache", "search", "--mode", "semantic", "--batch", "-"])
+        .write_stdin("render json\nlang:python\n")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).matches("# ").count(),
+        2
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line 2: filters only"));
     // In semantic mode there is nothing to embed: a usage error that says what to do.
     cg().arg("-C")
         .arg(common::fixture("python"))

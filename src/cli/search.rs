@@ -40,6 +40,7 @@ pub struct SearchArgs {
 }
 
 pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Result<i32> {
+    let color = output::use_color(cli.color);
     if let Some(n) = a.bench_vectors {
         for dim in [256, 384] {
             let b = crate::index::search::vector::bench_top_k(n, dim, 60);
@@ -84,17 +85,24 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
     .context("building the search index")?;
     let mut latencies = Vec::with_capacity(queries.len());
     let mut any = false;
-    for q in &queries {
+    for (n, q) in queries.iter().enumerate() {
         let t = Instant::now();
         // A blank line of a batch has no words to rank by: it gets an empty answer line.
         let hits = if q.trim().is_empty() {
             Vec::new()
         } else {
+            if a.mode == Mode::Semantic && Query::parse(q).is_empty() {
+                // Its answer line stays (one per input line); stderr says why it is empty.
+                eprintln!(
+                    "codegraph-tui: line {}: filters only, nothing to embed in mode semantic",
+                    n + 1
+                );
+            }
             searcher.search(q, a.mode, a.limit)?
         };
         latencies.push(t.elapsed().as_secs_f64() * 1000.0);
         any |= !hits.is_empty();
-        print_hits(q, a, &hits)?;
+        print_hits(q, a, &hits, color)?;
     }
     if a.stats {
         latencies.sort_by(f64::total_cmp);
@@ -158,7 +166,9 @@ fn read_batch(f: &Path) -> Result<Vec<String>> {
         .collect())
 }
 
-fn print_hits(query: &str, a: &SearchArgs, hits: &[Hit]) -> Result<()> {
+/// Prints one query's hits: JSON, or one line per hit, coloured as `symbols` colours
+/// (kind cyan, id bold, location dim) when `color`.
+fn print_hits(query: &str, a: &SearchArgs, hits: &[Hit], color: bool) -> Result<()> {
     if a.json {
         return output::print_json(&serde_json::json!({
             "query": query,
@@ -173,12 +183,19 @@ fn print_hits(query: &str, a: &SearchArgs, hits: &[Hit]) -> Result<()> {
     for h in hits {
         let rank = |r: Option<usize>| r.map_or("-".to_string(), |r| r.to_string());
         lines.push(format!(
-            "{:<11} {}  {}:{}-{}  {:.4} (text {}, semantic {})",
-            h.kind,
-            output::sanitize(&h.id),
-            output::sanitize(&h.path),
-            h.start_line,
-            h.end_line,
+            "{} {}  {}  {:.4} (text {}, semantic {})",
+            output::paint(&format!("{:<11}", h.kind), "36", color),
+            output::paint(&output::sanitize(&h.id), "1", color),
+            output::paint(
+                &format!(
+                    "{}:{}-{}",
+                    output::sanitize(&h.path),
+                    h.start_line,
+                    h.end_line
+                ),
+                "2",
+                color
+            ),
             h.score,
             rank(h.text_rank),
             rank(h.semantic_rank)
