@@ -21,19 +21,6 @@ fn opts() -> IndexOptions {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
-
 /// Sets every file's mtime an hour back, so stamps are not "racily clean" and the
 /// stamp comparison (not only the content hash) decides.
 fn backdate(dir: &Path) {
@@ -61,7 +48,7 @@ fn scratch(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     verify_incremental();
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
-    copy_dir(&common::fixture(name), &repo);
+    common::copy_dir(&common::fixture(name), &repo);
     backdate(&repo);
     let repo = repo.canonicalize().unwrap();
     let cache = tmp.path().join("cache");
@@ -735,7 +722,7 @@ fn incremental_resolution_matches_a_full_one_on_every_conformance_case() {
             cases += 1;
             let tmp = tempfile::tempdir().unwrap();
             let repo = tmp.path().join("repo");
-            copy_dir(&case, &repo);
+            common::copy_dir(&case, &repo);
             let repo = repo.canonicalize().unwrap();
             let mut idx = index_repo(&repo, &opts()).unwrap();
             for file in source_files(&repo) {

@@ -273,7 +273,7 @@ fn a_damaged_search_cache_is_rebuilt_and_answers_as_a_fresh_one() {
     let (_tmp, repo) = {
         let tmp = tempfile::tempdir().expect("tempdir");
         let repo = tmp.path().join("repo");
-        copy_fixture("python", &repo);
+        common::copy_dir(&common::fixture("python"), &repo);
         (tmp, repo)
     };
     let cache = tempfile::tempdir().expect("tempdir");
@@ -344,22 +344,6 @@ fn a_damaged_search_cache_is_rebuilt_and_answers_as_a_fresh_one() {
         .filter(|n| n.to_string_lossy().starts_with('.'))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
-}
-
-fn copy_fixture(name: &str, to: &std::path::Path) {
-    fn copy(from: &std::path::Path, to: &std::path::Path) {
-        std::fs::create_dir_all(to).expect("mkdir");
-        for e in std::fs::read_dir(from).expect("read_dir") {
-            let e = e.expect("entry");
-            let dest = to.join(e.file_name());
-            if e.file_type().expect("type").is_dir() {
-                copy(&e.path(), &dest);
-            } else {
-                std::fs::copy(e.path(), &dest).expect("copy");
-            }
-        }
-    }
-    copy(&common::fixture(name), to);
 }
 
 #[test]

@@ -20,6 +20,20 @@ pub fn shared(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// Copies the tree `from` to `to` (folders and regular files).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let dest = to.join(e.file_name());
+        if e.file_type().expect("file type").is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), &dest).expect("copy");
+        }
+    }
+}
+
 pub fn index(root: &Path, threads: usize) -> Index {
     let opts = IndexOptions {
         threads,
