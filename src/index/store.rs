@@ -448,16 +448,7 @@ impl Store {
         for sub in ["text", "vectors"] {
             let p = self.dir.join(sub);
             // Whatever is there: a folder, or a file or link in a folder's place.
-            let r = match std::fs::symlink_metadata(&p) {
-                Ok(m) if m.is_dir() => std::fs::remove_dir_all(&p),
-                Ok(_) => std::fs::remove_file(&p),
-                Err(e) => Err(e),
-            };
-            match r {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(io(&p)(e)),
-            }
+            remove_any(&p).map_err(io(&p))?;
         }
         Ok(())
     }
@@ -581,9 +572,23 @@ fn header_prefix() -> (Vec<u8>, u64) {
     (head, at)
 }
 
+/// Removes `path` whatever it is: a folder with its contents, a file or a link (not
+/// followed). Nothing there is not an error.
+pub(crate) fn remove_any(path: &Path) -> std::io::Result<()> {
+    let r = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) => Err(e),
+    };
+    match r {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        r => r,
+    }
+}
+
 /// Reads a cache file only when it is a regular file (not a symlink, FIFO or device:
 /// those could block or never end), and never more than its size when opened.
-fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let meta = std::fs::symlink_metadata(path)?;
     if !meta.is_file() {

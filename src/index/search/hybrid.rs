@@ -158,11 +158,7 @@ pub fn choose_embedder(
     }
     let digest = *digest.finalize().as_bytes();
     let saved = file.as_deref().and_then(|f| {
-        // Only a regular file (a FIFO would block).
-        if !std::fs::symlink_metadata(f).ok()?.is_file() {
-            return None;
-        }
-        let b = std::fs::read(f).ok()?;
+        let b = crate::index::store::read_regular(f).ok()?;
         let (head, body) = b.split_at_checked(32)?;
         if head != digest {
             return None;

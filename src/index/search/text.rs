@@ -37,20 +37,6 @@ pub const QUALIFIED_BOOST: f32 = 2.0;
 /// Boost of the doc-comment field.
 pub const DOC_BOOST: f32 = 1.5;
 
-/// Removes `path` whatever it is (a folder, a file, a link); errors are ignored (a
-/// leftover is removed by the next build).
-pub(crate) fn remove_any(path: &Path) {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.is_dir() => {
-            let _ = std::fs::remove_dir_all(path);
-        }
-        Ok(_) => {
-            let _ = std::fs::remove_file(path);
-        }
-        Err(_) => {}
-    }
-}
-
 /// Bytes of RAM the tantivy writer may use while building.
 const WRITER_HEAP_BYTES: usize = 64 * 1024 * 1024;
 
@@ -247,7 +233,8 @@ impl TextIndex {
             let _ = std::fs::rename(&old, dir);
             return Err(io(dir)(e));
         }
-        remove_any(&old);
+        // A leftover that cannot be removed now is removed by the next build.
+        let _ = crate::index::store::remove_any(&old);
         let mut t = TextIndex::open(&dir.join("index"))?;
         t.reused = false;
         Ok(t)

@@ -353,12 +353,14 @@ pub fn cache_file(cache_dir: &Path, cache_slot: &str) -> PathBuf {
 /// Reads a cache file written for `embedder_id`; `None` when missing, written by
 /// another embedder, or failing its checks.
 pub fn load_cache(path: &Path, embedder_id: &str) -> Option<(usize, CachedVectors)> {
-    // Only a regular file: a FIFO would block, a link to a device might never end.
-    if !std::fs::symlink_metadata(path).ok()?.is_file() {
-        tracing::warn!(path = %path.display(), "vector cache is not a regular file; ignored");
-        return None;
-    }
-    let b = std::fs::read(path).ok()?;
+    let b = match crate::index::store::read_regular(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            tracing::warn!(path = %path.display(), "vector cache unreadable ({e}); ignored");
+            return None;
+        }
+    };
     if b.len() < 12 || &b[..8] != MAGIC {
         return None;
     }
