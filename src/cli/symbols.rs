@@ -1,7 +1,7 @@
 //! `codegraph-tui symbols QUERY [--limit N] [--json]`: fuzzy symbol search with nucleo's
 //! matcher over names and qualified names (the better score wins; ties by id). The
 //! definitions the query names exactly come first, as in the TUI's search box
-//! ([`crate::tui::search::MAX_PINNED`]).
+//! ([`crate::index::CodeGraph::pinned_matches`]).
 
 use anyhow::Result;
 use clap::Args;
@@ -36,9 +36,8 @@ pub struct Hit<'a> {
 }
 
 /// Ranks every definition node against `query`; best first, ties broken by id. First
-/// come the definitions [`crate::index::CodeGraph::lookup`] finds for a one-word query
-/// (an id, a qualified name or its suffix, else a bare name), when there are at most
-/// [`crate::tui::search::MAX_PINNED`] of them: nucleo alone scores `FlaskTask` and
+/// come the definitions the query names exactly
+/// ([`crate::index::CodeGraph::pinned_matches`]): nucleo alone scores `FlaskTask` and
 /// `Flask` the same for `Flask`.
 pub fn search<'a>(idx: &'a Index, query: &str, limit: usize) -> Vec<Hit<'a>> {
     let mut matcher = Matcher::new(Config::DEFAULT);
@@ -54,23 +53,12 @@ pub fn search<'a>(idx: &'a Index, query: &str, limit: usize) -> Vec<Hit<'a>> {
             a.max(b).map(|score| Hit { node: n, score })
         })
         .collect();
-    let q = query.trim();
     let mut pinned: Vec<&str> = Vec::new();
-    if !q.is_empty() && !q.contains(char::is_whitespace) {
-        let found: Vec<&Node> = idx
-            .graph
-            .lookup(q)
-            .into_iter()
-            .filter(|n| n.kind != Kind::File)
-            .collect();
-        if found.len() <= crate::tui::search::MAX_PINNED {
-            for n in found {
-                if !hits.iter().any(|h| h.node.id == n.id) {
-                    hits.push(Hit { node: n, score: 0 });
-                }
-                pinned.push(&n.id);
-            }
+    for n in idx.graph.pinned_matches(query) {
+        if !hits.iter().any(|h| h.node.id == n.id) {
+            hits.push(Hit { node: n, score: 0 });
         }
+        pinned.push(&n.id);
     }
     let is_pinned = |h: &Hit| pinned.contains(&&*h.node.id);
     hits.sort_by(|x, y| {

@@ -113,6 +113,9 @@ pub struct Site {
     pub column: u32,
 }
 
+/// At most this many exact matches are pinned by [`CodeGraph::pinned_matches`].
+pub const MAX_PINNED: usize = 20;
+
 /// A graph node (DESIGN section 4).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Node {
@@ -591,6 +594,29 @@ impl CodeGraph {
     /// Every unresolved reference, sorted by caller.
     pub fn all_unresolved(&self) -> impl Iterator<Item = &Unresolved> {
         self.unresolved.values().flatten()
+    }
+
+    /// The definitions a one-word `query` names exactly ([`CodeGraph::lookup`], file nodes
+    /// left out), to list above fuzzy matches (the TUI's search box, `symbols`); empty for
+    /// an empty or several-word query, or when more than [`MAX_PINNED`] match (a name
+    /// such as `new` gains nothing from pinning). Fuzzy ranking alone put
+    /// `CodeGraph::walk` 22nd for `walk`, and scores `FlaskTask` and `Flask` alike for
+    /// `Flask`.
+    pub fn pinned_matches(&self, query: &str) -> Vec<&Node> {
+        let q = query.trim();
+        if q.is_empty() || q.contains(char::is_whitespace) {
+            return Vec::new();
+        }
+        let found: Vec<&Node> = self
+            .lookup(q)
+            .into_iter()
+            .filter(|n| n.kind != Kind::File)
+            .collect();
+        if found.len() <= MAX_PINNED {
+            found
+        } else {
+            Vec::new()
+        }
     }
 
     /// Looks up SYMBOL as DESIGN section 5 says: an exact node id, else an exact qualified

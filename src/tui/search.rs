@@ -56,9 +56,7 @@ pub struct SymbolSearch {
     pinned_at: Vec<u32>,
 }
 
-/// At most this many exact matches are pinned above the fuzzy ranking; a name shared by
-/// more (`new`, `get`) gains nothing from pinning and keeps nucleo's order.
-pub const MAX_PINNED: usize = 20;
+pub use crate::index::graph::MAX_PINNED;
 
 /// How deep in nucleo's ranking pinned symbols are looked for (and hidden); one found
 /// deeper is listed again there.
@@ -173,29 +171,19 @@ impl SymbolSearch {
         self.offset = 0;
     }
 
-    /// Pins the exact matches of the query: the definitions `CodeGraph::lookup` finds for
-    /// it (an exact qualified name, a qualified-name suffix such as `Flask.route`, else an
-    /// exact bare name), when there are at most [`MAX_PINNED`]. The same rule that ranks
-    /// an exact name first in `search`; fuzzy ranking alone put `CodeGraph::walk` 22nd
-    /// for `walk`, behind every symbol of a `walk` module.
+    /// Pins the exact matches of the query ([`crate::index::CodeGraph::pinned_matches`],
+    /// the same rule as `symbols`).
     fn pin(&mut self) {
         self.pinned.clear();
         self.pinned_at.clear();
-        let q = self.query.trim();
         let Some(snap) = &self.snapshot else { return };
-        if q.is_empty() || q.contains(char::is_whitespace) {
-            return;
-        }
-        let found: Vec<_> = snap
+        self.pinned = snap
             .index
             .graph
-            .lookup(q)
+            .pinned_matches(&self.query)
             .into_iter()
-            .filter(|n| n.kind != Kind::File)
+            .map(symbol_of)
             .collect();
-        if found.len() <= MAX_PINNED {
-            self.pinned = found.into_iter().map(symbol_of).collect();
-        }
         self.locate_pinned();
     }
 
