@@ -16,11 +16,10 @@ The corpus tree is copied to a temp dir first (edits never touch the corpus).
 """
 import json, os, select, shutil, subprocess, sys, tempfile, time, statistics
 
-here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-args = sys.argv[1:]
-binary = args.pop(0) if args and os.path.isfile(args[0]) else os.path.join(here, "target/release/codegraph-tui")
-trees = args or ["rust", "python", "npm", "go", "java"]
-corpus = os.path.expanduser("~/.cache/codegraph-corpus")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import CORPUS as corpus, copy_tree, parse_args, private_env
+
+binary, _, trees = parse_args(["rust", "python", "npm", "go", "java"])
 EDIT = {".py": "\n\ndef cg_bench_added_{n}():\n    return {n}\n",
         ".rs": "\n\npub fn cg_bench_added_{n}() -> u32 {{ {n} }}\n",
         ".go": "\n\nfunc cgBenchAdded{n}() int {{ return {n} }}\n",
@@ -80,17 +79,8 @@ for tree in trees:
         continue
     with tempfile.TemporaryDirectory() as tmp:
         repo = os.path.join(tmp, tree)
-        shutil.copytree(src, repo, symlinks=True)
-        # Old mtimes, as in a checkout that was not just written.
-        past = time.time() - 3600
-        for d, _, fs in os.walk(repo):
-            for f in fs:
-                try:
-                    os.utime(os.path.join(d, f), (past, past), follow_symlinks=False)
-                except OSError:
-                    pass
-        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "xdg"),
-                   CODEGRAPH_CONFIG="/nonexistent/cg.toml")
+        copy_tree(src, repo)
+        env = private_env(tmp)
         cold, j = run(env, repo)
         warm, jw = min((run(env, repo) for _ in range(3)), key=lambda r: r[0])
         assert jw["cache"]["state"] == "warm", jw["cache"]

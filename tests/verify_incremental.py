@@ -14,16 +14,10 @@ from the cache with `graph --json --no-cache`, byte for byte. Seeded: same run, 
 """
 import json, os, random, re, shutil, subprocess, sys, tempfile, time
 
-here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-args = sys.argv[1:]
-binary = args.pop(0) if args and os.path.isfile(args[0]) else os.path.join(here, "target/release/codegraph-tui")
-edits = 12
-if "--edits" in args:
-    i = args.index("--edits")
-    edits = int(args[i + 1])
-    del args[i:i + 2]
-trees = args or ["python", "go", "java", "npm"]
-corpus = os.path.expanduser("~/.cache/codegraph-corpus")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import CORPUS as corpus, copy_tree, parse_args, private_env
+
+binary, edits, trees = parse_args(["python", "go", "java", "npm"], default_edits=12)
 ADD = {".py": "\n\ndef cg_verify_{n}():\n    return helper_{n}()\n",
        ".rs": "\n\npub fn cg_verify_{n}() -> usize {{ helper_{n}() }}\n",
        ".go": "\n\nfunc cgVerify{n}() int {{ return len(\"{n}\") }}\n",
@@ -48,9 +42,8 @@ for tree in trees:
     rng = random.Random(tree)
     with tempfile.TemporaryDirectory() as tmp:
         repo = os.path.join(tmp, os.path.basename(tree))
-        shutil.copytree(src, repo, symlinks=True)
-        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "xdg"),
-                   CODEGRAPH_CONFIG="/nonexistent/cg.toml", CODEGRAPH_VERIFY_INCREMENTAL="1")
+        copy_tree(src, repo, backdate=False)
+        env = dict(private_env(tmp), CODEGRAPH_VERIFY_INCREMENTAL="1")
         g = json.loads(cg(env, repo, "graph", "--json").stdout)
         files = sorted(n["id"] for n in g["nodes"] if n["kind"] == "file"
                        and os.path.splitext(n["id"])[1] in ADD)

@@ -13,16 +13,10 @@ VmRSS and VmHWM from /proc in MB. Linux only.
 """
 import json, os, select, shutil, subprocess, sys, tempfile, time
 
-here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-args = sys.argv[1:]
-binary = args.pop(0) if args and os.path.isfile(args[0]) else os.path.join(here, "target/release/codegraph-tui")
-edits = 8
-if "--edits" in args:
-    i = args.index("--edits")
-    edits = int(args[i + 1])
-    del args[i:i + 2]
-trees = args or ["npm"]
-corpus = os.path.expanduser("~/.cache/codegraph-corpus")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import CORPUS as corpus, copy_tree, parse_args, private_env
+
+binary, edits, trees = parse_args(["npm"], default_edits=8)
 EDIT = {".py": "\n\ndef cg_rss_added_{n}():\n    return {n}\n",
         ".rs": "\n\npub fn cg_rss_added_{n}() -> u32 {{ {n} }}\n",
         ".go": "\n\nfunc cgRssAdded{n}() int {{ return {n} }}\n",
@@ -61,16 +55,8 @@ for tree in trees:
     src = tree if os.path.isabs(tree) else os.path.join(corpus, tree)
     with tempfile.TemporaryDirectory() as tmp:
         repo = os.path.join(tmp, os.path.basename(tree))
-        shutil.copytree(src, repo, symlinks=True)
-        past = time.time() - 3600
-        for d, _, fs in os.walk(repo):
-            for f in fs:
-                try:
-                    os.utime(os.path.join(d, f), (past, past), follow_symlinks=False)
-                except OSError:
-                    pass
-        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "xdg"),
-                   CODEGRAPH_CONFIG="/nonexistent/cg.toml")
+        copy_tree(src, repo)
+        env = private_env(tmp)
         subprocess.run([binary, "-C", repo, "index", "--json"], env=env, check=True,
                        capture_output=True)
         g = json.loads(subprocess.run([binary, "-C", repo, "graph", "--json"], env=env,
