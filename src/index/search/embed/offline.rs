@@ -179,7 +179,15 @@ fn merge(mut a: HashMap<String, u32>, b: HashMap<String, u32>) -> HashMap<String
 }
 
 /// First bytes of a saved fit ([`OfflineEmbedder::to_bytes`]).
-const FIT_MAGIC: &[u8; 8] = b"CGTFIT01";
+const FIT_MAGIC: &[u8; 8] = b"CGTFIT02";
+
+/// A saved fit: `S` is `&str` when writing, `String` when reading (same encoding).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedFit<S> {
+    fingerprint: S,
+    default_idf: f32,
+    idf: Vec<(S, f32)>,
+}
 
 /// The fitted offline model: document frequencies of the repository's terms.
 pub struct OfflineEmbedder {
@@ -232,71 +240,35 @@ impl OfflineEmbedder {
         }
     }
 
-    /// The fitted statistics as bytes, for [`OfflineEmbedder::from_bytes`]: `CGTFIT01`,
-    /// the fingerprint, the default idf, then every (term, idf) in term order; lengths
-    /// and numbers little-endian.
+    /// The fitted statistics as bytes, for [`OfflineEmbedder::from_bytes`]: `CGTFIT02`,
+    /// then the fingerprint, the default idf and every (term, idf) in term order as
+    /// postcard (the cache's encoding, `crate::index::store`).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut terms: Vec<(&String, &f32)> = self.idf.iter().collect();
-        terms.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        let mut b = Vec::with_capacity(32 + terms.len() * 16);
-        b.extend_from_slice(FIT_MAGIC);
-        let put_str = |b: &mut Vec<u8>, s: &str| {
-            b.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            b.extend_from_slice(s.as_bytes());
+        let mut idf: Vec<(&str, f32)> = self.idf.iter().map(|(t, v)| (t.as_str(), *v)).collect();
+        idf.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let fit = SavedFit {
+            fingerprint: self.fingerprint.as_str(),
+            default_idf: self.default_idf,
+            idf,
         };
-        put_str(&mut b, &self.fingerprint);
-        b.extend_from_slice(&self.default_idf.to_le_bytes());
-        b.extend_from_slice(&(terms.len() as u32).to_le_bytes());
-        for (t, idf) in terms {
-            put_str(&mut b, t);
-            b.extend_from_slice(&idf.to_le_bytes());
-        }
+        let mut b = FIT_MAGIC.to_vec();
+        // Encoding into memory cannot fail; an empty payload would only be refitted.
+        b.extend(postcard::to_allocvec(&fit).unwrap_or_default());
         b
     }
 
     /// Reads what [`OfflineEmbedder::to_bytes`] wrote; `None` for anything else
-    /// (truncated, garbled, another format).
+    /// (truncated, garbled, trailing bytes, another format).
     pub fn from_bytes(b: &[u8]) -> Option<OfflineEmbedder> {
-        struct Reader<'a>(&'a [u8]);
-        impl<'a> Reader<'a> {
-            fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-                if self.0.len() < n {
-                    return None;
-                }
-                let (head, rest) = self.0.split_at(n);
-                self.0 = rest;
-                Some(head)
-            }
-            fn u32(&mut self) -> Option<u32> {
-                Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-            }
-            fn f32(&mut self) -> Option<f32> {
-                Some(f32::from_le_bytes(self.take(4)?.try_into().ok()?))
-            }
-            fn str(&mut self) -> Option<String> {
-                let n = self.u32()? as usize;
-                Some(std::str::from_utf8(self.take(n)?).ok()?.to_string())
-            }
-        }
-        let mut r = Reader(b);
-        if r.take(FIT_MAGIC.len())? != FIT_MAGIC {
-            return None;
-        }
-        let fingerprint = r.str()?;
-        let default_idf = r.f32()?;
-        let count = r.u32()? as usize;
-        let mut idf = HashMap::with_capacity(count.min(MAX_VOCABULARY));
-        for _ in 0..count {
-            let t = r.str()?;
-            idf.insert(t, r.f32()?);
-        }
-        if !r.0.is_empty() {
+        let body = b.strip_prefix(FIT_MAGIC.as_slice())?;
+        let (fit, rest): (SavedFit<String>, _) = postcard::take_from_bytes(body).ok()?;
+        if !rest.is_empty() {
             return None;
         }
         Some(OfflineEmbedder {
-            idf,
-            default_idf,
-            fingerprint,
+            idf: fit.idf.into_iter().collect(),
+            default_idf: fit.default_idf,
+            fingerprint: fit.fingerprint,
         })
     }
 
