@@ -113,6 +113,11 @@ fn assert_same_as_fresh(step: &str, repo: &Path, cache: &Path) {
     assert_eq!(session.report.state, CacheState::Warm, "{step}: cache used");
     let fresh = index_repo(repo, &opts()).unwrap();
     assert_eq!(canonical(&warm), canonical(&fresh), "{step}: graph");
+    assert_eq!(
+        warm.graph.name_order(),
+        fresh.graph.name_order(),
+        "{step}: name indexes"
+    );
     let mut ws = warm.stats.clone();
     let mut fs = fresh.stats.clone();
     ws.elapsed_ms.clear();
@@ -708,6 +713,12 @@ fn step_matches_fresh(case: &Path, repo: &Path, what: &str, prev: Index) -> Inde
         "{}: {what}",
         case.display()
     );
+    assert_eq!(
+        next.graph.name_order(),
+        fresh.graph.name_order(),
+        "{}: {what}: name indexes",
+        case.display()
+    );
     next
 }
 
@@ -936,6 +947,11 @@ fn reconcile_matches_fresh(repo: &Path, what: &str, prev: Index) -> (Index, u64)
     };
     let fresh = index_repo(repo, &opts()).unwrap();
     assert_eq!(canonical(&next), canonical(&fresh), "{what}");
+    assert_eq!(
+        next.graph.name_order(),
+        fresh.graph.name_order(),
+        "{what}: name indexes"
+    );
     (next, resolved)
 }
 

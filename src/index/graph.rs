@@ -393,6 +393,82 @@ impl CodeGraph {
         Ok(g)
     }
 
+    /// [`from_node_iter`](CodeGraph::from_node_iter) for a new version of `prev`: the
+    /// name indexes are `prev`'s with the nodes that were carried over kept in place and
+    /// the others merged in, instead of three sorts of every node by string (on a
+    /// 1.15M-definition repo the sorts took about 1 s of a one-file update, `-v`).
+    ///
+    /// `carried[p]` is the position in the new node list of `prev`'s node at position `p`,
+    /// or `u32::MAX` when that node is not carried over. A carried node must have the same
+    /// id, name and qualified name in both graphs (the caller maps the nodes of a file
+    /// whose facts are shared, unchanged, between the two indexes); then the result is the
+    /// one `from_node_iter` gives, since every key ends with the unique id.
+    pub fn from_node_iter_after(
+        nodes: impl IntoIterator<Item = Node, IntoIter: ExactSizeIterator>,
+        edges: Vec<RawEdge>,
+        unresolved: Vec<Unresolved>,
+        prev: &CodeGraph,
+        carried: &[u32],
+    ) -> CodeGraph {
+        let (mut g, ixs) = CodeGraph::unindexed(nodes, edges, unresolved);
+        let n = ixs.len();
+        let mut fresh = vec![true; n];
+        for &c in carried {
+            if let Some(f) = fresh.get_mut(c as usize) {
+                *f = false;
+            }
+        }
+        let graph = &g.graph;
+        let fresh: Vec<NodeIndex> = (0..n).filter(|&p| fresh[p]).map(NodeIndex::new).collect();
+        let fresh_defs: Vec<NodeIndex> = fresh
+            .iter()
+            .copied()
+            .filter(|&ix| graph[ix].kind != Kind::File)
+            .collect();
+        // `prev`'s order with the carried nodes renumbered (still sorted: their keys are
+        // unchanged) and `add` (sorted) inserted at its binary-searched places.
+        let merge = |old: &[NodeIndex], mut add: Vec<NodeIndex>, key: fn(&Node) -> (&str, &str)| {
+            add.sort_unstable_by(|&a, &b| key(&graph[a]).cmp(&key(&graph[b])));
+            let old: Vec<NodeIndex> = old
+                .iter()
+                .filter_map(|ix| carried.get(ix.index()))
+                .filter(|&&c| (c as usize) < n)
+                .map(|&c| NodeIndex::new(c as usize))
+                .collect();
+            let mut out = Vec::with_capacity(old.len() + add.len());
+            let mut at = 0;
+            for a in add {
+                let k = key(&graph[a]);
+                let upto = at + old[at..].partition_point(|&o| key(&graph[o]) < k);
+                out.extend_from_slice(&old[at..upto]);
+                out.push(a);
+                at = upto;
+            }
+            out.extend_from_slice(&old[at..]);
+            out
+        };
+        let by_id = merge(&prev.by_id, fresh, |n| (&n.id, ""));
+        let by_name = merge(&prev.by_name, fresh_defs.clone(), |n| (&n.name, &n.id));
+        let by_qualified = merge(&prev.by_qualified, fresh_defs, |n| {
+            (&n.qualified_name, &n.id)
+        });
+        let mut id_rank = vec![0u32; n];
+        for (rank, ix) in by_id.iter().enumerate() {
+            id_rank[ix.index()] = rank as u32;
+        }
+        if by_id.len() != n {
+            // A carried position repeated: the caller broke the contract. Sort instead.
+            debug_assert!(false, "a carried position repeated");
+            g.index_names(ixs);
+            return g;
+        }
+        g.by_id = by_id;
+        g.id_rank = id_rank;
+        g.by_name = by_name;
+        g.by_qualified = by_qualified;
+        g
+    }
+
     /// The name indexes as node positions, for [`from_parts_ordered`](Self::from_parts_ordered).
     pub fn name_order(&self) -> NameOrder {
         let pos = |v: &[NodeIndex]| v.iter().map(|ix| ix.index() as u32).collect();

@@ -159,7 +159,7 @@ pub struct Index {
     /// Canonical root for filesystem runs.
     pub root: Option<PathBuf>,
     /// Facts of every indexed or windowed file, sorted by path.
-    pub files: Vec<FileFacts>,
+    pub files: Vec<Arc<FileFacts>>,
     /// The resolved graph.
     pub graph: CodeGraph,
     /// Counts.
@@ -178,7 +178,7 @@ pub struct Index {
 
 /// The outcome of processing one input.
 pub(crate) enum Outcome {
-    Facts(Box<FileFacts>),
+    Facts(Arc<FileFacts>),
     Skipped(String, SkipReason),
 }
 
@@ -209,10 +209,10 @@ pub(crate) fn process(input: &RawInput, o: &IndexOptions) -> Outcome {
     let bytes = input.bytes.len() as u64;
     if spec.grammar.is_none() || prepared.minified {
         let f = extract::windowed_facts(&input.path, spec, prepared.text, hash, bytes, &o.chunking);
-        return Outcome::Facts(Box::new(f));
+        return Outcome::Facts(Arc::new(f));
     }
     match extract::extract(&input.path, spec, prepared.text, hash, bytes, &o.chunking) {
-        Ok(f) => Outcome::Facts(Box::new(f)),
+        Ok(f) => Outcome::Facts(Arc::new(f)),
         Err(e) => {
             tracing::warn!(path = %input.path, "extraction failed: {e}");
             Outcome::Skipped(input.path.clone(), SkipReason::Unreadable)
@@ -256,15 +256,24 @@ pub(crate) fn finish(
     extras: Extras,
     started: Instant,
 ) -> Index {
-    finish_with(pool, root, outcomes, stats, extras, started, |files| {
-        let res = resolve::resolve(files);
-        // What resolution freed (its tables, each file's lists) is scattered free pages in
-        // the allocator's arenas that the graph's large allocations cannot reuse: handed
-        // back first, or the graph is built on top of them (a cold index of the fetch.sh
-        // corpus peaked 145 MiB higher). 56 ms there; incremental updates skip it.
-        release_free_memory();
-        res
-    })
+    finish_with(
+        pool,
+        root,
+        outcomes,
+        stats,
+        extras,
+        started,
+        None,
+        |files| {
+            let res = resolve::resolve(files);
+            // What resolution freed (its tables, each file's lists) is scattered free pages in
+            // the allocator's arenas that the graph's large allocations cannot reuse: handed
+            // back first, or the graph is built on top of them (a cold index of the fetch.sh
+            // corpus peaked 145 MiB higher). 56 ms there; incremental updates skip it.
+            release_free_memory();
+            res
+        },
+    )
 }
 
 /// As [`finish`] with the resolution computed by `resolver` over the sorted facts.
@@ -275,7 +284,8 @@ pub(crate) fn finish_with(
     stats: IndexStats,
     extras: Extras,
     started: Instant,
-    resolver: impl FnOnce(&[FileFacts]) -> resolve::Resolution + Send,
+    prev: Option<&Index>,
+    resolver: impl FnOnce(&[Arc<FileFacts>]) -> resolve::Resolution + Send,
 ) -> Index {
     let Extras {
         mut skipped,
@@ -285,7 +295,7 @@ pub(crate) fn finish_with(
     let mut files = Vec::with_capacity(outcomes.len());
     for o in outcomes {
         match o {
-            Outcome::Facts(f) => files.push(*f),
+            Outcome::Facts(f) => files.push(f),
             Outcome::Skipped(p, r) => skipped.push((p, r)),
         }
     }
@@ -295,7 +305,16 @@ pub(crate) fn finish_with(
     let res = pool.install(|| resolver(&files));
     let resolved_ms = t.elapsed().as_millis() as u64;
     tracing::debug!(rss_mib = ?rss_mib(), "resolved");
-    let graph = CodeGraph::from_node_iter(graph_nodes(&files), res.edges, res.unresolved);
+    let graph = match prev {
+        Some(p) => CodeGraph::from_node_iter_after(
+            graph_nodes(&files),
+            res.edges,
+            res.unresolved,
+            &p.graph,
+            &carried_positions(&p.files, &files),
+        ),
+        None => CodeGraph::from_node_iter(graph_nodes(&files), res.edges, res.unresolved),
+    };
     tracing::debug!(
         rss_mib = ?rss_mib(),
         resolve_ms = resolved_ms,
@@ -320,11 +339,32 @@ pub(crate) fn finish_with(
     index
 }
 
+/// For each node position of `prev_files`' graph, its position in the graph of `files`
+/// when its file's facts are shared (the same `Arc`: carried over unchanged, so the same
+/// nodes), else `u32::MAX`: the input of [`CodeGraph::from_node_iter_after`]. Both lists
+/// are sorted by path, as [`Index::files`] is.
+fn carried_positions(prev_files: &[Arc<FileFacts>], files: &[Arc<FileFacts>]) -> Vec<u32> {
+    let offsets = resolve::node_offsets(files);
+    let mut out = Vec::with_capacity(prev_files.iter().map(|f| 1 + f.definitions.len()).sum());
+    let mut j = 0;
+    for f in prev_files {
+        while j < files.len() && files[j].path < f.path {
+            j += 1;
+        }
+        let count = 1 + f.definitions.len() as u32;
+        match files.get(j) {
+            Some(g) if Arc::ptr_eq(f, g) => out.extend(offsets[j]..offsets[j] + count),
+            _ => out.extend(std::iter::repeat_n(u32::MAX, count as usize)),
+        }
+    }
+    out
+}
+
 /// Fills the counts derived from facts, graph and skips, and builds the [`Index`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn assemble(
     root: Option<PathBuf>,
-    files: Vec<FileFacts>,
+    files: Vec<Arc<FileFacts>>,
     graph: CodeGraph,
     mut stats: IndexStats,
     mut skipped: Vec<(String, SkipReason)>,
@@ -374,7 +414,7 @@ pub(crate) fn assemble(
 
 /// Graph nodes of all files: one file node each, one node per definition, made one at a
 /// time (see [`CodeGraph::from_node_iter`]).
-pub(crate) fn graph_nodes(files: &[FileFacts]) -> impl ExactSizeIterator<Item = Node> + '_ {
+pub(crate) fn graph_nodes(files: &[Arc<FileFacts>]) -> impl ExactSizeIterator<Item = Node> + '_ {
     let count = files.iter().map(|f| 1 + f.definitions.len()).sum();
     let nodes = files.iter().flat_map(|f| {
         let path: std::sync::Arc<str> = f.path.as_str().into();

@@ -31,6 +31,7 @@
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -266,7 +267,12 @@ impl Store {
         let ((facts, edges), (unresolved, names)) = rayon::join(
             || {
                 rayon::join(
-                    || read_facts(&snap.join("facts.bin")),
+                    || {
+                        let t = std::time::Instant::now();
+                        let r = read_facts(&snap.join("facts.bin"));
+                        tracing::debug!(ms = t.elapsed().as_millis() as u64, "load: facts");
+                        r
+                    },
                     || {
                         read_checked(&snap.join("edges.bin"))
                             .and_then(|b| decode::<Vec<RawEdge>>(&b, "edges"))
@@ -302,12 +308,14 @@ impl Store {
                 "node count differs from manifest".into(),
             ));
         }
+        tracing::debug!(ms = started.elapsed().as_millis() as u64, "load: decoded");
         let n = nodes.len() as u32;
         if edges.iter().any(|e| e.source >= n || e.target >= n) {
             return Err(LoadError::Corrupt("edge to a missing node".into()));
         }
         let mut graph = CodeGraph::from_parts_ordered(nodes, edges, Vec::new(), names)
             .map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
+        tracing::debug!(ms = started.elapsed().as_millis() as u64, "load: graph");
         let mut calls = Vec::with_capacity(unresolved.len());
         for r in unresolved {
             let caller = graph
@@ -328,6 +336,10 @@ impl Store {
             });
         }
         graph.add_unresolved(calls);
+        tracing::debug!(
+            ms = started.elapsed().as_millis() as u64,
+            "load: unresolved"
+        );
         let mut stats = manifest.stats;
         stats.elapsed_ms.clear();
         stats
@@ -673,14 +685,14 @@ fn read_checked(path: &Path) -> Result<Vec<u8>, LoadError> {
 }
 
 /// Writes `files` as a cache file whose payload is the shard count (u32 LE), then per
-/// shard its length (u64 LE) and the postcard bytes of a `Vec<FileFacts>` of up to
+/// shard its length (u64 LE) and the postcard bytes of a `Vec<Arc<FileFacts>>` of up to
 /// [`SHARD_FILES`] files and [`SHARD_SOURCE_BYTES`] of source. The shards' lengths are
 /// counted first, in parallel and without allocating, so each shard is then encoded
 /// straight into the file: no encoded shard is ever in memory (a batch of them in flight
 /// added about 100 MiB to a save's peak on the fetch.sh corpus, where a shard of
 /// generated windows-sys files encodes to tens of MiB).
-fn write_facts(path: &Path, files: &[FileFacts]) -> Result<(), StoreError> {
-    let mut shards: Vec<&[FileFacts]> = Vec::new();
+fn write_facts(path: &Path, files: &[Arc<FileFacts>]) -> Result<(), StoreError> {
+    let mut shards: Vec<&[Arc<FileFacts>]> = Vec::new();
     let (mut start, mut bytes) = (0, 0u64);
     for (i, f) in files.iter().enumerate() {
         if i > start && (i - start == SHARD_FILES || bytes + f.bytes > SHARD_SOURCE_BYTES) {
@@ -715,7 +727,7 @@ fn write_facts(path: &Path, files: &[FileFacts]) -> Result<(), StoreError> {
     finish_checked(path, w)
 }
 
-fn read_facts(path: &Path) -> Result<Vec<FileFacts>, LoadError> {
+fn read_facts(path: &Path) -> Result<Vec<Arc<FileFacts>>, LoadError> {
     use std::io::Read;
     let (r, hash) = open_checked(path)?;
     let mut r = Hashed {
@@ -739,7 +751,7 @@ fn read_facts(path: &Path) -> Result<Vec<FileFacts>, LoadError> {
                 || {
                     batch
                         .par_iter()
-                        .map(|b| decode::<Vec<FileFacts>>(b, "facts"))
+                        .map(|b| decode::<Vec<Arc<FileFacts>>>(b, "facts"))
                         .collect::<Result<Vec<_>, _>>()
                 },
                 || read_shards(&mut r, &mut left),

@@ -17,6 +17,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
 
 use crate::index::facts::{FileFacts, Kind};
 use crate::index::graph::{CodeGraph, RawEdge, Unresolved};
@@ -119,7 +120,7 @@ pub(super) fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
 /// formatCents as money } from "./money"`, `from .a import f as g`, `pub use a::f as g`,
 /// `export { default as money }` of a touched file): their importers write the alias, not
 /// the name. Followed to a fixed point (alias chains).
-fn follow_aliases<'a>(files: &'a [FileFacts], touched: &mut HashSet<&'a str>) {
+fn follow_aliases<'a>(files: &'a [Arc<FileFacts>], touched: &mut HashSet<&'a str>) {
     loop {
         let before = touched.len();
         for i in files.iter().flat_map(|f| &f.imports) {
@@ -167,7 +168,7 @@ fn mentions(f: &FileFacts, touched: &HashSet<&str>) -> bool {
         || (f.imports.iter().any(|i| i.module.starts_with('.')) && hit(&f.path))
 }
 
-fn by_path(list: &[FileFacts]) -> HashMap<&str, usize> {
+fn by_path(list: &[Arc<FileFacts>]) -> HashMap<&str, usize> {
     list.iter()
         .enumerate()
         .map(|(i, f)| (f.path.as_str(), i))
@@ -202,8 +203,8 @@ type Moves<'a> = HashMap<&'a str, Vec<Option<u32>>>;
 /// edit touches), and for each modified file the map of [`local_moves`]. `None` when
 /// only a full resolution is safe (a project file changed).
 fn select<'a>(
-    prev_files: &'a [FileFacts],
-    files: &'a [FileFacts],
+    prev_files: &'a [Arc<FileFacts>],
+    files: &'a [Arc<FileFacts>],
     changed: &HashSet<&'a str>,
 ) -> Option<(Vec<bool>, Moves<'a>)> {
     let prev_at = by_path(prev_files);
@@ -242,9 +243,9 @@ fn select<'a>(
 /// resolved graph is `prev_graph`, and the number of files resolved again. `None` when
 /// only a full resolution is safe.
 pub(crate) fn resolve_incremental(
-    prev_files: &[FileFacts],
+    prev_files: &[Arc<FileFacts>],
     prev_graph: &CodeGraph,
-    files: &[FileFacts],
+    files: &[Arc<FileFacts>],
     changed_paths: &[&str],
 ) -> Option<(Resolution, usize)> {
     let t = std::time::Instant::now();
@@ -378,13 +379,13 @@ mod tests {
     use super::*;
     use crate::index::extract;
 
-    fn facts(path: &str, text: &str) -> FileFacts {
-        extract::facts_for_test(path, text)
+    fn facts(path: &str, text: &str) -> Arc<FileFacts> {
+        Arc::new(extract::facts_for_test(path, text))
     }
 
     /// The paths [`select`] picks when `edited` replaces its namesake in `before`.
-    fn selected(before: &[FileFacts], edited: FileFacts) -> Vec<String> {
-        let after: Vec<FileFacts> = before
+    fn selected(before: &[Arc<FileFacts>], edited: Arc<FileFacts>) -> Vec<String> {
+        let after: Vec<Arc<FileFacts>> = before
             .iter()
             .map(|f| {
                 if f.path == edited.path {

@@ -222,7 +222,7 @@ pub fn reconcile(
     let outcomes: Vec<Outcome> = steps_kept
         .into_iter()
         .filter_map(|st| match st {
-            Step::Same(fi) => Some(Outcome::Facts(Box::new(prev.files[fi].clone()))),
+            Step::Same(fi) => Some(Outcome::Facts(prev.files[fi].clone())),
             Step::SameSkip(_) => None,
             Step::Fresh(o, _) => Some(o),
         })
@@ -252,6 +252,7 @@ pub fn reconcile(
             stamped_at_ns,
         },
         started,
+        Some(prev),
         |files| match affected::resolve_incremental(&prev.files, &prev.graph, files, &changed) {
             Some((res, n)) => {
                 resolved = n as u64;

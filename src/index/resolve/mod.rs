@@ -17,6 +17,7 @@
 mod modules;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use foldhash::HashMap;
 
@@ -193,7 +194,7 @@ enum Bound {
 }
 
 struct Ctx<'a> {
-    files: &'a [FileFacts],
+    files: &'a [Arc<FileFacts>],
     modules: ModuleTable,
     /// (family, name) → definitions, sorted by (file, definition).
     by_name: RefMap<'a>,
@@ -308,7 +309,7 @@ impl<'a> Ctx<'a> {
         is_typeish(p.kind).then_some(&*p.name)
     }
 
-    fn build(files: &'a [FileFacts]) -> Ctx<'a> {
+    fn build(files: &'a [Arc<FileFacts>]) -> Ctx<'a> {
         // Every definition with its language family and reference, in (file, definition)
         // order.
         let defs = || {
@@ -1891,7 +1892,7 @@ fn dir_of(path: &str) -> &str {
 
 /// Narrows candidates to the caller's file, then its directory tree (crate or package),
 /// whichever first leaves exactly one; otherwise returns them all.
-fn narrow(files: &[FileFacts], fi: u32, all: Vec<DefRef>) -> Vec<DefRef> {
+fn narrow(files: &[Arc<FileFacts>], fi: u32, all: Vec<DefRef>) -> Vec<DefRef> {
     if all.len() <= 1 {
         return all;
     }
@@ -1925,7 +1926,7 @@ fn narrow(files: &[FileFacts], fi: u32, all: Vec<DefRef>) -> Vec<DefRef> {
 
 /// Position of each file's node in the graph's node list: files in order, each file node
 /// followed by its definitions (the order of `graph_nodes` in the engine).
-pub fn node_offsets(files: &[FileFacts]) -> Vec<u32> {
+pub fn node_offsets(files: &[Arc<FileFacts>]) -> Vec<u32> {
     let mut out = Vec::with_capacity(files.len());
     let mut at = 0u32;
     for f in files {
@@ -1942,7 +1943,7 @@ type EdgeKey = (u32, u32, Relation);
 /// [`RawEdge::origin`]), in file order, each file's sorted by (source, target, relation)
 /// and de-duplicated on its own; an edge's source lies in that file except for the
 /// `implements` edge of `impl Trait for Type`, which starts at `Type`'s node.
-pub fn resolve(files: &[FileFacts]) -> Resolution {
+pub fn resolve(files: &[Arc<FileFacts>]) -> Resolution {
     let ctx = Ctx::build(files);
     tracing::debug!(rss_mib = ?super::rss_mib(), "resolution tables built");
     let offsets = node_offsets(files);
@@ -1974,7 +1975,7 @@ pub fn resolve(files: &[FileFacts]) -> Resolution {
 /// [`node_offsets`]) and its unresolved calls; exactly what [`resolve`] gives for those
 /// files. Incremental updates use it for the files an edit can affect.
 pub fn resolve_selected(
-    files: &[FileFacts],
+    files: &[Arc<FileFacts>],
     selected: &[bool],
 ) -> Vec<(u32, Vec<RawEdge>, Vec<Unresolved>)> {
     let t = std::time::Instant::now();

@@ -2,6 +2,7 @@
 //! the repository. One function per language family; all work on repo-relative paths.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::index::facts::FileFacts;
 use crate::index::project::ProjectFile;
@@ -91,7 +92,7 @@ pub(crate) fn join_relative(dir: &str, spec: &str) -> Option<String> {
 }
 
 impl ModuleTable {
-    pub(crate) fn build(files: &[FileFacts]) -> ModuleTable {
+    pub(crate) fn build(files: &[Arc<FileFacts>]) -> ModuleTable {
         let mut t = ModuleTable::default();
         for (i, f) in files.iter().enumerate() {
             let i = i as u32;
@@ -203,7 +204,7 @@ impl ModuleTable {
     }
 
     /// Python module `spec` (`a.b`, `.x`, `..a.b`, `.`) imported from `from_file`.
-    pub(crate) fn python(&self, files: &[FileFacts], from_file: u32, spec: &str) -> Target {
+    pub(crate) fn python(&self, files: &[Arc<FileFacts>], from_file: u32, spec: &str) -> Target {
         let dots = spec.len() - spec.trim_start_matches('.').len();
         let rest = &spec[dots..];
         if dots == 0 {
@@ -246,7 +247,12 @@ impl ModuleTable {
     /// with extension and `index` inference (Node and TypeScript rules); bare ones through
     /// the nearest `tsconfig.json`/`jsconfig.json` (`paths`, then `baseUrl`), else they are
     /// packages, outside the repo.
-    pub(crate) fn javascript(&self, files: &[FileFacts], from_path: &str, spec: &str) -> Target {
+    pub(crate) fn javascript(
+        &self,
+        files: &[Arc<FileFacts>],
+        from_path: &str,
+        spec: &str,
+    ) -> Target {
         if !(spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == "..") {
             return match self.ts_paths(files, from_path, spec) {
                 Some(i) => Target::Files(vec![i]),
@@ -265,7 +271,7 @@ impl ModuleTable {
     /// A bare specifier through the nearest tsconfig (TypeScript's module resolution:
     /// `paths` patterns with one `*`, relative to `baseUrl` or the config's directory, then
     /// `baseUrl` itself; `extends` followed up to 5 levels, the child's settings winning).
-    fn ts_paths(&self, files: &[FileFacts], from_path: &str, spec: &str) -> Option<u32> {
+    fn ts_paths(&self, files: &[Arc<FileFacts>], from_path: &str, spec: &str) -> Option<u32> {
         let mut dir = dir_of(from_path);
         let cfg = loop {
             if let Some(&i) = self.tsconfigs.get(dir) {
@@ -472,7 +478,7 @@ impl ModuleTable {
     /// and how many segments that consumed.
     pub(crate) fn rust(
         &self,
-        files: &[FileFacts],
+        files: &[Arc<FileFacts>],
         from_file: u32,
         segs: &[&str],
     ) -> Option<(Target, usize)> {
