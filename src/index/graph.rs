@@ -526,6 +526,20 @@ impl CodeGraph {
 
     /// Adds unresolved calls (each caller a node of the graph), after those already there.
     pub(crate) fn add_unresolved(&mut self, unresolved: Vec<Unresolved>) {
+        if self.unresolved.is_empty() && unresolved.is_sorted_by(|a, b| a.caller <= b.caller) {
+            // The usual case (a resolution's list and a cache's are sorted by caller): the
+            // map is built in bulk from the runs of one caller, not by 550K inserts of
+            // string keys (about 90 ms of a one-file update on the Rust tree, `-v`).
+            let mut runs: Vec<(Arc<str>, Vec<Unresolved>)> = Vec::new();
+            for u in unresolved {
+                match runs.last_mut() {
+                    Some((caller, v)) if *caller == u.caller => v.push(u),
+                    _ => runs.push((u.caller.clone(), vec![u])),
+                }
+            }
+            self.unresolved = runs.into_iter().collect();
+            return;
+        }
         for u in unresolved {
             // Look up before inserting: `entry` would copy the caller id for every call.
             match self.unresolved.get_mut(&*u.caller) {
@@ -579,7 +593,7 @@ impl CodeGraph {
     }
 
     /// Every edge between node positions, in insertion order, its sites borrowed.
-    fn edge_refs(&self) -> impl Iterator<Item = RawEdgeRef<'_>> {
+    pub(crate) fn edge_refs(&self) -> impl Iterator<Item = RawEdgeRef<'_>> {
         self.graph.edge_indices().filter_map(|e| {
             let (s, t) = self.graph.edge_endpoints(e)?;
             let d = &self.graph[e];
@@ -1036,13 +1050,13 @@ struct RawEdgesSer<'a>(&'a CodeGraph);
 
 /// One edge as [`RawEdge`] serializes, its sites borrowed.
 #[derive(Serialize)]
-struct RawEdgeRef<'a> {
-    source: u32,
-    target: u32,
-    relation: Relation,
-    resolution: Tier,
-    origin: u32,
-    sites: &'a [(u32, u32)],
+pub(crate) struct RawEdgeRef<'a> {
+    pub(crate) source: u32,
+    pub(crate) target: u32,
+    pub(crate) relation: Relation,
+    pub(crate) resolution: Tier,
+    pub(crate) origin: u32,
+    pub(crate) sites: &'a [(u32, u32)],
 }
 
 impl Serialize for RawEdgesSer<'_> {
