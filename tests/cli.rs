@@ -327,6 +327,21 @@ fn color_always_paints_and_never_does_not() {
     };
     assert!(search("always").contains(&0x1b));
     assert!(!search("never").contains(&0x1b));
+    // Every text answer about a symbol takes the flag (impact used to ignore it).
+    for cmd in ["callers", "callees", "impact"] {
+        let out = |c: &str| {
+            let o = cg()
+                .arg("-C")
+                .arg(common::fixture("python"))
+                .args(["--no-cache", "--color", c, cmd, "save_item"])
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{cmd}: {o:?}");
+            o.stdout
+        };
+        assert!(out("always").contains(&0x1b), "{cmd} --color always");
+        assert!(!out("never").contains(&0x1b), "{cmd} --color never");
+    }
 }
 
 #[test]

@@ -32,7 +32,9 @@ pub struct ImpactArgs {
     pub json: bool,
 }
 
-pub(super) fn run(a: &ImpactArgs, idx: &Index, root: &Path) -> Result<i32> {
+/// Runs `impact`; `color` paints the text form as `callers`/`callees` do (ids bold, places
+/// and notes dim, the risk in red, yellow or green).
+pub(super) fn run(a: &ImpactArgs, idx: &Index, root: &Path, color: bool) -> Result<i32> {
     let lines = FsLines::new(idx.root.clone().unwrap_or_else(|| root.to_path_buf()));
     if let Some(rev) = &a.diff {
         let changes = diff::git_changes(root, Some(rev))?;
@@ -51,10 +53,14 @@ pub(super) fn run(a: &ImpactArgs, idx: &Index, root: &Path) -> Result<i32> {
         for (c, i) in d.changed.iter().zip(&d.impacts) {
             out.push(format!(
                 "== changed {}  (lines {})",
-                output::sanitize(&c.id),
+                output::paint(&output::sanitize(&c.id), "1", color),
                 spans(&c.lines)
             ));
-            out.extend(describe(i, idx).into_iter().map(|l| format!("   {l}")));
+            out.extend(
+                describe(i, idx, color)
+                    .into_iter()
+                    .map(|l| format!("   {l}")),
+            );
         }
         for o in &d.outside {
             out.push(format!(
@@ -69,7 +75,7 @@ pub(super) fn run(a: &ImpactArgs, idx: &Index, root: &Path) -> Result<i32> {
                 d.changed.len()
             ));
             out.extend(
-                describe(&d.union, idx)
+                describe(&d.union, idx, color)
                     .into_iter()
                     .map(|l| format!("   {l}")),
             );
@@ -87,7 +93,7 @@ pub(super) fn run(a: &ImpactArgs, idx: &Index, root: &Path) -> Result<i32> {
     if a.json {
         output::print_json(&i)?;
     } else {
-        output::print_lines(&describe(&i, idx))?;
+        output::print_lines(&describe(&i, idx, color))?;
     }
     Ok(0)
 }
@@ -106,18 +112,23 @@ fn spans(lines: &[[u32; 2]]) -> String {
         .join(", ")
 }
 
-/// The text form: every section, every flag, sanitized.
-fn describe(i: &Impact, idx: &Index) -> Vec<String> {
+/// The text form: every section, every flag, sanitized; painted when `color`.
+fn describe(i: &Impact, idx: &Index, color: bool) -> Vec<String> {
     let s = |x: &str| output::sanitize(x).into_owned();
+    let bold = |x: &str| output::paint(&s(x), "1", color);
+    let dim = |x: String| output::paint(&x, "2", color);
     let label = |id: &str| match idx.graph.node(id) {
         Some(n) => format!(
-            "{}  ({}, {}:{})",
-            s(id),
-            n.kind.as_str(),
-            s(&n.file),
-            n.start_line
+            "{}  {}",
+            bold(id),
+            dim(format!(
+                "({}, {}:{})",
+                n.kind.as_str(),
+                s(&n.file),
+                n.start_line
+            ))
         ),
-        None => s(id),
+        None => bold(id),
     };
     let mut out = Vec::new();
     match &i.root {
@@ -143,8 +154,16 @@ fn describe(i: &Impact, idx: &Index) -> Vec<String> {
     }
     out.push(format!("entry points ({}):", i.entry_points.len()));
     out.extend(i.entry_points.iter().map(|t| format!("  {}", s(t))));
-    out.push(format!("risk: {}", i.risk.as_str()));
-    out.push(format!("  rule: {}", i.risk_rule));
+    let risk_code = match i.risk {
+        impact::Risk::High => "31",
+        impact::Risk::Medium => "33",
+        impact::Risk::Low => "32",
+    };
+    out.push(format!(
+        "risk: {}",
+        output::paint(i.risk.as_str(), risk_code, color)
+    ));
+    out.push(dim(format!("  rule: {}", i.risk_rule)));
     if i.lower_bound {
         out.push("lower bound: yes, the real impact may be larger:".into());
         const SHOWN: usize = 10;

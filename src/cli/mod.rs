@@ -157,7 +157,12 @@ fn run_command(cli: &Cli) -> Result<i32> {
             output::use_color(cli.color),
         ),
         Some(Command::Search(a)) => search::run(cli, a, &root, &config),
-        Some(Command::Impact(a)) => impact::run(a, build(cli, &root, &config, false)?, &root),
+        Some(Command::Impact(a)) => impact::run(
+            a,
+            build(cli, &root, &config, false)?,
+            &root,
+            output::use_color(cli.color),
+        ),
         Some(Command::Path(a)) => path::run(a, build(cli, &root, &config, false)?),
         Some(Command::Export(a)) => export::run(a, build(cli, &root, &config, false)?),
     }
