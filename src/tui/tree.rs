@@ -316,13 +316,13 @@ impl CallTree {
 /// Direct callers (or callees) of `id` over `calls` and `references` edges, sorted by
 /// file and line, each with the edge that links them.
 pub fn neighbours(g: &CodeGraph, id: &str, dir: Walk) -> Vec<(Arc<str>, Via)> {
-    let Some(sub) = g.walk(id, dir, 1) else {
-        return Vec::new();
-    };
+    // Every direct edge, not a depth-1 walk: a walk stops at its node cap, so a node with
+    // more than 5 000 callers showed 5 000 and exported `truncated: false`.
+    let edges = g.edges_of(id, dir, &[Relation::Calls, Relation::References]);
     // (id, edge, sort key: file and line)
     type Entry = (Arc<str>, Via, (Arc<str>, u32));
     let mut out: Vec<Entry> = Vec::new();
-    for e in sub.edges {
+    for e in edges {
         let other = match dir {
             Walk::Callees => (e.source == id).then_some(&e.target),
             _ => (e.target == id).then_some(&e.source),
@@ -341,4 +341,53 @@ pub fn neighbours(g: &CodeGraph, id: &str, dir: Walk) -> Vec<(Arc<str>, Via)> {
     }
     out.sort_by(|a, b| a.2.cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
     out.into_iter().map(|(id, v, _)| (id, v)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::facts::Kind;
+
+    fn node(id: &str) -> Node {
+        Node {
+            id: id.into(),
+            kind: Kind::Function,
+            name: id.rsplit("::").next().unwrap().into(),
+            qualified_name: id.into(),
+            file: "a.rs".into(),
+            start_line: 1,
+            end_line: 1,
+            language: "rust".into(),
+        }
+    }
+
+    /// A node with more callers than a walk's node cap lists every one of them: the tree
+    /// once showed 5 000 of 5 001 and its export said `truncated: false`.
+    #[test]
+    fn every_direct_caller_is_listed_past_the_walk_cap() {
+        let many = crate::index::graph::MAX_SUBGRAPH_NODES + 1;
+        let mut nodes = vec![node("a.rs::target")];
+        let mut edges = Vec::new();
+        for i in 0..many {
+            let id = format!("a.rs::caller_{i:05}");
+            nodes.push(node(&id));
+            edges.push(Edge {
+                source: id,
+                target: "a.rs::target".into(),
+                relation: Relation::Calls,
+                resolution: Tier::Local,
+                confidence: Tier::Local.confidence(),
+                sites: vec![Site {
+                    file: "a.rs".into(),
+                    line: 2,
+                    column: 1,
+                }],
+            });
+        }
+        let g = CodeGraph::build(nodes, edges, Vec::new());
+        let kids = neighbours(&g, "a.rs::target", Walk::Callers);
+        assert_eq!(kids.len(), many);
+        assert_eq!(&*kids[0].0, "a.rs::caller_00000");
+        assert!(neighbours(&g, "a.rs::target", Walk::Callees).is_empty());
+    }
 }
