@@ -44,12 +44,13 @@ pub use source::{Caps, FileStamp, FsSource, RawInput, SkipReason, WalkOptions};
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
     /// The repository root cannot be used.
-    #[error("cannot index {path}: {source}")]
+    #[error("cannot index {path}: {error}")]
     Root {
         /// The root as given.
         path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
+        /// The underlying error: in the message, and not also a `source()`, so a report
+        /// of the whole chain (`{:#}`) says it once.
+        error: std::io::Error,
     },
     /// The worker thread pool could not be created.
     #[error("cannot start {threads} indexing threads: {message}")]

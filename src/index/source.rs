@@ -220,12 +220,12 @@ impl FsSource {
     pub fn new(root: &Path, options: WalkOptions) -> Result<FsSource, IndexError> {
         let root = root.canonicalize().map_err(|e| IndexError::Root {
             path: root.to_path_buf(),
-            source: e,
+            error: e,
         })?;
         if !root.is_dir() {
             return Err(IndexError::Root {
                 path: root,
-                source: std::io::Error::other("not a directory"),
+                error: std::io::Error::other("not a directory"),
             });
         }
         Ok(FsSource { root, options })
