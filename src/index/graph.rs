@@ -217,6 +217,42 @@ pub struct NameOrder {
     pub by_qualified: Vec<u32>,
 }
 
+/// Unresolved calls grouped by caller, as [`CodeGraph`] keeps them; made apart from the
+/// graph so a cache load can group them while the graph is built.
+#[derive(Debug, Default)]
+pub(crate) struct UnresolvedMap(BTreeMap<Arc<str>, Vec<Unresolved>>);
+
+impl UnresolvedMap {
+    /// Groups `calls` by caller, keeping their order within a caller.
+    pub(crate) fn from_calls(calls: Vec<Unresolved>) -> UnresolvedMap {
+        let mut map = BTreeMap::new();
+        if calls.is_sorted_by(|a, b| a.caller <= b.caller) {
+            // The usual case (a resolution's list and a cache's are sorted by caller): the
+            // map is built in bulk from the runs of one caller, not by 550K inserts of
+            // string keys (about 90 ms of a one-file update on the Rust tree, `-v`).
+            let mut runs: Vec<(Arc<str>, Vec<Unresolved>)> = Vec::new();
+            for u in calls {
+                match runs.last_mut() {
+                    Some((caller, v)) if *caller == u.caller => v.push(u),
+                    _ => runs.push((u.caller.clone(), vec![u])),
+                }
+            }
+            map = runs.into_iter().collect();
+        } else {
+            for u in calls {
+                // Look up before inserting: `entry` would copy the caller id for every call.
+                match map.get_mut(&*u.caller) {
+                    Some(v) => v.push(u),
+                    None => {
+                        map.insert(u.caller.clone(), vec![u]);
+                    }
+                }
+            }
+        }
+        UnresolvedMap(map)
+    }
+}
+
 /// The whole-repo graph.
 #[derive(Debug, Default, Clone)]
 pub struct CodeGraph {
@@ -526,34 +562,19 @@ impl CodeGraph {
 
     /// Adds unresolved calls (each caller a node of the graph), after those already there.
     pub(crate) fn add_unresolved(&mut self, unresolved: Vec<Unresolved>) {
-        if self.unresolved.is_empty() && unresolved.is_sorted_by(|a, b| a.caller <= b.caller) {
-            // The usual case (a resolution's list and a cache's are sorted by caller): the
-            // map is built in bulk from the runs of one caller, not by 550K inserts of
-            // string keys (about 90 ms of a one-file update on the Rust tree, `-v`).
-            let mut runs: Vec<(Arc<str>, Vec<Unresolved>)> = Vec::new();
-            for u in unresolved {
-                match runs.last_mut() {
-                    Some((caller, v)) if *caller == u.caller => v.push(u),
-                    _ => runs.push((u.caller.clone(), vec![u])),
-                }
-            }
-            self.unresolved = runs.into_iter().collect();
+        let add = UnresolvedMap::from_calls(unresolved).0;
+        if self.unresolved.is_empty() {
+            self.unresolved = add;
             return;
         }
-        for u in unresolved {
-            // Look up before inserting: `entry` would copy the caller id for every call.
-            match self.unresolved.get_mut(&*u.caller) {
-                Some(v) => v.push(u),
-                None => {
-                    self.unresolved.insert(u.caller.clone(), vec![u]);
-                }
-            }
+        for (caller, calls) in add {
+            self.unresolved.entry(caller).or_default().extend(calls);
         }
     }
 
-    /// The node at a position (insertion order, see [`RawEdge`]).
-    pub(crate) fn node_at(&self, position: u32) -> Option<&Node> {
-        self.graph.node_weight(NodeIndex::new(position as usize))
+    /// Replaces the unresolved calls with `m` (each caller a node of the graph).
+    pub(crate) fn set_unresolved(&mut self, m: UnresolvedMap) {
+        self.unresolved = m.0;
     }
 
     /// The edges and unresolved calls back in [`from_parts`](CodeGraph::from_parts) form:

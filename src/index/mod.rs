@@ -306,15 +306,16 @@ pub(crate) fn finish_with(
     let res = pool.install(|| resolver(&files));
     let resolved_ms = t.elapsed().as_millis() as u64;
     tracing::debug!(rss_mib = ?rss_mib(), "resolved");
+    let paths = file_paths(&files);
     let graph = match prev {
         Some(p) => CodeGraph::from_node_iter_after(
-            graph_nodes(&files),
+            graph_nodes(&files, &paths),
             res.edges,
             res.unresolved,
             &p.graph,
             &carried_positions(&p.files, &files),
         ),
-        None => CodeGraph::from_node_iter(graph_nodes(&files), res.edges, res.unresolved),
+        None => CodeGraph::from_node_iter(graph_nodes(&files, &paths), res.edges, res.unresolved),
     };
     tracing::debug!(
         rss_mib = ?rss_mib(),
@@ -338,6 +339,12 @@ pub(crate) fn finish_with(
     );
     tracing::debug!(rss_mib = ?rss_mib(), "index assembled");
     index
+}
+
+/// Each file's path as the `Arc` its graph nodes share (the file node's id, qualified name
+/// and file; every definition's file): what [`graph_nodes`] takes.
+pub(crate) fn file_paths(files: &[Arc<FileFacts>]) -> Vec<Arc<str>> {
+    files.iter().map(|f| Arc::from(f.path.as_str())).collect()
 }
 
 /// For each node position of `prev_files`' graph, its position in the graph of `files`
@@ -414,11 +421,14 @@ pub(crate) fn assemble(
 }
 
 /// Graph nodes of all files: one file node each, one node per definition, made one at a
-/// time (see [`CodeGraph::from_node_iter`]).
-pub(crate) fn graph_nodes(files: &[Arc<FileFacts>]) -> impl ExactSizeIterator<Item = Node> + '_ {
+/// time (see [`CodeGraph::from_node_iter`]); `paths` is [`file_paths`] of `files`.
+pub(crate) fn graph_nodes<'a>(
+    files: &'a [Arc<FileFacts>],
+    paths: &'a [Arc<str>],
+) -> impl ExactSizeIterator<Item = Node> + Send + 'a {
     let count = files.iter().map(|f| 1 + f.definitions.len()).sum();
-    let nodes = files.iter().flat_map(|f| {
-        let path: std::sync::Arc<str> = f.path.as_str().into();
+    let nodes = files.iter().zip(paths).flat_map(|(f, path)| {
+        let path = path.clone();
         let language: std::sync::Arc<str> = f.language.as_str().into();
         let file_name = f.path.rsplit('/').next().unwrap_or(&f.path);
         let file_node = Node {

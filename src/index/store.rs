@@ -163,6 +163,45 @@ impl Serialize for UnresolvedRows<'_> {
     }
 }
 
+/// The unresolved call a cache row stands for. `offsets` is
+/// [`node_offsets`](super::resolve::node_offsets) of `files`, `paths` their
+/// [`file_paths`](super::file_paths): the caller id and the site's file are the very
+/// `Arc`s of the caller's node, as after a resolution.
+///
+/// Errors: [`LoadError::Corrupt`] when the row's caller is not a node.
+fn unresolved_call(
+    r: UnresolvedRow<'_>,
+    files: &[Arc<FileFacts>],
+    paths: &[Arc<str>],
+    offsets: &[u32],
+) -> Result<Unresolved, LoadError> {
+    let missing = || LoadError::Corrupt("unresolved call of a missing node".into());
+    let fi = offsets
+        .partition_point(|&o| o <= r.caller)
+        .checked_sub(1)
+        .ok_or_else(missing)?;
+    let caller = match (r.caller - offsets[fi]) as usize {
+        0 => paths[fi].clone(),
+        d => files[fi]
+            .definitions
+            .get(d - 1)
+            .ok_or_else(missing)?
+            .id
+            .clone(),
+    };
+    Ok(Unresolved {
+        caller,
+        name: r.name.into_owned(),
+        receiver: r.receiver.map(std::borrow::Cow::into_owned),
+        site: super::graph::Site {
+            file: r.file.map_or_else(|| paths[fi].clone(), |f| Arc::from(&*f)),
+            line: r.line,
+            column: r.column,
+        },
+        reason: r.reason,
+    })
+}
+
 /// One repository's cache folder, opened as the writer or read-only.
 #[derive(Debug)]
 pub struct Store {
@@ -302,7 +341,8 @@ impl Store {
         }
         // The graph takes its nodes one at a time, made from the facts: a list of them
         // all (115 MB on the fetch.sh corpus) was a warm start's peak.
-        let nodes = graph_nodes(&files);
+        let paths = super::file_paths(&files);
+        let nodes = graph_nodes(&files, &paths);
         if nodes.len() as u64 != manifest.nodes {
             return Err(LoadError::Corrupt(
                 "node count differs from manifest".into(),
@@ -313,29 +353,24 @@ impl Store {
         if edges.iter().any(|e| e.source >= n || e.target >= n) {
             return Err(LoadError::Corrupt("edge to a missing node".into()));
         }
-        let mut graph = CodeGraph::from_parts_ordered(nodes, edges, Vec::new(), names)
-            .map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
+        // The unresolved calls are made from the facts while the graph is built (their
+        // caller ids are the nodes' own `Arc`s either way): about 100 ms of a Rust-tree
+        // load no longer waits for the graph.
+        let offsets = super::resolve::node_offsets(&files);
+        let (graph, calls) = rayon::join(
+            || CodeGraph::from_parts_ordered(nodes, edges, Vec::new(), names),
+            || {
+                unresolved
+                    .into_iter()
+                    .map(|r| unresolved_call(r, &files, &paths, &offsets))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(super::graph::UnresolvedMap::from_calls)
+            },
+        );
+        let mut graph = graph.map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
+        let calls = calls?;
         tracing::debug!(ms = started.elapsed().as_millis() as u64, "load: graph");
-        let mut calls = Vec::with_capacity(unresolved.len());
-        for r in unresolved {
-            let caller = graph
-                .node_at(r.caller)
-                .ok_or_else(|| LoadError::Corrupt("unresolved call of a missing node".into()))?;
-            calls.push(Unresolved {
-                caller: caller.id.clone(),
-                name: r.name.into_owned(),
-                receiver: r.receiver.map(std::borrow::Cow::into_owned),
-                site: super::graph::Site {
-                    file: r
-                        .file
-                        .map_or_else(|| caller.file.clone(), |f| std::sync::Arc::from(&*f)),
-                    line: r.line,
-                    column: r.column,
-                },
-                reason: r.reason,
-            });
-        }
-        graph.add_unresolved(calls);
+        graph.set_unresolved(calls);
         tracing::debug!(
             ms = started.elapsed().as_millis() as u64,
             "load: unresolved"
