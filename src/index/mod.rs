@@ -235,10 +235,13 @@ pub(crate) fn pool(threads: usize) -> Result<rayon::ThreadPool, IndexError> {
 /// What reading produced besides facts: skips found by the walk, file stamps and when
 /// reading started.
 #[derive(Default)]
-pub(crate) struct Extras {
+pub(crate) struct Extras<'p> {
     pub(crate) skipped: Vec<(String, SkipReason)>,
     pub(crate) stamps: BTreeMap<String, FileStamp>,
     pub(crate) stamped_at_ns: i64,
+    /// The index this run updates, if any: the graph's name indexes are merged from its
+    /// ([`CodeGraph::from_node_iter_after`]) instead of sorted again.
+    pub(crate) prev: Option<&'p Index>,
 }
 
 /// Nanoseconds since the Unix epoch now (0 if the clock is before it).
@@ -254,27 +257,18 @@ pub(crate) fn finish(
     root: Option<PathBuf>,
     outcomes: Vec<Outcome>,
     stats: IndexStats,
-    extras: Extras,
+    extras: Extras<'_>,
     started: Instant,
 ) -> Index {
-    finish_with(
-        pool,
-        root,
-        outcomes,
-        stats,
-        extras,
-        started,
-        None,
-        |files| {
-            let res = resolve::resolve(files);
-            // What resolution freed (its tables, each file's lists) is scattered free pages in
-            // the allocator's arenas that the graph's large allocations cannot reuse: handed
-            // back first, or the graph is built on top of them (a cold index of the fetch.sh
-            // corpus peaked 145 MiB higher). 56 ms there; incremental updates skip it.
-            release_free_memory();
-            res
-        },
-    )
+    finish_with(pool, root, outcomes, stats, extras, started, |files| {
+        let res = resolve::resolve(files);
+        // What resolution freed (its tables, each file's lists) is scattered free pages in
+        // the allocator's arenas that the graph's large allocations cannot reuse: handed
+        // back first, or the graph is built on top of them (a cold index of the fetch.sh
+        // corpus peaked 145 MiB higher). 56 ms there; incremental updates skip it.
+        release_free_memory();
+        res
+    })
 }
 
 /// As [`finish`] with the resolution computed by `resolver` over the sorted facts.
@@ -283,15 +277,15 @@ pub(crate) fn finish_with(
     root: Option<PathBuf>,
     outcomes: Vec<Outcome>,
     stats: IndexStats,
-    extras: Extras,
+    extras: Extras<'_>,
     started: Instant,
-    prev: Option<&Index>,
     resolver: impl FnOnce(&[Arc<FileFacts>]) -> resolve::Resolution + Send,
 ) -> Index {
     let Extras {
         mut skipped,
         stamps,
         stamped_at_ns,
+        prev,
     } = extras;
     let mut files = Vec::with_capacity(outcomes.len());
     for o in outcomes {
@@ -596,6 +590,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Index, IndexErr
             skipped: walked.skipped,
             stamps,
             stamped_at_ns,
+            prev: None,
         },
         started,
     ))

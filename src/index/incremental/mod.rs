@@ -250,9 +250,9 @@ pub fn reconcile(
             skipped,
             stamps,
             stamped_at_ns,
+            prev: Some(prev),
         },
         started,
-        Some(prev),
         |files| match affected::resolve_incremental(&prev.files, &prev.graph, files, &changed) {
             Some((res, n)) => {
                 resolved = n as u64;
