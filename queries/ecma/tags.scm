@@ -8,9 +8,32 @@
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 (variable_declarator name: (identifier) @name value: (class)) @definition.class
-(assignment_expression
-  left: (member_expression property: (property_identifier) @name)
-  right: [(arrow_function) (function_expression)]) @definition.function
+; `obj.name = function` and `Type.prototype.name = function` define a method of `obj`
+; (`Type`): `this.other()` inside it finds its sibling members, and a bare call `name()`
+; elsewhere does not reach it, since a function expression's own name is bound only inside
+; its body (ECMA-262, FunctionExpression). CommonJS `exports.name = function` and
+; `module.exports.name = function` stay module-level functions; any other object
+; (`this.x`, `a.b.c`) too.
+((assignment_expression
+   left: (member_expression object: (identifier) @container property: (property_identifier) @name)
+   right: [(arrow_function) (function_expression)])
+  (#not-any-of? @container "exports" "module")) @definition.method
+((assignment_expression
+   left: (member_expression
+     object: (member_expression object: (identifier) @container property: (property_identifier) @_proto)
+     property: (property_identifier) @name)
+   right: [(arrow_function) (function_expression)])
+  (#eq? @_proto "prototype")) @definition.method
+((assignment_expression
+   left: (member_expression object: (identifier) @_object property: (property_identifier) @name)
+   right: [(arrow_function) (function_expression)])
+  (#any-of? @_object "exports" "module")) @definition.function
+((assignment_expression
+   left: (member_expression
+     object: [(member_expression) (this) (call_expression) (subscript_expression) (parenthesized_expression)] @_object
+     property: (property_identifier) @name)
+   right: [(arrow_function) (function_expression)])
+  (#not-match? @_object "^[A-Za-z_$][A-Za-z0-9_$]*[.]prototype$")) @definition.function
 
 (import_statement (import_clause (identifier) @import.default)
   source: (string (string_fragment) @import.module)) @import
