@@ -261,6 +261,9 @@ enum Engine {
     QueryCursor,
 }
 
+/// Nesting levels of `cfg_*!` blocks unwrapped (tokio nests two or three).
+const MAX_MACRO_UNWRAP: usize = 4;
+
 fn extract_with(
     path: &str,
     spec: &'static LanguageSpec,
@@ -271,13 +274,31 @@ fn extract_with(
     engine: Engine,
 ) -> Result<FileFacts, String> {
     let compiled = lang::compiled(spec)?;
-    let tree = PARSER.with(|p| {
-        let mut p = p.borrow_mut();
-        p.set_language(&compiled.language)
-            .map_err(|e| format!("grammar: {e}"))?;
-        p.parse(text, None)
-            .ok_or_else(|| "parser returned no tree".to_string())
-    })?;
+    let parse = |text: &str| {
+        PARSER.with(|p| {
+            let mut p = p.borrow_mut();
+            p.set_language(&compiled.language)
+                .map_err(|e| format!("grammar: {e}"))?;
+            p.parse(text, None)
+                .ok_or_else(|| "parser returned no tree".to_string())
+        })
+    };
+    let mut tree = parse(text)?;
+    // Rust items inside item-level `cfg_*! { ... }` blocks (tokio wraps much of its API in
+    // them) are token trees to the grammar: the wrapper is blanked out and the file parsed
+    // again, so they are items at the very same bytes, lines and columns.
+    let mut unwrapped: Option<String> = None;
+    if spec.name == "rust" {
+        for _ in 0..MAX_MACRO_UNWRAP {
+            let cur = unwrapped.as_deref().unwrap_or(text);
+            let Some(u) = lang::unwrap_cfg_blocks(tree.root_node(), cur) else {
+                break;
+            };
+            tree = parse(&u)?;
+            unwrapped = Some(u);
+        }
+    }
+    let text = unwrapped.as_deref().unwrap_or(text);
     let lines = LineIndex::new(text);
     let root = tree.root_node();
     let (raw_defs, mut raw_calls, imports, default_export, raw_bindings, package) =
@@ -991,6 +1012,37 @@ mod tests {
 
     fn facts(path: &str, text: &str) -> FileFacts {
         facts_for_test(path, text)
+    }
+
+    /// Items in item-level `cfg_*! { }` blocks, nested too and inside an `impl`, are
+    /// indexed at their own lines and columns; other item macros are left alone.
+    #[test]
+    fn rust_items_inside_cfg_blocks_are_indexed_in_place() {
+        let src = "cfg_net! {\n    pub struct TcpStream { fd: u32 }\n    impl TcpStream {\n        pub fn connect() -> TcpStream { helper() }\n        cfg_unix! {\n            pub fn raw(&self) -> u32 { self.fd }\n        }\n    }\n}\nlazy_static! {\n    static ref X: u32 = make();\n}\nfn helper() -> TcpStream { TcpStream::connect() }\n";
+        let f = facts_for_test("src/lib.rs", src);
+        let at = |q: &str| {
+            let d = f
+                .definitions
+                .iter()
+                .find(|d| &*d.qualified_name == q)
+                .unwrap_or_else(|| panic!("{q} missing: {:?}", f.definitions));
+            (d.kind, d.start_line, d.end_line, d.signature.clone())
+        };
+        assert_eq!(
+            at("TcpStream::connect"),
+            (
+                Kind::Method,
+                4,
+                4,
+                "pub fn connect() -> TcpStream { helper() }".into()
+            )
+        );
+        assert_eq!(at("TcpStream::raw").1, 6);
+        assert_eq!(at("TcpStream").0, Kind::Struct);
+        assert_eq!(at("helper").1, 13);
+        assert!(!f.definitions.iter().any(|d| &*d.name == "X"));
+        let call = f.calls.iter().find(|c| c.name == "helper").unwrap();
+        assert_eq!((call.line, call.column), (4, 41));
     }
 
     #[test]

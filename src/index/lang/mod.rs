@@ -15,6 +15,7 @@ mod pattern;
 mod python;
 mod roots;
 mod rust;
+pub(crate) use rust::unwrap_cfg_blocks;
 
 use std::sync::OnceLock;
 

@@ -135,3 +135,63 @@ mod tests {
         assert_eq!(module_path("build.rs"), vec!["build"]);
     }
 }
+
+/// `text` with the wrapper of every item-level `cfg_*! { ... }` block blanked out (the
+/// macro's name, `!` and both braces become spaces; line breaks stay), so its items parse
+/// as items at the same bytes, lines and columns; `None` when `root` has no such block.
+///
+/// Item level: directly in a file, a `mod` body, or an `impl` or `trait` body. Only macros
+/// named `cfg_*` are unwrapped: by the convention of tokio and futures they take items and
+/// emit them unchanged under a `#[cfg]`. Other item macros (`lazy_static!`, `bitflags!`,
+/// `macro_rules!`) have their own syntax and are left alone.
+pub(crate) fn unwrap_cfg_blocks(root: Node<'_>, text: &str) -> Option<String> {
+    let mut blanks: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let mut cursor = n.walk();
+        for child in n.named_children(&mut cursor) {
+            match child.kind() {
+                "macro_invocation" => {
+                    let is_cfg = child
+                        .child_by_field_name("macro")
+                        .filter(|m| m.kind() == "identifier")
+                        .and_then(|m| text.get(m.byte_range()))
+                        .is_some_and(|name| name.starts_with("cfg_"));
+                    let body = child
+                        .named_child(child.named_child_count().saturating_sub(1) as u32)
+                        .filter(|b| b.kind() == "token_tree");
+                    if let (true, Some(body)) = (is_cfg, body) {
+                        let (open, close) = (body.start_byte(), body.end_byte());
+                        if text.as_bytes().get(open) == Some(&b'{')
+                            && close > open
+                            && text.as_bytes().get(close - 1) == Some(&b'}')
+                        {
+                            blanks.push(child.start_byte()..open + 1);
+                            blanks.push(close - 1..close);
+                        }
+                    }
+                }
+                "mod_item" | "impl_item" | "trait_item" => {
+                    if let Some(b) = child.child_by_field_name("body") {
+                        stack.push(b);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if blanks.is_empty() {
+        return None;
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for r in blanks {
+        for b in &mut bytes[r] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    // Only ASCII bytes of the wrapper (name, `!`, whitespace, braces) became spaces; a
+    // multi-byte char there (a comment between name and brace) is blanked whole.
+    String::from_utf8(bytes).ok()
+}
