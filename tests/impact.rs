@@ -463,6 +463,61 @@ fn diff_maps_changed_lines_to_symbols_and_unions_their_impact() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-rev"));
 }
 
+/// A definition deleted from the working tree is reported with the call sites that still
+/// call it, and its callers join the union (they break with it); the helper that fresh eyes
+/// found reported only "changed outside any definition".
+#[test]
+fn diff_reports_a_deleted_function_and_who_still_calls_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    copy_tree(&common::fixture("impact"), repo);
+    git(repo, &["init", "-q"]);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "fixture"]);
+    let core = repo.join("pkg/core.py");
+    let text = std::fs::read_to_string(&core).unwrap();
+    let without = text.replace(
+        "def expand(node, depth):\n    return evaluate(node, depth + 1)\n\n\n",
+        "",
+    );
+    assert_ne!(without, text);
+    std::fs::write(&core, without).unwrap();
+
+    let (v, code) = run_json(repo, &["impact", "--diff", "--json"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["changed"], json!([]), "{v}");
+    assert_eq!(
+        v["removed"],
+        json!([{
+            "id": "pkg/core.py::expand",
+            "kind": "function",
+            "lines": [18, 19],
+            "sites": [{
+                "caller": "pkg/core.py::evaluate",
+                "file": "pkg/core.py",
+                "line": 15,
+                "column": 12,
+                "reason": "external"
+            }],
+            "callers": ["pkg/core.py::evaluate"]
+        }])
+    );
+    assert_eq!(v["union"]["roots"], json!(["pkg/core.py::evaluate"]));
+    let text = String::from_utf8(
+        cg().arg("-C")
+            .arg(repo)
+            .args(["impact", "--diff"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        text.contains("== removed pkg/core.py::expand  (function, lines 18-19 in HEAD): 1 call site still calls it"),
+        "{text}"
+    );
+}
+
 #[test]
 fn diff_outside_a_git_repository_says_so() {
     let dir = tempfile::tempdir().unwrap();

@@ -38,13 +38,14 @@ pub(super) fn run(a: &ImpactArgs, idx: &Index, root: &Path, color: bool) -> Resu
     let lines = FsLines::new(idx.root.clone().unwrap_or_else(|| root.to_path_buf()));
     if let Some(rev) = &a.diff {
         let changes = diff::git_changes(root, Some(rev))?;
-        let d = diff::diff_impact(&idx.graph, rev, &changes, a.depth, &lines);
+        let removed = diff::removed_definitions(root, Some(rev), &idx.graph)?;
+        let d = diff::diff_impact(&idx.graph, rev, &changes, removed, a.depth, &lines);
         if a.json {
             output::print_json(&d)?;
             return Ok(0);
         }
         let mut out = Vec::new();
-        if d.changed.is_empty() {
+        if d.changed.is_empty() && d.removed.is_empty() {
             out.push(format!(
                 "no indexed definition changed against {}",
                 output::sanitize(rev)
@@ -62,6 +63,36 @@ pub(super) fn run(a: &ImpactArgs, idx: &Index, root: &Path, color: bool) -> Resu
                     .map(|l| format!("   {l}")),
             );
         }
+        for r in &d.removed {
+            out.push(format!(
+                "== removed {}  ({}, lines {}-{} in {}): {} call site{} still call{} it",
+                output::paint(&output::sanitize(&r.id), "1", color),
+                r.kind,
+                r.lines[0],
+                r.lines[1],
+                output::sanitize(rev),
+                r.sites.len(),
+                if r.sites.len() == 1 { "" } else { "s" },
+                if r.sites.len() == 1 { "s" } else { "" },
+            ));
+            out.extend(r.sites.iter().map(|c| {
+                format!(
+                    "   {}  {}",
+                    output::sanitize(&c.caller),
+                    output::paint(
+                        &format!(
+                            "at {}:{}:{} ({})",
+                            output::sanitize(&c.file),
+                            c.line,
+                            c.column,
+                            c.reason
+                        ),
+                        "2",
+                        color
+                    )
+                )
+            }));
+        }
         for o in &d.outside {
             out.push(format!(
                 "changed outside any definition: {} lines {}",
@@ -69,11 +100,17 @@ pub(super) fn run(a: &ImpactArgs, idx: &Index, root: &Path, color: bool) -> Resu
                 spans(&o.lines)
             ));
         }
-        if d.changed.len() > 1 {
-            out.push(format!(
-                "== union of {} changed definitions",
-                d.changed.len()
-            ));
+        let callers_of_removed: usize = d.removed.iter().map(|r| r.callers.len()).sum();
+        if d.changed.len() + callers_of_removed > 1 {
+            out.push(if d.removed.is_empty() {
+                format!("== union of {} changed definitions", d.changed.len())
+            } else {
+                format!(
+                    "== union of {} changed definitions and the callers of {} removed ones",
+                    d.changed.len(),
+                    d.removed.len()
+                )
+            });
             out.extend(
                 describe(&d.union, idx, color)
                     .into_iter()

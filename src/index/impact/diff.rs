@@ -95,8 +95,44 @@ pub struct DiffImpact {
     pub outside: Vec<Outside>,
     /// One impact per changed definition, in the order of `changed`.
     pub impacts: Vec<Impact>,
-    /// The combined impact of all changed definitions.
+    /// Definitions of `rev` that the working tree no longer has (deleted, or renamed away),
+    /// with the call sites that still call them; sorted by id.
+    pub removed: Vec<Removed>,
+    /// The combined impact of all changed definitions and of the definitions holding a
+    /// call to a removed one (those break with the removal).
     pub union: Impact,
+}
+
+/// A definition of the compared revision that the working tree no longer has.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Removed {
+    /// Its node id in the revision.
+    pub id: String,
+    /// Its kind.
+    pub kind: &'static str,
+    /// Its lines in the revision's file, `[first, last]`, 1-based inclusive.
+    pub lines: [u32; 2],
+    /// Call sites of the working tree that still call its name and resolve to nothing (by
+    /// name: a call on a receiver for a removed method, a bare or qualified call for
+    /// anything else), sorted; their definitions are in [`Removed::callers`].
+    pub sites: Vec<DanglingCall>,
+    /// Ids of the definitions (or files, for top-level code) holding those sites.
+    pub callers: Vec<String>,
+}
+
+/// An unresolved call site that may call a removed definition.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct DanglingCall {
+    /// The calling definition's id.
+    pub caller: String,
+    /// Repo-relative path.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based char column.
+    pub column: u32,
+    /// Why the resolver made no edge (`ambiguous`, `external`, `not_found`).
+    pub reason: &'static str,
 }
 
 fn git(root: &Path, args: &[&str]) -> Result<String, DiffError> {
@@ -134,9 +170,25 @@ fn git(root: &Path, args: &[&str]) -> Result<String, DiffError> {
 /// Errors: [`DiffError::NotARepo`] outside a git work tree, [`DiffError::Spawn`] when git
 /// cannot run, [`DiffError::Git`] when git fails (unknown revision, no commits yet).
 pub fn git_changes(root: &Path, rev: Option<&str>) -> Result<Vec<FileChange>, DiffError> {
-    git(root, &["rev-parse", "--is-inside-work-tree"])?;
     let rev = rev.unwrap_or("HEAD");
-    let diff = git(
+    let diff = git_diff(root, rev)?;
+    let mut changes = parse_unified(&diff);
+    let untracked = git(root, &["ls-files", "--others", "--exclude-standard", "-z"])?;
+    for p in untracked.split('\0').filter(|p| !p.is_empty()) {
+        changes.push(FileChange {
+            path: p.to_string(),
+            hunks: Vec::new(),
+            untracked: true,
+        });
+    }
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
+/// `git diff --unified=0 --relative REV` of the working tree under `root`.
+fn git_diff(root: &Path, rev: &str) -> Result<String, DiffError> {
+    git(root, &["rev-parse", "--is-inside-work-tree"])?;
+    git(
         root,
         &[
             "diff",
@@ -150,18 +202,113 @@ pub fn git_changes(root: &Path, rev: Option<&str>) -> Result<Vec<FileChange>, Di
             rev,
             "--",
         ],
-    )?;
-    let mut changes = parse_unified(&diff);
-    let untracked = git(root, &["ls-files", "--others", "--exclude-standard", "-z"])?;
-    for p in untracked.split('\0').filter(|p| !p.is_empty()) {
-        changes.push(FileChange {
-            path: p.to_string(),
-            hunks: Vec::new(),
-            untracked: true,
-        });
+    )
+}
+
+/// Old-side line ranges (1-based, inclusive) that `git diff --unified=0` output removes
+/// or rewrites, by the revision's path (deleted files included; added files have none).
+pub fn parse_removed_lines(diff: &str) -> Vec<(String, Vec<[u32; 2]>)> {
+    let mut out: Vec<(String, Vec<[u32; 2]>)> = Vec::new();
+    for line in diff.lines() {
+        if line.starts_with("diff --git ") {
+            continue;
+        } else if let Some(p) = line.strip_prefix("--- ") {
+            if let Some(p) = unquote(p).strip_prefix("a/") {
+                out.push((p.to_string(), Vec::new()));
+            }
+        } else if let Some(h) = line.strip_prefix("@@ ") {
+            let Some(minus) = h.split(' ').find(|p| p.starts_with('-')) else {
+                continue;
+            };
+            let mut it = minus[1..].splitn(2, ',');
+            let (Some(Ok(start)), count) = (it.next().map(str::parse::<u32>), it.next()) else {
+                continue;
+            };
+            let count: u32 = count.map_or(Some(1), |c| c.parse().ok()).unwrap_or(0);
+            if let (Some(last), true) = (out.last_mut(), count > 0) {
+                last.1.push([start, start + count - 1]);
+            }
+        }
     }
-    changes.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(changes)
+    out.retain(|(_, r)| !r.is_empty());
+    out
+}
+
+/// The definitions of `rev` that `graph` (the working tree's index) no longer has and
+/// whose lines the diff removed or rewrote, each with the working tree's unresolved call
+/// sites that still call its name. The revision's files are read with `git show` and
+/// extracted with the same grammars and queries as the index; a file that cannot be read
+/// or parsed is skipped.
+///
+/// Errors: as [`git_changes`].
+pub fn removed_definitions(
+    root: &Path,
+    rev: Option<&str>,
+    graph: &CodeGraph,
+) -> Result<Vec<Removed>, DiffError> {
+    let rev = rev.unwrap_or("HEAD");
+    let diff = git_diff(root, rev)?;
+    let mut by_name: HashMap<&str, Vec<&crate::index::graph::Unresolved>> = HashMap::new();
+    for u in graph.all_unresolved() {
+        by_name.entry(u.name.as_str()).or_default().push(u);
+    }
+    let mut out = Vec::new();
+    for (path, ranges) in parse_removed_lines(&diff) {
+        let Some(spec) = crate::index::lang::for_path(&path) else {
+            continue;
+        };
+        if spec.grammar.is_none() {
+            continue;
+        }
+        let Ok(old) = git(root, &["show", &format!("{rev}:./{path}")]) else {
+            continue;
+        };
+        let text = old.strip_prefix('\u{feff}').unwrap_or(&old);
+        let Ok(facts) = crate::index::extract::extract(
+            &path,
+            spec,
+            text,
+            String::new(),
+            text.len() as u64,
+            &Default::default(),
+        ) else {
+            continue;
+        };
+        for d in &facts.definitions {
+            let hit = ranges
+                .iter()
+                .any(|r| r[0] <= d.end_line && r[1] >= d.start_line);
+            if !hit || graph.node(&d.id).is_some() {
+                continue;
+            }
+            let method = matches!(d.kind, Kind::Method | Kind::Constructor);
+            let mut sites: Vec<DanglingCall> = by_name
+                .get(&*d.name)
+                .into_iter()
+                .flatten()
+                .filter(|u| !method || u.receiver.is_some())
+                .map(|u| DanglingCall {
+                    caller: u.caller.to_string(),
+                    file: u.site.file.to_string(),
+                    line: u.site.line,
+                    column: u.site.column,
+                    reason: u.reason.as_str(),
+                })
+                .collect();
+            sites.sort();
+            let mut callers: Vec<String> = sites.iter().map(|s| s.caller.clone()).collect();
+            callers.dedup();
+            out.push(Removed {
+                id: d.id.to_string(),
+                kind: d.kind.as_str(),
+                lines: [d.start_line, d.end_line],
+                sites,
+                callers,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(out)
 }
 
 /// Parses `git diff --unified=0` output into per-file hunks (working-tree side). Deleted
@@ -329,10 +476,14 @@ fn ranges(lines: &BTreeSet<u32>) -> Vec<[u32; 2]> {
 
 /// The impact of every changed definition and of all of them together, callers followed
 /// up to `depth` hops.
+///
+/// `removed` ([`removed_definitions`]) is reported as given; the definitions holding a
+/// call to a removed one join the union's targets.
 pub fn diff_impact(
     graph: &CodeGraph,
     rev: &str,
     changes: &[FileChange],
+    removed: Vec<Removed>,
     depth: u32,
     lines: &dyn LineSource,
 ) -> DiffImpact {
@@ -342,7 +493,11 @@ pub fn diff_impact(
         .iter()
         .filter_map(|c| asker.impact(&c.id, depth, lines))
         .collect();
-    let ids: Vec<String> = changed.iter().map(|c| c.id.clone()).collect();
+    let ids: Vec<String> = changed
+        .iter()
+        .map(|c| c.id.clone())
+        .chain(removed.iter().flat_map(|r| r.callers.iter().cloned()))
+        .collect();
     DiffImpact {
         schema: DIFF_SCHEMA,
         rev: rev.to_string(),
@@ -350,6 +505,7 @@ pub fn diff_impact(
         changed,
         outside,
         impacts,
+        removed,
     }
 }
 
