@@ -122,20 +122,6 @@ fn walk(n: Node<'_>, src: &[u8], prefix: String, line: u32, out: &mut Vec<Import
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn module_paths_follow_the_crate_layout() {
-        assert_eq!(module_path("src/lib.rs"), Vec::<String>::new());
-        assert_eq!(module_path("src/math.rs"), vec!["math"]);
-        assert_eq!(module_path("src/a/mod.rs"), vec!["a"]);
-        assert_eq!(module_path("crates/x/src/a/b.rs"), vec!["a", "b"]);
-        assert_eq!(module_path("build.rs"), vec!["build"]);
-    }
-}
-
 /// `text` with the wrapper of every item-level `cfg_*! { ... }` block blanked out (the
 /// macro's name, `!` and both braces become spaces; line breaks stay), so its items parse
 /// as items at the same bytes, lines and columns; `None` when `root` has no such block.
@@ -194,4 +180,18 @@ pub(crate) fn unwrap_cfg_blocks(root: Node<'_>, text: &str) -> Option<String> {
     // Only ASCII bytes of the wrapper (name, `!`, whitespace, braces) became spaces; a
     // multi-byte char there (a comment between name and brace) is blanked whole.
     String::from_utf8(bytes).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_paths_follow_the_crate_layout() {
+        assert_eq!(module_path("src/lib.rs"), Vec::<String>::new());
+        assert_eq!(module_path("src/math.rs"), vec!["math"]);
+        assert_eq!(module_path("src/a/mod.rs"), vec!["a"]);
+        assert_eq!(module_path("crates/x/src/a/b.rs"), vec!["a", "b"]);
+        assert_eq!(module_path("build.rs"), vec!["build"]);
+    }
 }
