@@ -92,6 +92,122 @@ fn fam_is_js(f: &FileFacts) -> bool {
     family(&f.language) == "js"
 }
 
+/// Methods of the web platform and of ECMAScript's built-in prototypes (DOM Standard:
+/// `Node`, `Element`, `EventTarget`, `Document`; HTML: canvas, forms; ECMA-262: `Array`,
+/// `String`, `Object`, `Date`, `Number`): a JS call of one of these on a receiver of unknown
+/// type is more likely the platform's than a repo method's, so it is never guessed (on
+/// the npm tree, DOM `svg.setAttribute(...)` calls were linked to three.js's
+/// `BufferGeometry.setAttribute`).
+const JS_PLATFORM_METHODS: &[&str] = &[
+    "setAttribute",
+    "getAttribute",
+    "removeAttribute",
+    "hasAttribute",
+    "toggleAttribute",
+    "setAttributeNS",
+    "getAttributeNS",
+    "addEventListener",
+    "removeEventListener",
+    "dispatchEvent",
+    "appendChild",
+    "removeChild",
+    "insertBefore",
+    "replaceChild",
+    "replaceChildren",
+    "replaceWith",
+    "cloneNode",
+    "contains",
+    "querySelector",
+    "querySelectorAll",
+    "getElementById",
+    "getElementsByClassName",
+    "getElementsByTagName",
+    "createElement",
+    "createElementNS",
+    "createTextNode",
+    "createDocumentFragment",
+    "getContext",
+    "getBoundingClientRect",
+    "getClientRects",
+    "scrollIntoView",
+    "scrollTo",
+    "focus",
+    "blur",
+    "click",
+    "closest",
+    "matches",
+    "prepend",
+    "before",
+    "after",
+    "insertAdjacentHTML",
+    "insertAdjacentElement",
+    "requestPointerLock",
+    "requestFullscreen",
+    "setPointerCapture",
+    "releasePointerCapture",
+    "preventDefault",
+    "stopPropagation",
+    "stopImmediatePropagation",
+    "toDataURL",
+    "toBlob",
+    "drawImage",
+    "fillRect",
+    "clearRect",
+    "strokeRect",
+    "fillText",
+    "measureText",
+    "beginPath",
+    "closePath",
+    "moveTo",
+    "lineTo",
+    "arc",
+    "stroke",
+    "fill",
+    "getImageData",
+    "putImageData",
+    "checkValidity",
+    "submit",
+    "forEach",
+    "indexOf",
+    "lastIndexOf",
+    "includes",
+    "slice",
+    "splice",
+    "concat",
+    "some",
+    "every",
+    "sort",
+    "reverse",
+    "shift",
+    "unshift",
+    "flatMap",
+    "findIndex",
+    "substring",
+    "substr",
+    "toLowerCase",
+    "toUpperCase",
+    "trim",
+    "trimStart",
+    "trimEnd",
+    "startsWith",
+    "endsWith",
+    "charAt",
+    "charCodeAt",
+    "codePointAt",
+    "padStart",
+    "padEnd",
+    "repeat",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "toFixed",
+    "toPrecision",
+    "getTime",
+    "toISOString",
+    "toJSON",
+    "localeCompare",
+    "normalize",
+];
+
 /// The guard of the `unique_name` tier: at least 4 chars and not in [`COMMON_NAMES`].
 pub fn unique_name_allowed(name: &str) -> bool {
     name.chars().count() >= 4 && !COMMON_NAMES.contains(&name)
@@ -1706,7 +1822,10 @@ impl<'a> Ctx<'a> {
         // (measured against go/types and javac: unique-name precision 0.57 on x/tools), so
         // no guess is made. Python and JavaScript keep the guarded guess.
         let lang = self.files[fi as usize].language.as_str();
-        let guess = matches!(fam, "python" | "js") && lang != "typescript" && lang != "tsx";
+        let guess = matches!(fam, "python" | "js")
+            && lang != "typescript"
+            && lang != "tsx"
+            && !(fam == "js" && JS_PLATFORM_METHODS.contains(&name));
         if !guess || !unique_name_allowed(name) {
             return Err(if all.iter().any(is_method) {
                 UnresolvedReason::Ambiguous
