@@ -436,3 +436,35 @@ fn force_never_replaces_a_symlink_or_a_device() {
         .file_type()
         .is_fifo());
 }
+
+/// `--direction both` is the callers and the callees of the root, not a walk that turns
+/// around: the other callees of `save_item`'s callers (`validate`, `render_json`) are not in
+/// it (a fresh user found the export of "both" twice the size of callers plus callees).
+#[test]
+fn both_directions_are_callers_plus_callees() {
+    let idx = codegraph_tui::index::index_repo(
+        &common::fixture("python"),
+        &codegraph_tui::index::IndexOptions::default(),
+    )
+    .unwrap();
+    let g = &idx.graph;
+    let root = "app/store.py::save_item";
+    let ids = |w: Walk| -> std::collections::BTreeSet<String> {
+        g.walk(root, w, 2)
+            .unwrap()
+            .nodes
+            .iter()
+            .map(|n| n.id.to_string())
+            .collect()
+    };
+    let both = ids(Walk::Both);
+    let union: std::collections::BTreeSet<String> = ids(Walk::Callers)
+        .union(&ids(Walk::Callees))
+        .cloned()
+        .collect();
+    assert_eq!(both, union);
+    let sub = g.walk(root, Walk::Both, 2).unwrap();
+    assert_eq!(sub.direction, "both");
+    let edges = |w: Walk| g.walk(root, w, 2).unwrap().edges.len();
+    assert_eq!(sub.edges.len(), edges(Walk::Callers) + edges(Walk::Callees));
+}

@@ -386,7 +386,8 @@ pub enum Walk {
     Callers,
     /// Follow edges forwards (what this calls).
     Callees,
-    /// Both.
+    /// Callers and callees of the root: the union of the two walks, not one walk that
+    /// turns around (a caller's other callees are not in it).
     Both,
 }
 
@@ -872,6 +873,29 @@ impl CodeGraph {
     /// Breadth-first walk over `calls` and `references` edges from `root`, up to `depth`
     /// hops (cycle-safe: each node is visited once). `None` when `root` is not a node id.
     pub fn walk(&self, root: &str, walk: Walk, depth: u32) -> Option<Subgraph> {
+        if walk == Walk::Both {
+            let (up, down) = (
+                self.walk(root, Walk::Callers, depth)?,
+                self.walk(root, Walk::Callees, depth)?,
+            );
+            let mut nodes = up.nodes;
+            nodes.extend(down.nodes);
+            nodes.sort_by(|a, b| a.id.cmp(&b.id));
+            nodes.dedup_by(|a, b| a.id == b.id);
+            let mut edges = up.edges;
+            edges.extend(down.edges);
+            let key = |e: &Edge| (e.source.clone(), e.target.clone(), e.relation);
+            edges.sort_by_key(key);
+            edges.dedup_by(|a, b| key(a) == key(b));
+            return Some(Subgraph {
+                direction: walk.as_str().to_string(),
+                nodes,
+                edges,
+                truncated: up.truncated || down.truncated,
+                unresolved: up.unresolved + down.unresolved,
+                ..up
+            });
+        }
         let start = self.ix_of(root)?;
         let mut seen: HashSet<NodeIndex> = HashSet::from([start]);
         let mut edges: HashSet<petgraph::stable_graph::EdgeIndex> = HashSet::new();
