@@ -96,6 +96,36 @@ pub fn safe(s: &str) -> Cow<'_, str> {
     crate::cli::sanitize(s)
 }
 
+/// `path` (already [`safe`]) in at most `budget` chars: whole when it fits, else its last
+/// components after `…/` (the file name and as many folders above it as fit), or the start
+/// of the file name before `…` when even that is too long. A long path is cut at the
+/// start, not the end: in a deep tree the end is what tells rows apart
+/// (`…/examples/basic.rs`).
+pub fn fit_path(path: &str, budget: usize) -> String {
+    let len = path.chars().count();
+    if len <= budget {
+        return path.to_string();
+    }
+    let mut start = None;
+    for (i, _) in path.match_indices('/') {
+        if path[i..].chars().count() < budget {
+            start = Some(i);
+            break;
+        }
+    }
+    match start {
+        Some(i) => format!("…{}", &path[i..]),
+        None => {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            if name.chars().count() <= budget {
+                return name.to_string();
+            }
+            let head: String = name.chars().take(budget.saturating_sub(1)).collect();
+            format!("{head}…")
+        }
+    }
+}
+
 /// A two-letter marker for a node kind.
 pub fn kind_marker(k: Kind) -> &'static str {
     match k {
@@ -140,4 +170,25 @@ fn hint<'a>(app: &App, text: &'a str) -> Paragraph<'a> {
     Paragraph::new(Line::styled(text, app.theme.get("ui.text.dim")))
         .style(Style::new())
         .wrap(ratatui::widgets::Wrap { trim: true })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit_path;
+
+    #[test]
+    fn long_paths_keep_their_end() {
+        let p =
+            "registry/src/index.crates.io-1949cf8c6b5b557f/tantivy-0.22.1/examples/basic_search.rs";
+        assert_eq!(fit_path(p, 200), p);
+        assert_eq!(fit_path(p, 41), "…/tantivy-0.22.1/examples/basic_search.rs");
+        assert_eq!(fit_path(p, 40), "…/examples/basic_search.rs");
+        assert_eq!(fit_path(p, 30), "…/examples/basic_search.rs");
+        assert_eq!(fit_path(p, 10), "basic_sea…");
+        assert_eq!(fit_path("app/handlers.py", 11), "handlers.py");
+        assert!(fit_path(p, 40).chars().count() <= 40);
+        assert_eq!(fit_path("a/b.rs", 3), "b.…");
+        assert_eq!(fit_path("é/üx.rs", 4), "üx.…");
+        assert_eq!(fit_path("é/üx.rs", 0), "…");
+    }
 }

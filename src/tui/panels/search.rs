@@ -100,8 +100,11 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             let s = safe(c.encode_utf8(&mut [0; 4])).into_owned();
             spans.push(Span::styled(s, st));
         }
+        let used: usize = spans.iter().map(Span::width).sum();
+        let tail = format!(":{}", sym.line);
+        let budget = (list.width as usize).saturating_sub(used + 2 + tail.len());
         spans.push(Span::styled(
-            format!("  {}:{}", safe(&sym.file), sym.line),
+            format!("  {}{tail}", super::fit_path(&safe(&sym.file), budget)),
             t.get("ui.path"),
         ));
         let mut line = Line::from(spans);

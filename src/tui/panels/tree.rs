@@ -140,8 +140,11 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
                         .filter(|_| tree.direction == Walk::Callers)
                         .and_then(|v| v.sites.first())
                         .map_or(node.start_line, |s| s.line);
+                    let used: usize = spans.iter().map(Span::width).sum();
+                    let tail = format!(":{line_no}");
+                    let budget = (inner.width as usize).saturating_sub(used + 2 + tail.len());
                     spans.push(Span::styled(
-                        format!("  {}:{}", safe(&node.file), line_no),
+                        format!("  {}{tail}", super::fit_path(&safe(&node.file), budget)),
                         t.get("ui.path"),
                     ));
                 }
