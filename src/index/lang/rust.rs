@@ -128,8 +128,9 @@ fn walk(n: Node<'_>, src: &[u8], prefix: String, line: u32, out: &mut Vec<Import
 ///
 /// Item level: directly in a file, a `mod` body, or an `impl` or `trait` body. Only macros
 /// named `cfg_*` are unwrapped: by the convention of tokio and futures they take items and
-/// emit them unchanged under a `#[cfg]`. Other item macros (`lazy_static!`, `bitflags!`,
-/// `macro_rules!`) have their own syntax and are left alone.
+/// emit them unchanged under a `#[cfg]`. `cfg_if!` (`if #[cfg(..)] { .. } else { .. }`) and
+/// other item macros (`lazy_static!`, `bitflags!`, `macro_rules!`) have their own syntax
+/// and are left alone.
 pub(crate) fn unwrap_cfg_blocks(root: Node<'_>, text: &str) -> Option<String> {
     let mut blanks: Vec<std::ops::Range<usize>> = Vec::new();
     let mut stack = vec![root];
@@ -142,7 +143,7 @@ pub(crate) fn unwrap_cfg_blocks(root: Node<'_>, text: &str) -> Option<String> {
                         .child_by_field_name("macro")
                         .filter(|m| m.kind() == "identifier")
                         .and_then(|m| text.get(m.byte_range()))
-                        .is_some_and(|name| name.starts_with("cfg_"));
+                        .is_some_and(|name| name.starts_with("cfg_") && name != "cfg_if");
                     let body = child
                         .named_child(child.named_child_count().saturating_sub(1) as u32)
                         .filter(|b| b.kind() == "token_tree");
