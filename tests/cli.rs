@@ -488,3 +488,23 @@ fn the_lower_bound_counts_only_calls_that_could_add_within_the_depth() {
     assert_eq!(unresolved("1"), 1);
     assert_eq!(unresolved("2"), 2);
 }
+
+/// `--depth 0` is refused alike by every command that walks (it was accepted by `callers`,
+/// `callees` and `export`, refused by `impact` and `path`).
+#[test]
+fn depth_zero_is_refused_by_every_walk() {
+    for args in [
+        &["callers", "save_item", "--depth", "0"][..],
+        &["callees", "save_item", "--depth", "0"],
+        &["impact", "save_item", "--depth", "0"],
+        &["export", "save_item", "--depth", "0"],
+    ] {
+        cg().arg("-C")
+            .arg(common::fixture("python"))
+            .arg("--no-cache")
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("0 is not in 1.."));
+    }
+}

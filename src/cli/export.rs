@@ -49,8 +49,8 @@ pub struct ExportArgs {
     /// Which edges to follow from SYMBOL.
     #[arg(long, value_enum, default_value_t = DirectionArg::Both)]
     pub direction: DirectionArg,
-    /// Hops to follow.
-    #[arg(long, default_value_t = 3)]
+    /// Hops to follow (1 = direct only).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub depth: u32,
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Json)]
