@@ -817,7 +817,10 @@ impl CodeGraph {
     /// name, else (when SYMBOL contains `.` or `::`) every qualified name that ends with
     /// SYMBOL on a segment boundary (`Flask.dispatch_request` finds
     /// `flask.app.Flask.dispatch_request`, `Config::new` finds `config::Config::new`),
-    /// else an exact bare name. Returns every match of the first rule that matches
+    /// else an exact bare name. A Rust path that names its crate
+    /// (`tantivy::schema::Schema::builder`, `crate::schema::Schema`), which qualified names
+    /// leave out, is looked up without that first segment among the files of a folder named
+    /// like the crate (`tantivy/` or `tantivy-0.22.1/`; `_` may be written `-`). Returns every match of the first rule that matches
     /// (sorted by id); `impl` blocks are dropped when another kind shares the name. Never
     /// a fuzzy match. O(log n + matches of the last segment's name), from indices built
     /// with the graph.
@@ -840,12 +843,44 @@ impl CodeGraph {
                 .equal_range(&self.by_name, |n| &n.name, last)
                 .filter(|n| ends_on_boundary(&n.qualified_name, symbol))
                 .collect();
+            if by_suffix.is_empty() {
+                if let Some(in_crate) = self.lookup_in_crate(symbol) {
+                    return in_crate;
+                }
+            }
             return without_shadowed_impls(by_suffix);
         }
         without_shadowed_impls(
             self.equal_range(&self.by_name, |n| &n.name, symbol)
                 .collect(),
         )
+    }
+
+    /// [`lookup`](Self::lookup)'s crate rule: `None` when SYMBOL has no `::` or the rest
+    /// of it finds nothing in the crate's files.
+    fn lookup_in_crate(&self, symbol: &str) -> Option<Vec<&Node>> {
+        let (krate, rest) = symbol.split_once("::")?;
+        if krate.is_empty() || rest.is_empty() {
+            return None;
+        }
+        let dashed = krate.replace('_', "-");
+        // A package folder is the package name, or name-version in a registry; a package
+        // name may use `-` where the crate name has `_`.
+        let names_crate = |dir: &str| {
+            [krate, dashed.as_str()].iter().any(|k| {
+                dir == *k
+                    || dir
+                        .strip_prefix(k)
+                        .and_then(|v| v.strip_prefix('-'))
+                        .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+            })
+        };
+        let found: Vec<&Node> = self
+            .lookup(rest)
+            .into_iter()
+            .filter(|n| krate == "crate" || n.file.split('/').rev().skip(1).any(names_crate))
+            .collect();
+        (!found.is_empty()).then_some(found)
     }
 
     fn edge_out(&self, ix: petgraph::stable_graph::EdgeIndex) -> Edge {
@@ -1169,6 +1204,48 @@ mod tests {
         assert!(ends_on_boundary("config::Config::new", "Config::new"));
         assert!(!ends_on_boundary("config::Config::renew", "Config::new"));
         assert!(!ends_on_boundary("config::MyConfig::new", "Config::new"));
+    }
+
+    /// A Rust path with its crate name finds the definition in that crate's folder only.
+    #[test]
+    fn a_crate_qualified_rust_path_is_found_in_the_crate() {
+        let node = |file: &str, q: &str| Node {
+            id: format!("{file}::{q}").into(),
+            kind: Kind::Function,
+            name: q.rsplit("::").next().unwrap().into(),
+            qualified_name: q.into(),
+            file: file.into(),
+            start_line: 1,
+            end_line: 1,
+            language: "rust".into(),
+        };
+        let g = CodeGraph::build(
+            vec![
+                node(
+                    "reg/tantivy-0.22.1/src/schema/schema.rs",
+                    "schema::Schema::builder",
+                ),
+                node("reg/other_crate/src/schema.rs", "schema::Schema::builder"),
+                node("reg/serde_json-1.0.1/src/de.rs", "de::from_str"),
+            ],
+            Vec::new(),
+            Vec::new(),
+        );
+        let ids =
+            |s: &str| -> Vec<String> { g.lookup(s).iter().map(|n| n.id.to_string()).collect() };
+        assert_eq!(
+            ids("tantivy::schema::Schema::builder"),
+            ["reg/tantivy-0.22.1/src/schema/schema.rs::schema::Schema::builder"]
+        );
+        assert_eq!(
+            ids("other_crate::schema::Schema::builder"),
+            ["reg/other_crate/src/schema.rs::schema::Schema::builder"]
+        );
+        assert_eq!(ids("serde_json::de::from_str").len(), 1);
+        assert!(ids("serde::de::from_str").is_empty());
+        assert_eq!(ids("crate::schema::Schema::builder").len(), 2);
+        assert!(ids("nosuch::schema::Schema::builder").is_empty());
+        assert_eq!(ids("schema::Schema::builder").len(), 2);
     }
 
     /// The radix sorts give exactly the order of a plain sort by (key, id): keys with long
