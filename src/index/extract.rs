@@ -295,7 +295,13 @@ fn extract_with(
             let Some(u) = lang::unwrap_cfg_blocks(tree.root_node(), cur) else {
                 break;
             };
-            tree = parse(&u)?;
+            let t = parse(&u)?;
+            // A block that was not items after all makes errors the wrapped file did not
+            // have: keep the file as it was, rather than lose what follows the block.
+            if t.root_node().has_error() && !tree.root_node().has_error() {
+                break;
+            }
+            tree = t;
             unwrapped = Some(u);
         }
     }
@@ -1048,6 +1054,18 @@ mod tests {
             "cfg_if! {\n    if #[cfg(unix)] {\n        fn a() {}\n    }\n}\n",
         );
         assert!(g.definitions.is_empty(), "{:?}", g.definitions);
+        // Nor a block that is not items (tokio's `cfg_metrics_variant!`): what follows it
+        // keeps its place in the impl.
+        let h = facts_for_test(
+            "src/lib.rs",
+            "struct S;\nimpl S {\n    cfg_variant! {\n        stable: { fn v(&self) {} },\n        unstable: { fn v(&self) {} }\n    }\n    pub fn after(&self) { self.v(); }\n}\nfn last() {}\n",
+        );
+        let after = h.definitions.iter().find(|d| &*d.name == "after").unwrap();
+        assert_eq!(
+            (after.kind, &*after.qualified_name),
+            (Kind::Method, "S::after")
+        );
+        assert!(h.definitions.iter().any(|d| &*d.name == "last"));
         let call = f.calls.iter().find(|c| c.name == "helper").unwrap();
         assert_eq!((call.line, call.column), (4, 41));
     }

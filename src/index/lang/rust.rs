@@ -122,6 +122,40 @@ fn walk(n: Node<'_>, src: &[u8], prefix: String, line: u32, out: &mut Vec<Import
     }
 }
 
+/// `true` when `body` (a macro's braces' contents) begins as Rust items do: an attribute,
+/// a doc or other comment, a visibility or an item keyword, or nothing. tokio's
+/// `cfg_metrics_variant! { stable: { .. }, unstable: { .. } }` begins with a label and is
+/// not items.
+fn starts_with_item(body: &str) -> bool {
+    let t = body.trim_start();
+    if t.is_empty() || t.starts_with("#[") || t.starts_with("//") || t.starts_with("/*") {
+        return true;
+    }
+    let word: String = t
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    matches!(
+        word.as_str(),
+        "pub"
+            | "fn"
+            | "struct"
+            | "enum"
+            | "union"
+            | "trait"
+            | "impl"
+            | "mod"
+            | "use"
+            | "const"
+            | "static"
+            | "type"
+            | "async"
+            | "unsafe"
+            | "extern"
+            | "macro_rules"
+    ) || (t[word.len()..].trim_start().starts_with('!') && !word.is_empty())
+}
+
 /// `text` with the wrapper of every item-level `cfg_*! { ... }` block blanked out (the
 /// macro's name, `!` and both braces become spaces; line breaks stay), so its items parse
 /// as items at the same bytes, lines and columns; `None` when `root` has no such block.
@@ -152,6 +186,7 @@ pub(crate) fn unwrap_cfg_blocks(root: Node<'_>, text: &str) -> Option<String> {
                         if text.as_bytes().get(open) == Some(&b'{')
                             && close > open
                             && text.as_bytes().get(close - 1) == Some(&b'}')
+                            && starts_with_item(&text[open + 1..close - 1])
                         {
                             blanks.push(child.start_byte()..open + 1);
                             blanks.push(close - 1..close);
