@@ -516,6 +516,45 @@ fn diff_reports_a_deleted_function_and_who_still_calls_it() {
         text.contains("== removed pkg/core.py::expand  (function, lines 18-19 in HEAD): 1 call site still calls it"),
         "{text}"
     );
+
+    // A deleted method is that removal, not a change of its class; a `super()` call of the
+    // same name elsewhere is not one of its sites.
+    std::fs::write(&core, &text_of_head(repo, "pkg/core.py")).unwrap();
+    let sub = "from .core import Shape\n\n\nclass Square(Shape):\n    def area(self):\n        return super().area() + 1\n";
+    std::fs::write(repo.join("pkg/square.py"), sub).unwrap();
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "square"]);
+    let text = std::fs::read_to_string(&core).unwrap();
+    let without = text.replace("    def area(self):\n        return 0\n\n", "");
+    assert_ne!(without, text);
+    std::fs::write(&core, without).unwrap();
+    let (v, code) = run_json(repo, &["impact", "--diff", "--json"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["changed"], json!([]), "{v}");
+    assert_eq!(v["removed"][0]["id"], "pkg/core.py::Shape.area", "{v}");
+    assert_eq!(
+        v["removed"][0]["callers"],
+        json!(["pkg/core.py::Shape.describe"]),
+        "{v}"
+    );
+
+    // A range would give the working tree another revision's line numbers: refused.
+    cg().arg("-C")
+        .arg(repo)
+        .args(["impact", "--diff", "HEAD~1..HEAD"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("is a range"));
+}
+
+fn text_of_head(repo: &Path, path: &str) -> String {
+    let out = Proc::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(["show", &format!("HEAD:{path}")])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
 }
 
 #[test]

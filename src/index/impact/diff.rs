@@ -31,6 +31,9 @@ pub enum DiffError {
     /// `git` could not be started (not installed, not on PATH).
     #[error("cannot run git (is it installed and on PATH?): {0}")]
     Spawn(#[source] std::io::Error),
+    /// A range (`A..B`) was given: the working tree is compared with one revision.
+    #[error("impact --diff compares the working tree with one revision; {0:?} is a range (check out B and give A instead)")]
+    Range(String),
     /// git ran and failed (a bad revision, a repository without commits, ...).
     #[error("`git {args}` failed: {stderr}")]
     Git {
@@ -62,6 +65,9 @@ pub struct Hunk {
     pub end: u32,
     /// `true` when lines were only removed here.
     pub deletion: bool,
+    /// The revision's side: first line and number of lines removed or rewritten (0 for a
+    /// pure addition).
+    pub old: [u32; 2],
 }
 
 /// A definition touched by the diff.
@@ -171,6 +177,11 @@ fn git(root: &Path, args: &[&str]) -> Result<String, DiffError> {
 /// cannot run, [`DiffError::Git`] when git fails (unknown revision, no commits yet).
 pub fn git_changes(root: &Path, rev: Option<&str>) -> Result<Vec<FileChange>, DiffError> {
     let rev = rev.unwrap_or("HEAD");
+    if rev.contains("..") {
+        // The index is of the working tree, so its lines are the working tree's; a range
+        // `A..B` would give B's line numbers to the working tree's definitions.
+        return Err(DiffError::Range(rev.to_string()));
+    }
     let diff = git_diff(root, rev)?;
     let mut changes = parse_unified(&diff);
     let untracked = git(root, &["ls-files", "--others", "--exclude-standard", "-z"])?;
@@ -286,7 +297,15 @@ pub fn removed_definitions(
                 .get(&*d.name)
                 .into_iter()
                 .flatten()
-                .filter(|u| !method || u.receiver.is_some())
+                // A call on `super()`/`base` goes to a base class (for a removed `__init__`,
+                // every `super().__init__()` of the repo): not to this definition.
+                .filter(|u| {
+                    (!method || u.receiver.is_some())
+                        && !u
+                            .receiver
+                            .as_deref()
+                            .is_some_and(|r| r.starts_with("super") || r == "base")
+                })
                 .map(|u| DanglingCall {
                     caller: u.caller.to_string(),
                     file: u.site.file.to_string(),
@@ -338,6 +357,20 @@ pub fn parse_unified(diff: &str) -> Vec<FileChange> {
 
 /// `-a,b +c,d @@ ...` → the working-tree side.
 fn parse_hunk(h: &str) -> Option<Hunk> {
+    let side = |p: &str| -> Option<[u32; 2]> {
+        let mut it = p[1..].splitn(2, ',');
+        let start: u32 = it.next()?.parse().ok()?;
+        let count: u32 = match it.next() {
+            Some(c) => c.parse().ok()?,
+            None => 1,
+        };
+        Some([start, count])
+    };
+    let old = h
+        .split(' ')
+        .find(|p| p.starts_with('-'))
+        .and_then(side)
+        .unwrap_or([0, 0]);
     let plus = h.split(' ').find(|p| p.starts_with('+'))?;
     let mut it = plus[1..].splitn(2, ',');
     let start: u32 = it.next()?.parse().ok()?;
@@ -350,12 +383,14 @@ fn parse_hunk(h: &str) -> Option<Hunk> {
             start,
             end: start,
             deletion: true,
+            old,
         }
     } else {
         Hunk {
             start,
             end: start + count - 1,
             deletion: false,
+            old,
         }
     })
 }
@@ -394,7 +429,23 @@ fn unquote(p: &str) -> String {
 }
 
 /// Maps changes onto definitions: (changed definitions sorted by id, outside lines by file).
-pub fn changed_symbols(graph: &CodeGraph, changes: &[FileChange]) -> (Vec<Changed>, Vec<Outside>) {
+///
+/// `removed` ([`removed_definitions`]): a pure deletion whose lines held a removed
+/// definition is that removal, reported there; it does not also change the definition
+/// around it (deleting a method is not a change of its class).
+pub fn changed_symbols(
+    graph: &CodeGraph,
+    changes: &[FileChange],
+    removed: &[Removed],
+) -> (Vec<Changed>, Vec<Outside>) {
+    let removed_lines = |path: &str, old: [u32; 2]| {
+        let (a, b) = (old[0], old[0] + old[1].max(1) - 1);
+        removed.iter().any(|r| {
+            r.id.split_once("::").is_some_and(|(p, _)| p == path)
+                && r.lines[0] <= b
+                && r.lines[1] >= a
+        })
+    };
     let wanted: BTreeSet<&str> = changes.iter().map(|c| c.path.as_str()).collect();
     let mut defs: HashMap<&str, Vec<&Node>> = HashMap::new();
     let mut file_lines: HashMap<&str, u32> = HashMap::new();
@@ -425,12 +476,16 @@ pub fn changed_symbols(graph: &CodeGraph, changes: &[FileChange]) -> (Vec<Change
                 start: 1,
                 end: last,
                 deletion: false,
+                old: [0, 0],
             }]
         } else {
             c.hunks.clone()
         };
         for h in hunks {
             if h.deletion {
+                if removed_lines(&c.path, h.old) {
+                    continue;
+                }
                 let at = h.start + 1;
                 match innermost(h.start, at) {
                     Some(d) => touched.entry(d.id.to_string()).or_default().insert(at),
@@ -487,7 +542,7 @@ pub fn diff_impact(
     depth: u32,
     lines: &dyn LineSource,
 ) -> DiffImpact {
-    let (changed, outside) = changed_symbols(graph, changes);
+    let (changed, outside) = changed_symbols(graph, changes, &removed);
     let asker = Impactor::new(graph);
     let impacts = changed
         .iter()
@@ -528,17 +583,20 @@ mod tests {
                 Hunk {
                     start: 3,
                     end: 3,
-                    deletion: false
+                    deletion: false,
+                    old: [3, 1]
                 },
                 Hunk {
                     start: 10,
                     end: 10,
-                    deletion: true
+                    deletion: true,
+                    old: [10, 2]
                 },
                 Hunk {
                     start: 21,
                     end: 23,
-                    deletion: false
+                    deletion: false,
+                    old: [20, 0]
                 },
             ]
         );
@@ -548,7 +606,8 @@ mod tests {
             [Hunk {
                 start: 1,
                 end: 2,
-                deletion: false
+                deletion: false,
+                old: [1, 1]
             }]
         );
     }
