@@ -519,7 +519,7 @@ fn diff_reports_a_deleted_function_and_who_still_calls_it() {
 
     // A deleted method is that removal, not a change of its class; a `super()` call of the
     // same name elsewhere is not one of its sites.
-    std::fs::write(&core, &text_of_head(repo, "pkg/core.py")).unwrap();
+    std::fs::write(&core, text_of_head(repo, "pkg/core.py")).unwrap();
     let sub = "from .core import Shape\n\n\nclass Square(Shape):\n    def area(self):\n        return super().area() + 1\n";
     std::fs::write(repo.join("pkg/square.py"), sub).unwrap();
     git(repo, &["add", "-A"]);
