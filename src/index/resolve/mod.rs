@@ -1203,7 +1203,13 @@ impl<'a> Ctx<'a> {
                 _ => return Err(UnresolvedReason::Ambiguous),
             }
         }
-        // 4. guarded repo-wide unique name.
+        // 4. guarded repo-wide unique name; never for a JS global (`Number(x)`, `Map()`,
+        // `require()`) that the file does not define or import: the bare name is the
+        // platform's, even when some other file of the repo defines a class of that name
+        // (three.js's transpiler has a `Number` class: 52 wrong guesses on the npm tree).
+        if fam_is_js(f) && JS_GLOBALS.contains(&name) {
+            return Err(UnresolvedReason::External);
+        }
         let cands: Vec<DefRef> = self
             .by_name
             .refs(&(self.fam(fi), name))
