@@ -323,14 +323,21 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-#[test]
-fn diff_maps_changed_lines_to_symbols_and_unions_their_impact() {
+/// A git repository holding the impact fixture, committed once.
+fn fixture_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path();
     copy_tree(&common::fixture("impact"), repo);
     git(repo, &["init", "-q"]);
     git(repo, &["add", "-A"]);
     git(repo, &["commit", "-q", "-m", "fixture"]);
+    dir
+}
+
+#[test]
+fn diff_maps_changed_lines_to_symbols_and_unions_their_impact() {
+    let dir = fixture_repo();
+    let repo = dir.path();
 
     // Nothing changed yet.
     let (v, code) = run_json(repo, &["impact", "--diff", "--json"]);
@@ -468,12 +475,8 @@ fn diff_maps_changed_lines_to_symbols_and_unions_their_impact() {
 /// found reported only "changed outside any definition".
 #[test]
 fn diff_reports_a_deleted_function_and_who_still_calls_it() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = fixture_repo();
     let repo = dir.path();
-    copy_tree(&common::fixture("impact"), repo);
-    git(repo, &["init", "-q"]);
-    git(repo, &["add", "-A"]);
-    git(repo, &["commit", "-q", "-m", "fixture"]);
     let core = repo.join("pkg/core.py");
     let text = std::fs::read_to_string(&core).unwrap();
     let without = text.replace(
