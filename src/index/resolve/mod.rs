@@ -572,8 +572,15 @@ impl<'a> Ctx<'a> {
         let mut out = Vec::new();
         for &fi in files {
             for imp in self.bindings[fi as usize].get(name).into_iter().flatten() {
-                if let Bound::Defs(d) = self.bind_depth(fi, imp, depth + 1) {
-                    out.extend(d);
+                match self.bind_depth(fi, imp, depth + 1) {
+                    Bound::Defs(d) => out.extend(d),
+                    // Rust `pub use task::spawn;` where `task::spawn` is also a (private)
+                    // module: a name sought as a definition is the module's own item of
+                    // that name (tokio: `mod spawn; pub use spawn::spawn;`).
+                    Bound::Module(m) if self.fam(fi) == "rust" => {
+                        out.extend(self.exported_in(&m, name, depth + 1));
+                    }
+                    _ => {}
                 }
             }
             if out.is_empty() {
@@ -747,13 +754,17 @@ impl<'a> Ctx<'a> {
                     Some((Target::Files(v), used)) if used == segs.len() => Bound::Module(v),
                     Some((Target::Files(v), used)) if used + 1 == segs.len() => {
                         let n = segs[used];
-                        let defs: Vec<DefRef> = v
+                        let mut defs: Vec<DefRef> = v
                             .iter()
                             .flat_map(|&fi| self.free_in_file(fi, n))
                             .filter(|&r| {
                                 self.def(r).parent.is_none() || self.def(r).kind == Kind::Module
                             })
                             .collect();
+                        if defs.is_empty() {
+                            // A name the module re-exports (`pub use other::launch;`).
+                            defs = self.exported_in(&v, n, depth + 1);
+                        }
                         if defs.is_empty() {
                             Bound::NotFound
                         } else {
@@ -1356,7 +1367,9 @@ impl<'a> Ctx<'a> {
         if f.language == "rust" {
             if let Some((Target::Files(v), used)) = self.modules.rust(self.files, fi, &segs) {
                 if used == segs.len() {
-                    return one(self.top_level_in(&v, name), Tier::Qualified);
+                    // What the module defines, else what it re-exports (`pub use
+                    // task::spawn;` in tokio's lib.rs is what `tokio::spawn` calls).
+                    return one(self.exported_in(&v, name, 0), Tier::Qualified);
                 }
                 // `module::Type::method`
                 if used + 1 == segs.len() {
