@@ -96,6 +96,13 @@ pub fn safe(s: &str) -> Cow<'_, str> {
     crate::cli::sanitize(s)
 }
 
+/// Columns a symbol or caller row of a panel `width` columns wide keeps for its file and
+/// line when its name is long (the name is cut first): enough for `…/file_name.rs:1234`
+/// (24), at most a third of the panel.
+pub fn min_path(width: u16) -> usize {
+    24.min(width as usize / 3)
+}
+
 /// `path` (already [`safe`]) in at most `budget` chars: whole when it fits, else its last
 /// components after `…/` (the file name and as many folders above it as fit), or the start
 /// of the file name before `…` when even that is too long. A long path is cut at the

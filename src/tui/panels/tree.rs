@@ -108,8 +108,43 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
                             crate::index::Kind::File => "(top level)",
                             _ => node.id.split_once("::").map_or(&*node.id, |(_, r)| r),
                         };
+                        // The name gives way to the place (see `MIN_PATH`): what follows it
+                        // is the tier, the cycle mark and at least part of the place.
+                        let used: usize = spans.iter().map(Span::width).sum();
+                        let tier = n.via.as_ref().map_or(0, |v| {
+                            tier_label(v.resolution).len()
+                                + 3
+                                + if v.relation == Relation::References {
+                                    4
+                                } else {
+                                    0
+                                }
+                        });
+                        let place = node.file.chars().count() + 8;
+                        let keep = tier
+                            + if n.cycle { 6 } else { 0 }
+                            + place.min(super::min_path(inner.width));
+                        let room = (inner.width as usize).saturating_sub(used + keep).max(8);
+                        let label = safe(label);
+                        // Cut at the start, never into the definition's own name.
+                        let len = label.chars().count();
+                        let own = label
+                            .rsplit(['.', ':'])
+                            .next()
+                            .map_or(len, |o| o.chars().count());
+                        let room = if own < len {
+                            room.max(own + 1)
+                        } else {
+                            room.max(len)
+                        };
+                        let label = if len > room {
+                            let tail: String = label.chars().skip(len - (room - 1)).collect();
+                            format!("…{tail}")
+                        } else {
+                            label.into_owned()
+                        };
                         spans.push(Span::styled(
-                            safe(label).into_owned(),
+                            label,
                             if i == 0 {
                                 base.add_modifier(Modifier::BOLD)
                             } else {
