@@ -583,7 +583,10 @@ impl<'a> Ctx<'a> {
                     _ => {}
                 }
             }
-            if out.is_empty() {
+            // Globs are followed for Python and JS (`from .a import *`, `export * from`),
+            // not for Rust: windows-sys nests `pub use` globs so widely that following them
+            // 4 levels deep for every path call did not finish on the Rust tree.
+            if out.is_empty() && self.fam(fi) != "rust" {
                 for imp in self.files[fi as usize]
                     .imports
                     .iter()
