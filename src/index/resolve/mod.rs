@@ -1484,6 +1484,11 @@ impl<'a> Ctx<'a> {
             // A type whose member is not in the repo (derived or inherited from a library).
             return Err(UnresolvedReason::NotFound);
         }
+        // CommonJS: `exports.f()` / `module.exports.f()` inside a module calls its own
+        // export (`exports.f = function ...`).
+        if fam_is_js(f) && (recv == "exports" || recv == "module.exports") {
+            return one(self.top_level_in(&[fi], name), Tier::Local);
+        }
         // ECMAScript, Node and browser globals (`JSON.stringify`, `console.log`).
         if fam_is_js(f) && segs.len() == 1 && JS_GLOBALS.contains(&first) {
             return Err(UnresolvedReason::External);
