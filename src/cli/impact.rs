@@ -37,8 +37,8 @@ pub struct ImpactArgs {
 pub(super) fn run(a: &ImpactArgs, idx: &Index, root: &Path, color: bool) -> Result<i32> {
     let lines = FsLines::new(idx.root.clone().unwrap_or_else(|| root.to_path_buf()));
     if let Some(rev) = &a.diff {
-        let changes = diff::git_changes(root, Some(rev))?;
-        let removed = diff::removed_definitions(root, Some(rev), &idx.graph)?;
+        let (changes, diff_text) = diff::git_changes(root, Some(rev))?;
+        let removed = diff::removed_definitions(root, Some(rev), &diff_text, &idx.graph);
         let d = diff::diff_impact(&idx.graph, rev, &changes, removed, a.depth, &lines);
         if a.json {
             output::print_json(&d)?;

@@ -336,6 +336,15 @@ fn sort_tied(
     }
 }
 
+/// For each node (by `NodeIndex::index`, below `bound`), its position in `by_id`.
+fn ranks(by_id: &[NodeIndex], bound: usize) -> Vec<u32> {
+    let mut rank = vec![0u32; bound];
+    for (r, ix) in by_id.iter().enumerate() {
+        rank[ix.index()] = r as u32;
+    }
+    rank
+}
+
 /// `ixs` sorted by id. Ids share long prefixes (the path), so [`sorted_by_key`]'s prefixes
 /// would not help; but an engine's nodes come file by file, in path order, each file node
 /// (id: the path) first and its definitions (`path::name`) after it. Sorting each file's
@@ -571,18 +580,14 @@ impl CodeGraph {
         let by_qualified = merge(&prev.by_qualified, fresh_defs, |n| {
             (&n.qualified_name, &n.id)
         });
-        let mut id_rank = vec![0u32; n];
-        for (rank, ix) in by_id.iter().enumerate() {
-            id_rank[ix.index()] = rank as u32;
-        }
         if by_id.len() != n {
             // A carried position repeated: the caller broke the contract. Sort instead.
             debug_assert!(false, "a carried position repeated");
             g.index_names(ixs);
             return g;
         }
+        g.id_rank = ranks(&by_id, n);
         g.by_id = by_id;
-        g.id_rank = id_rank;
         g.by_name = by_name;
         g.by_qualified = by_qualified;
         g
@@ -718,11 +723,7 @@ impl CodeGraph {
         let graph = &self.graph;
         let by_id = sorted_by_id(graph, &ixs);
         let bound = ixs.iter().map(|i| i.index() + 1).max().unwrap_or(0);
-        let mut id_rank = vec![0u32; bound];
-        for (rank, ix) in by_id.iter().enumerate() {
-            id_rank[ix.index()] = rank as u32;
-        }
-        self.id_rank = id_rank;
+        self.id_rank = ranks(&by_id, bound);
         self.by_id = by_id;
         let graph = &self.graph;
         ixs.retain(|&ix| graph[ix].kind != Kind::File);
@@ -817,14 +818,26 @@ impl CodeGraph {
     /// name, else (when SYMBOL contains `.` or `::`) every qualified name that ends with
     /// SYMBOL on a segment boundary (`Flask.dispatch_request` finds
     /// `flask.app.Flask.dispatch_request`, `Config::new` finds `config::Config::new`),
-    /// else an exact bare name. A Rust path that names its crate
+    /// else an exact bare name. When none matches, a Rust path that names its crate
     /// (`tantivy::schema::Schema::builder`, `crate::schema::Schema`), which qualified names
     /// leave out, is looked up without that first segment among the files of a folder named
-    /// like the crate (`tantivy/` or `tantivy-0.22.1/`; `_` may be written `-`). Returns every match of the first rule that matches
+    /// like the crate (`tantivy/` or `tantivy-0.22.1/`; `_` may be written `-`). Returns
+    /// every match of the first rule that matches
     /// (sorted by id); `impl` blocks are dropped when another kind shares the name. Never
     /// a fuzzy match. O(log n + matches of the last segment's name), from indices built
     /// with the graph.
     pub fn lookup(&self, symbol: &str) -> Vec<&Node> {
+        let found = self.lookup_plain(symbol);
+        if found.is_empty() {
+            if let Some(in_crate) = self.lookup_in_crate(symbol) {
+                return in_crate;
+            }
+        }
+        found
+    }
+
+    /// [`lookup`](Self::lookup) without the crate rule.
+    fn lookup_plain(&self, symbol: &str) -> Vec<&Node> {
         if let Some(n) = self.node(symbol) {
             return vec![n];
         }
@@ -843,11 +856,6 @@ impl CodeGraph {
                 .equal_range(&self.by_name, |n| &n.name, last)
                 .filter(|n| ends_on_boundary(&n.qualified_name, symbol))
                 .collect();
-            if by_suffix.is_empty() {
-                if let Some(in_crate) = self.lookup_in_crate(symbol) {
-                    return in_crate;
-                }
-            }
             return without_shadowed_impls(by_suffix);
         }
         without_shadowed_impls(
@@ -857,7 +865,7 @@ impl CodeGraph {
     }
 
     /// [`lookup`](Self::lookup)'s crate rule: `None` when SYMBOL has no `::` or the rest
-    /// of it finds nothing in the crate's files.
+    /// of it (looked up once, without this rule) finds nothing in the crate's files.
     fn lookup_in_crate(&self, symbol: &str) -> Option<Vec<&Node>> {
         let (krate, rest) = symbol.split_once("::")?;
         if krate.is_empty() || rest.is_empty() {
@@ -876,7 +884,7 @@ impl CodeGraph {
             })
         };
         let found: Vec<&Node> = self
-            .lookup(rest)
+            .lookup_plain(rest)
             .into_iter()
             .filter(|n| krate == "crate" || n.file.split('/').rev().skip(1).any(names_crate))
             .collect();
@@ -919,8 +927,10 @@ impl CodeGraph {
             nodes.dedup_by(|a, b| a.id == b.id);
             let mut edges = up.edges;
             edges.extend(down.edges);
-            let key = |e: &Edge| (e.source.clone(), e.target.clone(), e.relation);
-            edges.sort_by_key(key);
+            fn key(e: &Edge) -> (&str, &str, Relation) {
+                (&e.source, &e.target, e.relation)
+            }
+            edges.sort_by(|a, b| key(a).cmp(&key(b)));
             edges.dedup_by(|a, b| key(a) == key(b));
             return Some(Subgraph {
                 direction: walk.as_str().to_string(),

@@ -176,11 +176,8 @@ fn unresolved_call(
     offsets: &[u32],
 ) -> Result<Unresolved, LoadError> {
     let missing = || LoadError::Corrupt("unresolved call of a missing node".into());
-    let fi = offsets
-        .partition_point(|&o| o <= r.caller)
-        .checked_sub(1)
-        .ok_or_else(missing)?;
-    let caller = match (r.caller - offsets[fi]) as usize {
+    let (fi, local) = super::resolve::locate(offsets, r.caller).ok_or_else(missing)?;
+    let caller = match local as usize {
         0 => paths[fi].clone(),
         d => files[fi]
             .definitions
@@ -369,12 +366,8 @@ impl Store {
         );
         let mut graph = graph.map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
         let calls = calls?;
-        tracing::debug!(ms = started.elapsed().as_millis() as u64, "load: graph");
         graph.set_unresolved(calls);
-        tracing::debug!(
-            ms = started.elapsed().as_millis() as u64,
-            "load: unresolved"
-        );
+        tracing::debug!(ms = started.elapsed().as_millis() as u64, "load: graph");
         let mut stats = manifest.stats;
         stats.elapsed_ms.clear();
         stats

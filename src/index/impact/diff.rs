@@ -171,11 +171,13 @@ fn git(root: &Path, args: &[&str]) -> Result<String, DiffError> {
 }
 
 /// Reads the changes of the working tree under `root` against `rev` (default `HEAD`):
-/// `git diff --unified=0 --relative REV`, plus untracked files not ignored.
+/// `git diff --unified=0 --relative REV`, plus untracked files not ignored. Returns them
+/// with the diff's text, which [`removed_definitions`] reads too.
 ///
 /// Errors: [`DiffError::NotARepo`] outside a git work tree, [`DiffError::Spawn`] when git
-/// cannot run, [`DiffError::Git`] when git fails (unknown revision, no commits yet).
-pub fn git_changes(root: &Path, rev: Option<&str>) -> Result<Vec<FileChange>, DiffError> {
+/// cannot run, [`DiffError::Git`] when git fails (unknown revision, no commits yet),
+/// [`DiffError::Range`] for `A..B`.
+pub fn git_changes(root: &Path, rev: Option<&str>) -> Result<(Vec<FileChange>, String), DiffError> {
     let rev = rev.unwrap_or("HEAD");
     if rev.contains("..") {
         // The index is of the working tree, so its lines are the working tree's; a range
@@ -193,7 +195,7 @@ pub fn git_changes(root: &Path, rev: Option<&str>) -> Result<Vec<FileChange>, Di
         });
     }
     changes.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(changes)
+    Ok((changes, diff))
 }
 
 /// `git diff --unified=0 --relative REV` of the working tree under `root`.
@@ -228,16 +230,10 @@ pub fn parse_removed_lines(diff: &str) -> Vec<(String, Vec<[u32; 2]>)> {
                 out.push((p.to_string(), Vec::new()));
             }
         } else if let Some(h) = line.strip_prefix("@@ ") {
-            let Some(minus) = h.split(' ').find(|p| p.starts_with('-')) else {
-                continue;
-            };
-            let mut it = minus[1..].splitn(2, ',');
-            let (Some(Ok(start)), count) = (it.next().map(str::parse::<u32>), it.next()) else {
-                continue;
-            };
-            let count: u32 = count.map_or(Some(1), |c| c.parse().ok()).unwrap_or(0);
-            if let (Some(last), true) = (out.last_mut(), count > 0) {
-                last.1.push([start, start + count - 1]);
+            if let (Some(last), Some([start, count])) = (out.last_mut(), hunk_side(h, '-')) {
+                if count > 0 {
+                    last.1.push([start, start + count - 1]);
+                }
             }
         }
     }
@@ -246,25 +242,23 @@ pub fn parse_removed_lines(diff: &str) -> Vec<(String, Vec<[u32; 2]>)> {
 }
 
 /// The definitions of `rev` that `graph` (the working tree's index) no longer has and
-/// whose lines the diff removed or rewrote, each with the working tree's unresolved call
-/// sites that still call its name. The revision's files are read with `git show` and
-/// extracted with the same grammars and queries as the index; a file that cannot be read
-/// or parsed is skipped.
-///
-/// Errors: as [`git_changes`].
+/// whose lines `diff` (the text [`git_changes`] gives) removed or rewrote, each with the
+/// working tree's unresolved call sites that still call its name. The revision's files
+/// are read with `git show` and extracted with the same grammars and queries as the index;
+/// a file that cannot be read or parsed is skipped.
 pub fn removed_definitions(
     root: &Path,
     rev: Option<&str>,
+    diff: &str,
     graph: &CodeGraph,
-) -> Result<Vec<Removed>, DiffError> {
+) -> Vec<Removed> {
     let rev = rev.unwrap_or("HEAD");
-    let diff = git_diff(root, rev)?;
     let mut by_name: HashMap<&str, Vec<&crate::index::graph::Unresolved>> = HashMap::new();
     for u in graph.all_unresolved() {
         by_name.entry(u.name.as_str()).or_default().push(u);
     }
     let mut out = Vec::new();
-    for (path, ranges) in parse_removed_lines(&diff) {
+    for (path, ranges) in parse_removed_lines(diff) {
         let Some(spec) = crate::index::lang::for_path(&path) else {
             continue;
         };
@@ -327,7 +321,7 @@ pub fn removed_definitions(
         }
     }
     out.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(out)
+    out
 }
 
 /// Parses `git diff --unified=0` output into per-file hunks (working-tree side). Deleted
@@ -357,27 +351,8 @@ pub fn parse_unified(diff: &str) -> Vec<FileChange> {
 
 /// `-a,b +c,d @@ ...` → the working-tree side.
 fn parse_hunk(h: &str) -> Option<Hunk> {
-    let side = |p: &str| -> Option<[u32; 2]> {
-        let mut it = p[1..].splitn(2, ',');
-        let start: u32 = it.next()?.parse().ok()?;
-        let count: u32 = match it.next() {
-            Some(c) => c.parse().ok()?,
-            None => 1,
-        };
-        Some([start, count])
-    };
-    let old = h
-        .split(' ')
-        .find(|p| p.starts_with('-'))
-        .and_then(side)
-        .unwrap_or([0, 0]);
-    let plus = h.split(' ').find(|p| p.starts_with('+'))?;
-    let mut it = plus[1..].splitn(2, ',');
-    let start: u32 = it.next()?.parse().ok()?;
-    let count: u32 = match it.next() {
-        Some(c) => c.parse().ok()?,
-        None => 1,
-    };
+    let old = hunk_side(h, '-').unwrap_or([0, 0]);
+    let [start, count] = hunk_side(h, '+')?;
     Some(if count == 0 {
         Hunk {
             start,
@@ -393,6 +368,19 @@ fn parse_hunk(h: &str) -> Option<Hunk> {
             old,
         }
     })
+}
+
+/// One side of a hunk header `-a,b +c,d @@ ...` (`sign` `-` or `+`): `[first line,
+/// count]`, the count 1 when omitted.
+fn hunk_side(h: &str, sign: char) -> Option<[u32; 2]> {
+    let p = h.split(' ').find(|p| p.starts_with(sign))?;
+    let mut it = p[1..].splitn(2, ',');
+    let start: u32 = it.next()?.parse().ok()?;
+    let count: u32 = match it.next() {
+        Some(c) => c.parse().ok()?,
+        None => 1,
+    };
+    Some([start, count])
 }
 
 /// Undoes git's C-style quoting of unusual paths (`"b/a\tb"`).

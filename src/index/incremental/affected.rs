@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use crate::index::facts::{FileFacts, Kind};
 use crate::index::graph::{CodeGraph, RawEdge, Unresolved};
-use crate::index::resolve::{self, node_offsets, Resolution};
+use crate::index::resolve::{self, locate, node_offsets, Resolution};
 
 /// 0: read `CODEGRAPH_VERIFY_INCREMENTAL` on first use; 1: off; 2: on.
 pub static VERIFY: AtomicU8 = AtomicU8::new(0);
@@ -173,12 +173,6 @@ fn by_path(list: &[Arc<FileFacts>]) -> HashMap<&str, usize> {
         .enumerate()
         .map(|(i, f)| (f.path.as_str(), i))
         .collect()
-}
-
-/// Position → (file index, local node index) for a node list laid out by `offsets`.
-fn locate(offsets: &[u32], pos: u32) -> Option<(usize, u32)> {
-    let fi = offsets.partition_point(|&o| o <= pos).checked_sub(1)?;
-    Some((fi, pos - offsets[fi]))
 }
 
 /// For each local node index of `old` (0: the file node, then its definitions), the index

@@ -2082,6 +2082,13 @@ pub fn node_offsets(files: &[Arc<FileFacts>]) -> Vec<u32> {
     out
 }
 
+/// Node position → (file index, local node index: 0 the file node, then its definitions)
+/// for a node list laid out by `offsets` ([`node_offsets`]); `None` before the first.
+pub(crate) fn locate(offsets: &[u32], pos: u32) -> Option<(usize, u32)> {
+    let fi = offsets.partition_point(|&o| o <= pos).checked_sub(1)?;
+    Some((fi, pos - offsets[fi]))
+}
+
 type EdgeKey = (u32, u32, Relation);
 
 /// Resolves every file's calls, imports, bases and containment into edges, one file per

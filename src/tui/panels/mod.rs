@@ -103,6 +103,22 @@ pub fn min_path(width: u16) -> usize {
     24.min(width as usize / 3)
 }
 
+/// How many leading chars of a `total`-char name to drop (then shown as `…`) so that it
+/// fits `room` columns, cut at its start and never into its own last segment of `own`
+/// chars (the definition's name, what tells rows apart): 0 when it fits.
+pub fn name_cut(total: usize, own: usize, room: usize) -> usize {
+    let room = if own < total {
+        room.max(own + 1)
+    } else {
+        room.max(total)
+    };
+    if total > room {
+        total - (room - 1)
+    } else {
+        0
+    }
+}
+
 /// `path` (already [`safe`]) in at most `budget` chars: whole when it fits, else its last
 /// components after `…/` (the file name and as many folders above it as fit), or the start
 /// of the file name before `…` when even that is too long. A long path is cut at the

@@ -87,26 +87,19 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             format!("{} ", kind_marker(sym.kind)),
             t.get("ui.kind"),
         )];
-        // The name gives way to the place: at least `MIN_PATH` columns stay for the
+        // The name gives way to the place: at least `min_path` columns stay for the
         // file and line, so same-named rows can be told apart in a narrow panel.
         let place = format!("  {}:{}", sym.file, sym.line).chars().count();
         let room = (list.width as usize)
             .saturating_sub(3 + place.min(super::min_path(list.width)))
             .max(8);
-        // Cut at the start, never into the definition's own name.
         let total = sym.qualified_name.chars().count();
-        let own = sym.name.chars().count().min(total);
-        let room = if own < total {
-            room.max(own + 1)
-        } else {
-            room.max(total)
-        };
-        let skip = total.saturating_sub(room.saturating_sub(1).max(1));
-        if total > room {
+        let skip = super::name_cut(total, sym.name.chars().count().min(total), room);
+        if skip > 0 {
             spans.push(Span::styled("…", t.get("ui.text")));
         }
         for (ci, c) in sym.qualified_name.chars().enumerate() {
-            if total > room && ci < skip {
+            if ci < skip {
                 continue;
             }
             let mut st = if ci >= name_start {

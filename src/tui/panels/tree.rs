@@ -108,7 +108,7 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
                             crate::index::Kind::File => "(top level)",
                             _ => node.id.split_once("::").map_or(&*node.id, |(_, r)| r),
                         };
-                        // The name gives way to the place (see `MIN_PATH`): what follows it
+                        // The name gives way to the place (see `min_path`): what follows it
                         // is the tier, the cycle mark and at least part of the place.
                         let used: usize = spans.iter().map(Span::width).sum();
                         let tier = n.via.as_ref().map_or(0, |v| {
@@ -126,22 +126,14 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
                             + place.min(super::min_path(inner.width));
                         let room = (inner.width as usize).saturating_sub(used + keep).max(8);
                         let label = safe(label);
-                        // Cut at the start, never into the definition's own name.
                         let len = label.chars().count();
                         let own = label
                             .rsplit(['.', ':'])
                             .next()
                             .map_or(len, |o| o.chars().count());
-                        let room = if own < len {
-                            room.max(own + 1)
-                        } else {
-                            room.max(len)
-                        };
-                        let label = if len > room {
-                            let tail: String = label.chars().skip(len - (room - 1)).collect();
-                            format!("…{tail}")
-                        } else {
-                            label.into_owned()
+                        let label = match super::name_cut(len, own, room) {
+                            0 => label.into_owned(),
+                            skip => format!("…{}", label.chars().skip(skip).collect::<String>()),
                         };
                         spans.push(Span::styled(
                             label,
