@@ -274,6 +274,10 @@ fn extract_with(
     engine: Engine,
 ) -> Result<FileFacts, String> {
     let compiled = lang::compiled(spec)?;
+    if engine == Engine::QueryCursor {
+        // The reference engine needs the whole query compiled; its error is reported here.
+        compiled.query()?;
+    }
     let parse = |text: &str| {
         PARSER.with(|p| {
             let mut p = p.borrow_mut();
@@ -632,7 +636,7 @@ fn run_query<'t>(
         }
     };
     match engine {
-        Engine::Matcher => c.matcher.run(&c.query, root, src, cursor, &mut on_match),
+        Engine::Matcher => c.matcher.run(root, src, cursor, &mut on_match),
         Engine::QueryCursor => query_cursor_run(c, root, src, cursor, &mut on_match),
     }
     // Leading doc comments for definitions that have no docstring.
@@ -665,6 +669,10 @@ fn query_cursor_run<'t>(
     cursor: &mut QueryCursor,
     on_match: &mut dyn FnMut(usize, &[QueryCapture<'t>]),
 ) {
+    // `extract_with` reported a query that does not compile before parsing.
+    let Ok(query) = c.query() else {
+        return;
+    };
     let mut starts: Vec<Node<'t>> = Vec::new();
     match c.roots.as_ref() {
         Some(roots) => {
@@ -691,7 +699,7 @@ fn query_cursor_run<'t>(
         }
     }
     for start in starts {
-        let mut matches = cursor.matches(&c.query, start, src);
+        let mut matches = cursor.matches(query, start, src);
         while let Some(m) = matches.next() {
             on_match(m.pattern_index, m.captures());
         }
@@ -1292,10 +1300,9 @@ mod engine_equivalence_tests {
             };
             let src = text.as_bytes();
             match engine {
-                Engine::Matcher => {
-                    c.matcher
-                        .run(&c.query, tree.root_node(), src, &mut cursor, &mut on_match)
-                }
+                Engine::Matcher => c
+                    .matcher
+                    .run(tree.root_node(), src, &mut cursor, &mut on_match),
                 Engine::QueryCursor => {
                     query_cursor_run(c, tree.root_node(), src, &mut cursor, &mut on_match)
                 }

@@ -25,15 +25,19 @@
 //!   finds at that node (Go `a, b int` parameters, Python `from m import a, b`).
 //!
 //! Patterns the reader does not support run through tree-sitter's query cursor at their
-//! root nodes (a second `Query` built from their text); their matches follow the native
-//! ones of the same node. The shipped queries have none (a unit test lists them).
+//! root nodes (a `Query` built from their text alone); their matches follow the native
+//! ones of the same node. The shipped queries have none (a unit test lists them). The
+//! repeated-field check compiles its pattern alone too, on first need: the whole
+//! `tags.scm` is never compiled outside tests.
 //! `extract`'s equivalence tests compare this matcher with the query cursor on every
 //! fixture file, match by match.
 
+use std::sync::OnceLock;
 use streaming_iterator::StreamingIterator;
+
 use tree_sitter::{Language, Node, Query, QueryCapture, QueryCursor, TreeCursor};
 
-use super::pattern::{self, KindTest, Pattern, Predicate, Step};
+use super::pattern::{self, KindTest, Outline, Pattern, Predicate, Step};
 
 /// Patterns of one language by root kind, plus the tree-sitter fallback for the rest.
 pub struct Matcher {
@@ -43,6 +47,34 @@ pub struct Matcher {
     /// Patterns left to tree-sitter: (pattern index, reason).
     fallback_patterns: Vec<(usize, String)>,
     fallback: Option<Fallback>,
+    /// Per slot in `patterns`: the pattern's text and, once a repeated field made a match
+    /// uncertain (see [`seq`]), that pattern compiled alone as the reference.
+    references: Vec<(String, OnceLock<Option<Reference>>)>,
+    language: Language,
+    /// Capture names of the whole `tags.scm`, by capture index.
+    captures: Vec<String>,
+}
+
+/// One pattern compiled alone, to ask tree-sitter's query cursor which matches it finds.
+struct Reference {
+    query: Query,
+    /// Capture index in `query` → capture index of the whole `tags.scm`.
+    capture_map: Vec<u32>,
+}
+
+/// Capture index in a `Query` compiled from part of the text → capture index of the whole
+/// text (whose capture names are `names`). Errors: a name not in `names` (a cutting defect).
+fn capture_map(part: &Query, names: &[String]) -> Result<Vec<u32>, String> {
+    part.capture_names()
+        .iter()
+        .map(|n| {
+            names
+                .iter()
+                .position(|m| m == n)
+                .map(|i| i as u32)
+                .ok_or_else(|| format!("capture @{n} is not in the outline"))
+        })
+        .collect()
 }
 
 /// The unsupported patterns compiled as their own `Query`.
@@ -65,12 +97,18 @@ impl std::fmt::Debug for Matcher {
 }
 
 impl Matcher {
-    /// Builds the matcher of `query`, compiled from `source` against `language`.
+    /// Builds the matcher of query text `source` (outlined by [`pattern::outline`]) for
+    /// `language`.
     ///
-    /// Errors: only when the fallback query for unsupported patterns does not compile,
-    /// which would mean the pattern text was cut wrongly (a defect, reported as a message).
-    pub(crate) fn new(language: &Language, query: &Query, source: &str) -> Result<Self, String> {
-        let (mut patterns, fallback_patterns) = pattern::read_patterns(language, query, source);
+    /// Errors: when the fallback query for unsupported patterns does not compile, which
+    /// means a pattern the reader could not read is not valid either (reported as tree-
+    /// sitter's message).
+    pub(crate) fn new(
+        language: &Language,
+        outline: &Outline,
+        source: &str,
+    ) -> Result<Self, String> {
+        let (mut patterns, fallback_patterns) = pattern::read_patterns(language, outline, source);
         let mut by_kind: Vec<Vec<(u32, u32)>> = vec![Vec::new(); language.node_kind_count()];
         for (slot, p) in patterns.iter_mut().enumerate() {
             pattern::finish(p);
@@ -94,24 +132,11 @@ impl Matcher {
         } else {
             let text: String = fallback_patterns
                 .iter()
-                .map(|&(i, _)| {
-                    let s = &source[query.start_byte_for_pattern(i)..query.end_byte_for_pattern(i)];
-                    format!("{s}\n")
-                })
+                .map(|&(i, _)| format!("{}\n", &source[outline.patterns[i].clone()]))
                 .collect();
             let fq = Query::new(language, &text).map_err(|e| format!("fallback query: {e}"))?;
-            let capture_map = fq
-                .capture_names()
-                .iter()
-                .map(|n| {
-                    query
-                        .capture_names()
-                        .iter()
-                        .position(|m| m == n)
-                        .map(|i| i as u32)
-                        .ok_or_else(|| format!("fallback capture @{n}"))
-                })
-                .collect::<Result<_, _>>()?;
+            let capture_map =
+                capture_map(&fq, &outline.captures).map_err(|e| format!("fallback: {e}"))?;
             let roots = super::roots::root_kinds(&text).map(|names| {
                 (0..language.node_kind_count() as u16)
                     .map(|id| {
@@ -127,11 +152,21 @@ impl Matcher {
                 roots,
             })
         };
+        let references = patterns
+            .iter()
+            .map(|p| {
+                let text = source[outline.patterns[p.index as usize].clone()].to_string();
+                (text, OnceLock::new())
+            })
+            .collect();
         Ok(Matcher {
             patterns,
             by_kind,
             fallback_patterns,
             fallback,
+            references,
+            language: language.clone(),
+            captures: outline.captures.clone(),
         })
     }
 
@@ -144,11 +179,9 @@ impl Matcher {
 
     /// Runs every pattern over the tree under `root`, calling `on_match` with each match's
     /// pattern index and captures, in the query cursor's order (see the module docs).
-    /// `query` is the compiled `tags.scm` this matcher was built from; it and `cursor`
-    /// serve the fallback patterns and the repeated-field case of [`seq`].
+    /// `cursor` serves the fallback patterns and the repeated-field case of [`seq`].
     pub fn run<'t>(
         &self,
-        query: &Query,
         root: Node<'t>,
         src: &[u8],
         cursor: &mut QueryCursor,
@@ -165,42 +198,38 @@ impl Matcher {
             seq: 0,
             ambiguous: false,
         };
-        // One pass in tree order without recursion: each node's children are listed once,
-        // serving both the matching at that node and the walk into them.
-        let mut stack: Vec<(Vec<Kid<'t>>, usize)> = Vec::new();
-        let kids = self.enter(query, root, &mut ctx, cursor, on_match);
-        stack.push((kids, 0));
-        while let Some((kids, i)) = stack.last_mut() {
-            let Some(kid) = kids.get(*i) else {
-                if let Some((done, _)) = stack.pop() {
-                    ctx.pool.push(done);
-                }
+        // One pass in tree order with a cursor of its own; only a node where some pattern
+        // is rooted has its children listed (for the steps).
+        let mut walk = root.walk();
+        'walk: loop {
+            self.enter(walk.node(), &mut ctx, cursor, on_match);
+            if walk.goto_first_child() {
                 continue;
-            };
-            let node = kid.node;
-            *i += 1;
-            let kids = self.enter(query, node, &mut ctx, cursor, on_match);
-            stack.push((kids, 0));
+            }
+            while !walk.goto_next_sibling() {
+                if !walk.goto_parent() {
+                    break 'walk;
+                }
+            }
         }
         if let Some(f) = self.fallback.as_ref().filter(|f| f.roots.is_none()) {
             f.run(root, src, cursor, None, on_match);
         }
     }
 
-    /// Lists `node`'s children and runs the patterns rooted at its kind; returns the list.
+    /// Runs the patterns rooted at `node`'s kind.
     fn enter<'t>(
         &self,
-        query: &Query,
         node: Node<'t>,
         ctx: &mut Ctx<'_, 't>,
         cursor: &mut QueryCursor,
         on_match: &mut dyn FnMut(usize, &[QueryCapture<'t>]),
-    ) -> Vec<Kid<'t>> {
+    ) {
         let kind = node.kind_id() as usize;
-        let list = self.by_kind.get(kind).filter(|l| !l.is_empty());
-        let kids = ctx.children(node, list.is_some());
-        if let Some(list) = list {
-            self.match_at(query, node, list, &kids, ctx, cursor, on_match);
+        if let Some(list) = self.by_kind.get(kind).filter(|l| !l.is_empty()) {
+            let kids = ctx.children(node);
+            self.match_at(node, list, &kids, ctx, cursor, on_match);
+            ctx.pool.push(kids);
         }
         if let Some(f) = &self.fallback {
             if f.roots
@@ -210,14 +239,12 @@ impl Matcher {
                 f.run(node, ctx.src, cursor, Some(0), on_match);
             }
         }
-        kids
     }
 
     /// All matches of the patterns rooted at `node`'s kind, sorted, then reported.
     #[allow(clippy::too_many_arguments)]
     fn match_at<'t>(
         &self,
-        query: &Query,
         node: Node<'t>,
         list: &[(u32, u32)],
         kids: &[Kid<'t>],
@@ -228,7 +255,6 @@ impl Matcher {
         ctx.found.clear();
         ctx.found_caps.clear();
         ctx.seq = 0;
-        let mut reference: Option<Vec<ReferenceMatch>> = None;
         for &(slot, alt) in list {
             let p = &self.patterns[slot as usize];
             let step = &p.roots[alt as usize];
@@ -256,27 +282,26 @@ impl Matcher {
                 // Whether tree-sitter tried a later child in a repeated field depends on
                 // the grammar's field map, which the API does not show: keep the matches
                 // its query cursor also finds at this node (a subset of ours).
-                let reference = reference.get_or_insert_with(|| {
-                    let mut out = Vec::new();
-                    cursor.set_max_start_depth(Some(0));
-                    let mut ms = cursor.matches(query, node, ctx.src);
-                    while let Some(m) = ms.next() {
-                        let caps = m
-                            .captures()
-                            .iter()
-                            .map(|c| (c.index, c.node.id()))
-                            .collect();
-                        out.push((m.pattern_index, caps));
-                    }
-                    cursor.set_max_start_depth(None);
-                    out
-                });
+                let Some(r) = self.reference(slot as usize) else {
+                    continue;
+                };
+                let mut reference: Vec<Vec<(u32, usize)>> = Vec::new();
+                cursor.set_max_start_depth(Some(0));
+                let mut ms = cursor.matches(&r.query, node, ctx.src);
+                while let Some(m) = ms.next() {
+                    let caps = m
+                        .captures()
+                        .iter()
+                        .map(|c| (r.capture_map[c.index as usize], c.node.id()))
+                        .collect();
+                    reference.push(caps);
+                }
+                cursor.set_max_start_depth(None);
                 let caps = &ctx.found_caps;
                 ctx.found.retain(|f| {
                     f.pattern != p.index as usize
-                        || reference.iter().any(|(rp, rc)| {
-                            *rp == f.pattern
-                                && rc.len() == f.caps.len()
+                        || reference.iter().any(|rc| {
+                            rc.len() == f.caps.len()
                                 && rc
                                     .iter()
                                     .zip(&caps[f.caps.clone()])
@@ -292,6 +317,24 @@ impl Matcher {
         for f in &ctx.found {
             on_match(f.pattern, &ctx.found_caps[f.caps.clone()]);
         }
+    }
+}
+
+impl Matcher {
+    /// The pattern in `slot` compiled alone (on first call). `None` if it does not compile,
+    /// which the tests rule out for the shipped queries; the matches then stand unchecked.
+    fn reference(&self, slot: usize) -> Option<&Reference> {
+        let (text, cell) = self.references.get(slot)?;
+        cell.get_or_init(|| {
+            let query = Query::new(&self.language, text)
+                .inspect_err(|e| tracing::debug!(%e, text, "reference pattern does not compile"))
+                .ok()?;
+            let capture_map = capture_map(&query, &self.captures)
+                .inspect_err(|e| tracing::debug!(%e, "reference pattern"))
+                .ok()?;
+            Some(Reference { query, capture_map })
+        })
+        .as_ref()
     }
 }
 
@@ -318,9 +361,6 @@ impl Fallback {
         cursor.set_max_start_depth(None);
     }
 }
-
-/// A query cursor match kept for comparison: (pattern index, (capture index, node id)).
-type ReferenceMatch = (usize, Vec<(u32, usize)>);
 
 /// A visible child of a node, with what the steps check.
 #[derive(Clone, Copy)]
@@ -360,41 +400,26 @@ struct Ctx<'s, 't> {
 }
 
 impl<'t> Ctx<'_, 't> {
-    /// The visible children of `node` (hidden nodes flattened, as queries see them). With
-    /// `full` false only `node` is filled in (the list serves the walk alone).
-    fn children(&mut self, node: Node<'t>, full: bool) -> Vec<Kid<'t>> {
+    /// The visible children of `node` (hidden nodes flattened, as queries see them).
+    fn children(&mut self, node: Node<'t>) -> Vec<Kid<'t>> {
         let mut v = self.pool.pop().unwrap_or_default();
         v.clear();
         self.cursor.reset(node);
         if self.cursor.goto_first_child() {
             loop {
                 let n = self.cursor.node();
-                v.push(if full {
-                    Kid {
-                        node: n,
-                        kind: n.kind_id(),
-                        named: n.is_named(),
-                        error: n.is_error(),
-                        field: self.cursor.field_id().map_or(0, |f| f.get()),
-                        later_named: false,
-                    }
-                } else {
-                    Kid {
-                        node: n,
-                        kind: 0,
-                        named: false,
-                        error: false,
-                        field: 0,
-                        later_named: false,
-                    }
+                v.push(Kid {
+                    node: n,
+                    kind: n.kind_id(),
+                    named: n.is_named(),
+                    error: n.is_error(),
+                    field: self.cursor.field_id().map_or(0, |f| f.get()),
+                    later_named: false,
                 });
                 if !self.cursor.goto_next_sibling() {
                     break;
                 }
             }
-        }
-        if !full {
-            return v;
         }
         let mut named_after = false;
         for k in v.iter_mut().rev() {
@@ -472,7 +497,7 @@ fn seq<'t>(
             if step.children.is_empty() {
                 seq(rest, kids, i + 1, depth, ctx, k);
             } else {
-                let grand = ctx.children(kid.node, true);
+                let grand = ctx.children(kid.node);
                 seq(
                     &step.children,
                     &grand,

@@ -175,9 +175,12 @@ pub struct CompiledLanguage {
     pub spec: &'static LanguageSpec,
     /// The grammar.
     pub language: tree_sitter::Language,
-    /// The compiled `tags.scm`.
-    pub query: Query,
-    /// What each capture index means (same order as `query.capture_names()`).
+    /// The `tags.scm` text, `; inherits:` lines expanded.
+    pub source: String,
+    /// `source` compiled by tree-sitter, on first [`CompiledLanguage::query`] call.
+    query: OnceLock<Result<Query, String>>,
+    /// What each capture index means (capture indices numbered as tree-sitter numbers
+    /// them, see [`pattern::outline`]).
     pub roles: Vec<Role>,
     /// `roots[kind_id]` is true when some pattern starts at that node kind; `None` when a
     /// pattern's root is a wildcard (then the query runs over the whole tree).
@@ -310,10 +313,11 @@ pub fn compiled(spec: &'static LanguageSpec) -> Result<&'static CompiledLanguage
                 .ok_or_else(|| format!("{} has no grammar", spec.name))?;
             let language = grammar();
             let source = query_source(spec, 0)?;
-            let query = Query::new(&language, &source)
-                .map_err(|e| format!("queries/{}/tags.scm: {e}", spec.name))?;
-            let roles = query
-                .capture_names()
+            // No `Query` here: the matcher reads the patterns itself, and tree-sitter's
+            // analysis of a whole query costs up to a tenth of an index (see `pattern`).
+            let outline = pattern::outline(&source);
+            let roles = outline
+                .captures
                 .iter()
                 .map(|n| {
                     Role::parse(n).ok_or_else(|| {
@@ -331,12 +335,13 @@ pub fn compiled(spec: &'static LanguageSpec) -> Result<&'static CompiledLanguage
                     })
                     .collect()
             });
-            let matcher = matcher::Matcher::new(&language, &query, &source)
+            let matcher = matcher::Matcher::new(&language, &outline, &source)
                 .map_err(|e| format!("queries/{}/tags.scm: {e}", spec.name))?;
             Ok(CompiledLanguage {
                 spec,
                 language,
-                query,
+                source,
+                query: OnceLock::new(),
                 roles,
                 roots,
                 matcher,
@@ -344,6 +349,23 @@ pub fn compiled(spec: &'static LanguageSpec) -> Result<&'static CompiledLanguage
         })
         .as_ref()
         .map_err(Clone::clone)
+}
+
+impl CompiledLanguage {
+    /// The whole `tags.scm` compiled by tree-sitter (on first call), for the reference
+    /// engine that the matcher is tested against.
+    ///
+    /// Errors: tree-sitter's message when the query does not compile (a build defect that
+    /// the tests catch).
+    pub fn query(&self) -> Result<&Query, String> {
+        self.query
+            .get_or_init(|| {
+                Query::new(&self.language, &self.source)
+                    .map_err(|e| format!("queries/{}/tags.scm: {e}", self.spec.name))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
 }
 
 /// The query text of a language with its `; inherits: <lang>` lines expanded (first line
@@ -395,10 +417,60 @@ mod tests {
     #[test]
     fn every_query_compiles() {
         for spec in LANGUAGES.iter().filter(|l| l.grammar.is_some()) {
-            if let Err(e) = compiled(spec) {
+            if let Err(e) = compiled(spec).and_then(|c| c.query().map(|_| ())) {
                 panic!("{e}");
             }
         }
+    }
+
+    /// The matcher numbers patterns and captures from the text alone ([`pattern::outline`]);
+    /// a compiled `Query` of every shipped `tags.scm` must agree on both.
+    #[test]
+    fn outline_numbers_patterns_and_captures_as_tree_sitter() {
+        for spec in LANGUAGES.iter().filter(|l| l.grammar.is_some()) {
+            let c = compiled(spec).unwrap();
+            let query = c.query().unwrap();
+            let outline = pattern::outline(&c.source);
+            let starts: Vec<usize> = (0..query.pattern_count())
+                .map(|i| query.start_byte_for_pattern(i))
+                .collect();
+            let ours: Vec<usize> = outline.patterns.iter().map(|r| r.start).collect();
+            assert_eq!(ours, starts, "{}: pattern starts", spec.name);
+            for (i, r) in outline.patterns.iter().enumerate() {
+                // tree-sitter's range runs on over comments up to the next pattern.
+                let theirs =
+                    &c.source[query.start_byte_for_pattern(i)..query.end_byte_for_pattern(i)];
+                let rest = theirs.strip_prefix(&c.source[r.clone()]);
+                assert!(
+                    rest.is_some_and(|rest| roots::tokenize(rest).is_empty()),
+                    "{} pattern {i}: {theirs:?}",
+                    spec.name
+                );
+            }
+            assert_eq!(
+                outline.captures,
+                query.capture_names(),
+                "{}: captures",
+                spec.name
+            );
+        }
+    }
+
+    #[test]
+    fn outline_splits_top_level_patterns() {
+        let q = "; c (x)\n(a (b) @x) @y\n((c) @z (#eq? @z \"(\"))\n[(d) (e)] @x\n\"+\" @w\n";
+        let o = pattern::outline(q);
+        let texts: Vec<&str> = o.patterns.iter().map(|r| &q[r.clone()]).collect();
+        assert_eq!(
+            texts,
+            [
+                "(a (b) @x) @y",
+                "((c) @z (#eq? @z \"(\"))",
+                "[(d) (e)] @x",
+                "\"+\" @w"
+            ]
+        );
+        assert_eq!(o.captures, ["x", "y", "z", "w"]);
     }
 
     #[test]

@@ -1,20 +1,26 @@
 //! `tags.scm` patterns read into trees of steps that [`super::matcher`] matches directly.
 //!
-//! Each top-level pattern of the query is cut out of the source by tree-sitter's own
-//! `Query::start_byte_for_pattern` / `end_byte_for_pattern` (so pattern indices agree
-//! with the compiled `Query` by construction), tokenized with the reader of
-//! [`super::roots`], and resolved against the grammar: node kinds become kind ids
-//! (`Language::id_for_node_kind`), field names field ids, capture names the `Query`'s
-//! capture indices. The subset read is what tree-sitter's query language offers minus
-//! quantifiers (`?`, `*`, `+`), sibling sequences and supertypes, none of which the shipped
-//! queries use: named and anonymous nodes, `(_)` and `_`, fields, negated fields (`!f`),
-//! alternations, `.` anchors, several captures on one node, and the text predicates
-//! `#eq?`, `#match?`, `#any-of?` with their `not-` and `any-` forms. A pattern outside it
-//! is reported with the reason and left to tree-sitter's query cursor (see
-//! [`super::matcher::Matcher`]).
+//! Each top-level pattern of the query is cut out of the source by [`outline`], which
+//! numbers patterns and captures as tree-sitter's `Query` does (patterns in text order,
+//! captures by first appearance; a test checks both against a compiled `Query` for every
+//! shipped language), tokenized with the reader of [`super::roots`], and resolved against
+//! the grammar: node kinds become kind ids (`Language::id_for_node_kind`), field names
+//! field ids, capture names capture indices. No `Query` is compiled for this: tree-sitter's
+//! analysis of a whole `tags.scm` took about 280 ms of CPU per run on the npm corpus (the
+//! TypeScript and TSX grammars), a tenth of the index.
+//!
+//! The subset read is what tree-sitter's query language offers minus quantifiers (`?`,
+//! `*`, `+`), sibling sequences and supertypes, none of which the shipped queries use:
+//! named and anonymous nodes, `(_)` and `_`, fields, negated fields (`!f`), alternations,
+//! `.` anchors, several captures on one node, and the text predicates `#eq?`, `#match?`,
+//! `#any-of?` with their `not-` and `any-` forms. A pattern outside it is reported with the
+//! reason and left to tree-sitter's query cursor (see [`super::matcher::Matcher`]).
+
+use std::ops::Range;
 
 use regex::bytes::Regex;
-use tree_sitter::{Language, Query};
+
+use tree_sitter::Language;
 
 use super::roots::tokenize;
 
@@ -91,24 +97,65 @@ pub(crate) struct Pattern {
     pub predicates: Vec<Predicate>,
 }
 
-/// Reads every pattern of `query` (compiled from `source`). Returns the patterns read and,
-/// for the others, (pattern index, why it cannot be read).
+/// The top-level patterns of a query text and its capture names, numbered as a compiled
+/// tree-sitter `Query` numbers them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Outline {
+    /// Byte range of each top-level pattern in the text (from its opening bracket to the
+    /// end of its last capture or quantifier), in text order: index = pattern index.
+    pub patterns: Vec<Range<usize>>,
+    /// Capture names without `@`, in order of first appearance: index = capture index.
+    pub captures: Vec<String>,
+}
+
+/// Outlines query `source`: where each top-level pattern starts and ends, and the capture
+/// names. A top-level `(`, `[`, string or `_` starts a pattern; captures, quantifiers and
+/// anchors at depth 0 belong to the pattern before them. Unbalanced text gives what it can;
+/// the reader or the fallback query then reports the error.
+pub(crate) fn outline(source: &str) -> Outline {
+    let base = source.as_ptr() as usize;
+    let mut patterns: Vec<Range<usize>> = Vec::new();
+    let mut captures: Vec<String> = Vec::new();
+    let mut depth = 0usize;
+    for tok in tokenize(source) {
+        let at = tok.as_ptr() as usize - base;
+        let end = at + tok.len();
+        let starts = depth == 0 && (tok == "(" || tok == "[" || tok == "_" || tok.starts_with('"'));
+        match tok {
+            "(" | "[" => depth += 1,
+            ")" | "]" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if let Some(name) = tok.strip_prefix('@') {
+            if !captures.iter().any(|c| c == name) {
+                captures.push(name.to_string());
+            }
+        }
+        if starts {
+            patterns.push(at..end);
+        } else if let Some(last) = patterns.last_mut() {
+            last.end = end;
+        }
+    }
+    Outline { patterns, captures }
+}
+
+/// Reads every pattern of query `source` (outlined by [`outline`]). Returns the patterns
+/// read and, for the others, (pattern index, why it cannot be read).
 pub(crate) fn read_patterns(
     language: &Language,
-    query: &Query,
+    outline: &Outline,
     source: &str,
 ) -> (Vec<Pattern>, Vec<(usize, String)>) {
     let mut ok = Vec::new();
     let mut unsupported = Vec::new();
-    for i in 0..query.pattern_count() {
-        let text = source
-            .get(query.start_byte_for_pattern(i)..query.end_byte_for_pattern(i))
-            .unwrap_or("");
+    for (i, range) in outline.patterns.iter().enumerate() {
+        let text = source.get(range.clone()).unwrap_or("");
         let mut r = Reader {
             toks: tokenize(text),
             at: 0,
             language,
-            query,
+            captures: &outline.captures,
             predicates: Vec::new(),
         };
         match r.top(i as u32) {
@@ -123,7 +170,7 @@ struct Reader<'a> {
     toks: Vec<&'a str>,
     at: usize,
     language: &'a Language,
-    query: &'a Query,
+    captures: &'a [String],
     predicates: Vec<Predicate>,
 }
 
@@ -345,10 +392,9 @@ impl<'a> Reader<'a> {
     }
 
     fn capture_id(&self, name: &str) -> Read<u32> {
-        self.query
-            .capture_names()
+        self.captures
             .iter()
-            .position(|n| *n == name)
+            .position(|n| n == name)
             .map(|i| i as u32)
             .ok_or_else(|| format!("unknown capture @{name}"))
     }
