@@ -84,7 +84,7 @@ fn explain_missing(idx: &Index, (source, target, _): &Key) -> String {
         .unwrap_or(target.as_str())
         .to_string();
     for u in idx.graph.unresolved_of(source) {
-        if u.name == callee {
+        if *u.name == *callee {
             notes.push(format!(
                 "unresolved `{}{}` ({}) at {}:{}",
                 u.receiver

@@ -44,6 +44,8 @@ pub(super) fn run(
         }
     };
     let mut update = 0u64;
+    // Made before the first event, not during the first update.
+    idx.prepare_updates();
     loop {
         // The reported paths are hashed even if their size and mtime did not move.
         let mut reported = std::collections::BTreeSet::new();
@@ -76,6 +78,7 @@ pub(super) fn run(
         );
         // Served first, saved after: the line is out before the snapshot is written.
         session.save(&idx, &opts);
+        idx.prepare_updates();
         // The old index and the save's buffers are freed: give their pages back, or the
         // resident size grows with every edit.
         crate::index::release_free_memory();

@@ -275,7 +275,7 @@ impl<'g> Impactor<'g> {
         let mut maybe_callers: HashMap<&'g str, Vec<&'g Unresolved>> = HashMap::new();
         for u in graph.all_unresolved() {
             if u.reason != UnresolvedReason::External {
-                maybe_callers.entry(u.name.as_str()).or_default().push(u);
+                maybe_callers.entry(&*u.name).or_default().push(u);
             }
         }
         Impactor {
@@ -411,9 +411,7 @@ impl<'g> Impactor<'g> {
         for name in names {
             for u in self.maybe_callers.get(name).map_or(&[][..], Vec::as_slice) {
                 let site = (&*u.site.file, u.site.line, u.site.column);
-                let g = groups
-                    .entry((u.name.as_str(), u.reason))
-                    .or_insert((0, site));
+                let g = groups.entry((&*u.name, u.reason)).or_insert((0, site));
                 g.0 += 1;
                 if site < g.1 {
                     g.1 = site;

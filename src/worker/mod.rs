@@ -126,7 +126,7 @@ pub struct Snapshot {
     pub index: Index,
     /// Unresolved references that are not `external`, counted by callee name: the calls
     /// that might be missing callers of any definition with that name.
-    pub unresolved_by_name: HashMap<String, u32>,
+    pub unresolved_by_name: HashMap<Arc<str>, u32>,
     /// How long the run took.
     pub elapsed: Duration,
 }
@@ -134,7 +134,7 @@ pub struct Snapshot {
 impl Snapshot {
     /// Wraps an index, computing the derived lookups.
     pub fn new(generation: u64, index: Index, elapsed: Duration) -> Snapshot {
-        let mut unresolved_by_name: HashMap<String, u32> = HashMap::new();
+        let mut unresolved_by_name: HashMap<Arc<str>, u32> = HashMap::new();
         for u in index.graph.all_unresolved() {
             if u.reason != UnresolvedReason::External {
                 *unresolved_by_name.entry(u.name.clone()).or_insert(0) += 1;
@@ -439,11 +439,19 @@ impl Job<'_> {
                     _ => None,
                 };
                 let _ = done_tx.send(r);
+                if snap.is_none() {
+                    // Nothing changed: the snapshot served stays; make its update tables.
+                    if let Some(p) = &prev {
+                        p.index.prepare_updates();
+                    }
+                }
                 // The previous snapshot is the UI's to drop now (it switches on `Ready`).
                 drop(prev);
                 // Published first, saved after (the lock keeps the next run waiting).
                 if let Some(snap) = snap {
                     s.save(&snap.index, &opts);
+                    // The next update's tables, made while the user reads.
+                    snap.index.prepare_updates();
                     // The previous index (unless the UI still holds it) and the save's
                     // buffers are free: hand their pages back to the OS.
                     drop(snap);

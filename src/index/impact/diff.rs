@@ -255,7 +255,7 @@ pub fn removed_definitions(
     let rev = rev.unwrap_or("HEAD");
     let mut by_name: HashMap<&str, Vec<&crate::index::graph::Unresolved>> = HashMap::new();
     for u in graph.all_unresolved() {
-        by_name.entry(u.name.as_str()).or_default().push(u);
+        by_name.entry(&*u.name).or_default().push(u);
     }
     let mut out = Vec::new();
     for (path, ranges) in parse_removed_lines(diff) {

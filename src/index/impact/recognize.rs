@@ -116,7 +116,7 @@ pub fn is_test(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) -> bool {
             const BLOCKS: &[&str] = &["describe", "it", "test", "suite"];
             graph.unresolved_of(&node.id).iter().any(|u| {
                 match u.receiver.as_deref() {
-                    None => BLOCKS.contains(&u.name.as_str()),
+                    None => BLOCKS.contains(&&*u.name),
                     // `it.each(...)`, `describe.only(...)`
                     Some(r) => BLOCKS.contains(&r),
                 }

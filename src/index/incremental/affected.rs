@@ -15,13 +15,16 @@
 //! [`VERIFY`] (or `CODEGRAPH_VERIFY_INCREMENTAL=1`) resolves everything as well and
 //! panics when the two differ: a debugging aid the test suite turns on.
 
-use std::collections::{HashMap, HashSet};
+// foldhash, not std's SipHash: the selection scan hashes every name every file writes.
+use foldhash::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use crate::index::facts::{FileFacts, Kind};
 use crate::index::graph::{CodeGraph, RawEdge, Unresolved};
-use crate::index::resolve::{self, locate, node_offsets, Resolution};
+use crate::index::resolve::{self, locate, node_offsets, Resolution, Tables};
 
 /// 0: read `CODEGRAPH_VERIFY_INCREMENTAL` on first use; 1: off; 2: on.
 pub static VERIFY: AtomicU8 = AtomicU8::new(0);
@@ -121,14 +124,17 @@ pub(super) fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
 /// `export { default as money }` of a touched file): their importers write the alias, not
 /// the name. Followed to a fixed point (alias chains).
 fn follow_aliases<'a>(files: &'a [Arc<FileFacts>], touched: &mut HashSet<&'a str>) {
+    // The aliasing imports, found once (a few thousand of 58K imports on the Rust tree).
+    let aliased: Vec<(&str, &str, &str)> = files
+        .iter()
+        .flat_map(|f| &f.imports)
+        .filter_map(|i| Some((i.name.as_deref()?, i.alias.as_deref()?, i.module.as_str())))
+        .collect();
     loop {
         let before = touched.len();
-        for i in files.iter().flat_map(|f| &f.imports) {
-            let (Some(name), Some(alias)) = (i.name.as_deref(), i.alias.as_deref()) else {
-                continue;
-            };
+        for &(name, alias, module) in &aliased {
             let passes = if name == "default" {
-                tokens(&i.module).any(|t| touched.contains(t))
+                tokens(module).any(|t| touched.contains(t))
             } else {
                 tokens(name).any(|t| touched.contains(t))
             };
@@ -214,9 +220,9 @@ fn select<'a>(
 ) -> Option<(Vec<bool>, Moves<'a>)> {
     let prev_at = by_path(prev_files);
     let new_at = by_path(files);
-    let mut touched: HashSet<&str> = HashSet::new();
+    let mut touched: HashSet<&str> = HashSet::default();
     // Modified files: old local node index → new one, by definition id.
-    let mut moved = Moves::new();
+    let mut moved = Moves::default();
     for &p in changed {
         let old = prev_at.get(p).map(|&i| &prev_files[i]);
         let new = new_at.get(p).map(|&i| &files[i]);
@@ -237,7 +243,7 @@ fn select<'a>(
     }
     follow_aliases(files, &mut touched);
     let selected = files
-        .iter()
+        .par_iter()
         .map(|f| changed.contains(f.path.as_str()) || mentions(f, &touched))
         .collect();
     Some((selected, moved))
@@ -250,6 +256,7 @@ fn select<'a>(
 pub(crate) fn resolve_incremental(
     prev_files: &[Arc<FileFacts>],
     prev_graph: &CodeGraph,
+    prev_tables: Option<&Tables>,
     files: &[Arc<FileFacts>],
     changed_paths: &[&str],
 ) -> Option<(Resolution, usize)> {
@@ -283,22 +290,47 @@ pub(crate) fn resolve_incremental(
             }
         })
         .collect();
-    let remap = |pos: u32| -> Option<(usize, u32)> {
-        let (pfi, local) = locate(&prev_offsets, pos)?;
-        let of = &old_files[pfi];
-        let local = match of.moves {
-            Some(m) => (*m.get(local as usize)?)?,
-            None if of.changed => return None,
-            None => local,
-        };
-        let nfi = of.new?;
-        Some((nfi, new_offsets[nfi] + local))
+    // Old node position → new one (`u32::MAX`: gone), one table instead of two binary
+    // searches per edge.
+    let prev_nodes = prev_offsets.last().map_or(0, |&o| {
+        o as usize + 1 + prev_files.last().map_or(0, |f| f.definitions.len())
+    });
+    let mut new_pos = vec![u32::MAX; prev_nodes];
+    for (pfi, of) in old_files.iter().enumerate() {
+        let Some(nfi) = of.new else { continue };
+        let base = prev_offsets[pfi] as usize;
+        for local in 0..1 + prev_files[pfi].definitions.len() {
+            let to = match of.moves {
+                Some(m) => match m.get(local) {
+                    Some(&Some(to)) => to,
+                    _ => continue,
+                },
+                None if of.changed => continue,
+                None => local as u32,
+            };
+            new_pos[base + local] = new_offsets[nfi] + to;
+        }
+    }
+    let remap = |pos: u32| {
+        new_pos
+            .get(pos as usize)
+            .copied()
+            .filter(|&p| p != u32::MAX)
     };
     // Each edge goes with the file that produced it (its origin), which is the file of its
-    // source except for an `impl Trait for Type` whose type lies in another file.
+    // source except for an `impl Trait for Type` whose type lies in another file. Edges
+    // come grouped by origin: its file is looked up once per run.
     let mut kept: Vec<Vec<RawEdge>> = vec![Vec::new(); files.len()];
+    let mut origin_file: Option<(u32, usize)> = None;
     for e in prev_graph.edge_refs() {
-        let (pfi, _) = locate(&prev_offsets, e.origin)?;
+        let pfi = match origin_file {
+            Some((o, pfi)) if o == e.origin => pfi,
+            _ => {
+                let (pfi, _) = locate(&prev_offsets, e.origin)?;
+                origin_file = Some((e.origin, pfi));
+                pfi
+            }
+        };
         let of = &old_files[pfi];
         if of.changed {
             // A changed file is resolved again (or is gone): its old edges go.
@@ -318,7 +350,7 @@ pub(crate) fn resolve_incremental(
         // file no longer has, means the rule above missed a dependency: resolve
         // everything rather than guess. Ends in a modified file that still has their
         // definition follow it (by id) to its new place.
-        let (Some((_, source)), Some((_, target))) = (remap(e.source), remap(e.target)) else {
+        let (Some(source), Some(target)) = (remap(e.source), remap(e.target)) else {
             tracing::debug!(
                 from = of.path,
                 "full resolution: an unaffected file has an edge to or from a node that is gone"
@@ -345,16 +377,28 @@ pub(crate) fn resolve_incremental(
     }
     let carry_ms = t.elapsed().as_millis() as u64;
     let t = std::time::Instant::now();
-    let fresh = resolve::resolve_selected(files, &selected);
+    // The previous update's tables carried over (renumbered and merged), or made once.
+    let tables = Arc::new(match prev_tables {
+        Some(prev) => prev.update(prev_files, files, &changed),
+        None => Tables::build(files),
+    });
+    let tables_ms = t.elapsed().as_millis() as u64;
+    let fresh = resolve::resolve_selected(files, &selected, &tables);
     tracing::debug!(
         carry_ms,
+        tables_ms,
+        tables_carried = prev_tables.is_some(),
         resolve_ms = t.elapsed().as_millis() as u64,
         "incremental resolution: edges carried over, affected files resolved"
     );
     let mut fresh_by_file: HashMap<u32, (Vec<RawEdge>, Vec<Unresolved>)> =
         fresh.into_iter().map(|(fi, e, u)| (fi, (e, u))).collect();
-    let mut edges = Vec::new();
-    let mut unresolved = Vec::new();
+    // Sized once: 1.3M edges and 376K unresolved calls on the Rust tree.
+    let mut edges = Vec::with_capacity(
+        kept.iter().map(Vec::len).sum::<usize>()
+            + fresh_by_file.values().map(|(e, _)| e.len()).sum::<usize>(),
+    );
+    let mut unresolved = Vec::with_capacity(prev_graph.unresolved_count());
     for (fi, kept_edges) in kept.into_iter().enumerate() {
         if selected[fi] {
             let (e, u) = fresh_by_file.remove(&(fi as u32))?;
@@ -387,7 +431,11 @@ pub(crate) fn resolve_incremental(
             .cloned(),
     );
     unresolved.sort();
-    let out = Resolution { edges, unresolved };
+    let out = Resolution {
+        edges,
+        unresolved,
+        tables: Some(tables),
+    };
     if verify() {
         let full = resolve::resolve(files);
         if full.edges != out.edges || full.unresolved != out.unresolved {
@@ -431,7 +479,7 @@ mod tests {
                 }
             })
             .collect();
-        let changed = HashSet::from([edited.path.as_str()]);
+        let changed = [edited.path.as_str()].into_iter().collect();
         let (sel, _) = select(before, &after, &changed).unwrap();
         after
             .iter()

@@ -17,7 +17,8 @@
 //! package, default export, language, namespaces, which the module table is built from)
 //! falls back to every name the file offers, old and new.
 
-use std::collections::{HashMap, HashSet};
+// foldhash, not std's SipHash: the selection scan hashes every name every file writes.
+use foldhash::{HashMap, HashSet};
 
 use super::affected::{named_by, offered, tokens, SELF_WORDS};
 use crate::index::facts::{Binding, Definition, FileFacts, Kind};
@@ -207,7 +208,7 @@ pub(super) fn edit_touches<'a>(old: &'a FileFacts, new: &'a FileFacts, out: &mut
         offered(new, out);
         return;
     }
-    let mut touched: HashSet<&'a str> = HashSet::new();
+    let mut touched: HashSet<&'a str> = HashSet::default();
     let (fo, fnew) = (filed(old), filed(new));
     differing(&fo.defs, &fnew.defs, &mut touched);
     differing(&fo.fields, &fnew.fields, &mut touched);

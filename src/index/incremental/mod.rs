@@ -205,7 +205,7 @@ pub fn reconcile(
         if walk_same && skipped == prev.skipped && stamps == prev.stamps && changes.hashed == 0 {
             return Ok(Reconciled::Unchanged);
         }
-        let index = assemble(
+        let mut index = assemble(
             Some(src.root().to_path_buf()),
             prev.files.clone(),
             prev.graph.clone(),
@@ -215,6 +215,8 @@ pub fn reconcile(
             stamped_at_ns,
             started,
         );
+        // Same facts: the resolver's tables still fit.
+        index.tables = prev.tables.clone();
         return Ok(Reconciled::Updated(Box::new(index), changes));
     }
     // Same-skips were moved into `skipped` above.
@@ -253,7 +255,13 @@ pub fn reconcile(
             prev: Some(prev),
         },
         started,
-        |files| match affected::resolve_incremental(&prev.files, &prev.graph, files, &changed) {
+        |files| match affected::resolve_incremental(
+            &prev.files,
+            &prev.graph,
+            prev.tables.get().map(|t| &**t),
+            files,
+            &changed,
+        ) {
             Some((res, n)) => {
                 resolved = n as u64;
                 res

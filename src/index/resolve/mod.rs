@@ -229,6 +229,9 @@ pub struct Resolution {
     pub edges: Vec<RawEdge>,
     /// Calls without an edge, sorted.
     pub unresolved: Vec<Unresolved>,
+    /// The incremental resolver's tables for these files, when it made them (kept for the
+    /// next update).
+    pub tables: Option<Arc<Tables>>,
 }
 
 /// What a receiver's type is known to be.
@@ -318,31 +321,254 @@ struct Ctx<'a> {
     members: RefMap<'a>,
     /// (family, type name) → type-like definitions (class, struct, trait, impl, ...).
     types: RefMap<'a>,
-    /// file → local name → bindings.
-    bindings: Vec<HashMap<&'a str, Vec<&'a Import>>>,
+    /// file → its name maps, made on first use (an incremental update reads a few files').
+    local: Vec<std::sync::OnceLock<FileMaps<'a>>>,
     /// file → [`is_test_path`] of its path (asked for every candidate of every call).
     is_test: Vec<bool>,
-    /// file → typed names by key (the name, `self.`/`this.` stripped), so receiver typing
-    /// never scans a file's bindings.
-    typed: Vec<HashMap<&'a str, Vec<&'a Binding>>>,
-    /// file → (definition, name) of every name bound inside a definition, typed or not
-    /// (parameters, locals): what shadows outer definitions of that name.
-    bound: Vec<foldhash::HashSet<(u32, &'a str)>>,
     /// C and C++ `static` free functions of source (non-header) files: internal linkage
     /// (C11 6.2.2), so no other file can call them (see [`is_internal`]).
     internal: foldhash::HashSet<DefRef>,
 }
 
+/// One file's names, for lookups from its calls.
+struct FileMaps<'a> {
+    /// Local name → import bindings.
+    bindings: HashMap<&'a str, Vec<&'a Import>>,
+    /// Typed names by key (the name, `self.`/`this.` stripped), so receiver typing never
+    /// scans a file's bindings.
+    typed: HashMap<&'a str, Vec<&'a Binding>>,
+    /// (definition, name) of every name bound inside a definition, typed or not
+    /// (parameters, locals): what shadows outer definitions of that name.
+    bound: foldhash::HashSet<(u32, &'a str)>,
+}
+
 /// A (family, name) key of [`RefMap`].
 type RefKey<'a> = (&'a str, &'a str);
 
-/// Key → definitions in (file, definition) order, as one flat list with a range per key.
-/// A `Vec` per key cost about 90 bytes a definition (1.2M keys on the fetch.sh corpus,
-/// nearly all with one definition); this costs about 50.
-#[derive(Default)]
-struct RefMap<'a> {
-    ranges: HashMap<RefKey<'a>, (u32, u32)>,
+/// Key → definitions in (file, definition) order. Two forms with the same answers:
+/// * `Hashed`, for a full resolution: one flat list with a range per key in a hash map
+///   keyed by borrowed names (a `Vec` per key cost about 90 bytes a definition, 1.2M keys
+///   on the fetch.sh corpus, nearly all with one definition; this costs about 50);
+/// * `Sorted`, for incremental resolution: a [`SortedRefs`] kept between updates, searched
+///   by key hash.
+enum RefMap<'a> {
+    Hashed {
+        ranges: HashMap<RefKey<'a>, (u32, u32)>,
+        refs: Vec<DefRef>,
+    },
+    Sorted {
+        table: &'a SortedRefs,
+        files: &'a [Arc<FileFacts>],
+        keyed: Keyed,
+    },
+}
+
+/// Which key a table files a definition under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keyed {
+    /// (family, name): every definition.
+    Name,
+    /// (family, container name): members of a type or namespace ([`Ctx::container_name`]).
+    Container,
+    /// (family, name) of type-like definitions (class, struct, trait, impl, module, ...).
+    Type,
+}
+
+/// The key `d` (of file `f`) is filed under in table `keyed`, if any.
+fn key_of<'f>(keyed: Keyed, f: &'f FileFacts, d: &'f Definition) -> Option<RefKey<'f>> {
+    let fam = family(&f.language);
+    match keyed {
+        Keyed::Name => Some((fam, &d.name)),
+        Keyed::Container => Some((fam, Ctx::container_name(f, d)?)),
+        // A Go `type T float64` declares a named type with its own method set (Go spec,
+        // "Type definitions"), so it types receivers like a struct does.
+        Keyed::Type => (is_typeish(d.kind) || (fam == "go" && d.kind == Kind::TypeAlias))
+            .then_some((fam, &*d.name)),
+    }
+}
+
+/// A key's hash for [`SortedRefs`] (fixed seed: equal keys hash equally in every table).
+fn key_hash(k: RefKey<'_>) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x6367_7472_6566_7321).hash_one(k)
+}
+
+/// The definitions of a set of files filed under one kind of key ([`Keyed`]), sorted by
+/// (key hash, key, file, definition); it holds no names, so it outlives the facts it was
+/// built from and is carried across an edit by renumbering and merging (linear), where the
+/// hash-map form is rebuilt over every definition (about 300 ms of a one-file update on
+/// the Rust tree of the fetch.sh corpus, `-v`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SortedRefs {
+    hashes: Vec<u64>,
     refs: Vec<DefRef>,
+}
+
+/// The incremental resolver's tables ([`SortedRefs`] by name, container and type name),
+/// valid for the file list they were built or updated for (kept with it in an
+/// [`Index`](super::Index)).
+#[derive(Debug, Clone, Default)]
+pub struct Tables {
+    by_name: SortedRefs,
+    members: SortedRefs,
+    types: SortedRefs,
+}
+
+impl SortedRefs {
+    fn key<'f>(files: &'f [Arc<FileFacts>], keyed: Keyed, r: DefRef) -> Option<RefKey<'f>> {
+        let f = &files[r.0 as usize];
+        key_of(keyed, f, &f.definitions[r.1 as usize])
+    }
+
+    fn order(
+        files: &[Arc<FileFacts>],
+        keyed: Keyed,
+        a: (u64, DefRef),
+        b: (u64, DefRef),
+    ) -> std::cmp::Ordering {
+        a.0.cmp(&b.0)
+            .then_with(|| Self::key(files, keyed, a.1).cmp(&Self::key(files, keyed, b.1)))
+            .then(a.1.cmp(&b.1))
+    }
+
+    /// The entries of files `which` (indices into `files`), sorted.
+    fn entries(files: &[Arc<FileFacts>], keyed: Keyed, which: &[u32]) -> Vec<(u64, DefRef)> {
+        let mut v: Vec<(u64, DefRef)> = which
+            .par_iter()
+            .flat_map_iter(|&fi| {
+                let f = &files[fi as usize];
+                f.definitions.iter().enumerate().filter_map(move |(di, d)| {
+                    key_of(keyed, f, d).map(|k| (key_hash(k), (fi, di as u32)))
+                })
+            })
+            .collect();
+        v.par_sort_unstable_by(|&a, &b| Self::order(files, keyed, a, b));
+        v
+    }
+
+    fn build(files: &[Arc<FileFacts>], keyed: Keyed) -> SortedRefs {
+        let all: Vec<u32> = (0..files.len() as u32).collect();
+        let (hashes, refs) = Self::entries(files, keyed, &all).into_iter().unzip();
+        SortedRefs { hashes, refs }
+    }
+
+    /// This table (for the previous file list) carried to `files`: `old_to_new[fi]` is an
+    /// old file's new index (`u32::MAX`: changed or removed, its entries go), `fresh` the
+    /// new indices of the changed and added files, whose entries are merged in. The map
+    /// must be increasing where defined (both lists sorted by path), so carried entries
+    /// stay in order.
+    fn update(
+        &self,
+        files: &[Arc<FileFacts>],
+        keyed: Keyed,
+        old_to_new: &[u32],
+        fresh: &[u32],
+    ) -> SortedRefs {
+        let add = Self::entries(files, keyed, fresh);
+        let mut out = SortedRefs {
+            hashes: Vec::with_capacity(self.hashes.len() + add.len()),
+            refs: Vec::with_capacity(self.refs.len() + add.len()),
+        };
+        let mut add = add.into_iter().peekable();
+        for (&h, &(fi, di)) in self.hashes.iter().zip(&self.refs) {
+            let Some(&n) = old_to_new.get(fi as usize) else {
+                continue;
+            };
+            if n == u32::MAX {
+                continue;
+            }
+            let e = (h, (n, di));
+            while let Some(&a) = add.peek() {
+                if Self::order(files, keyed, a, e).is_gt() {
+                    break;
+                }
+                out.hashes.push(a.0);
+                out.refs.push(a.1);
+                add.next();
+            }
+            out.hashes.push(h);
+            out.refs.push((n, di));
+        }
+        for a in add {
+            out.hashes.push(a.0);
+            out.refs.push(a.1);
+        }
+        out
+    }
+
+    /// The definitions under `k`, in (file, definition) order.
+    fn get<'s>(&'s self, files: &[Arc<FileFacts>], keyed: Keyed, k: &RefKey<'_>) -> &'s [DefRef] {
+        let h = key_hash(*k);
+        let lo = self.hashes.partition_point(|&x| x < h);
+        let hi = lo + self.hashes[lo..].partition_point(|&x| x == h);
+        // Within one hash, entries are sorted by key: usually all have `k`.
+        let run = &self.refs[lo..hi];
+        let key = |r: DefRef| Self::key(files, keyed, r);
+        let a = run.partition_point(|&r| key(r) < Some(*k));
+        let b = a + run[a..].partition_point(|&r| key(r) == Some(*k));
+        &run[a..b]
+    }
+}
+
+impl Tables {
+    /// The tables of `files`.
+    pub(crate) fn build(files: &[Arc<FileFacts>]) -> Tables {
+        let ((by_name, members), types) = rayon::join(
+            || {
+                rayon::join(
+                    || SortedRefs::build(files, Keyed::Name),
+                    || SortedRefs::build(files, Keyed::Container),
+                )
+            },
+            || SortedRefs::build(files, Keyed::Type),
+        );
+        Tables {
+            by_name,
+            members,
+            types,
+        }
+    }
+
+    /// These tables (built for `prev_files`) carried to `files` after the files in
+    /// `changed` (paths; added, modified or removed) changed. Both lists sorted by path.
+    pub(crate) fn update(
+        &self,
+        prev_files: &[Arc<FileFacts>],
+        files: &[Arc<FileFacts>],
+        changed: &foldhash::HashSet<&str>,
+    ) -> Tables {
+        let mut old_to_new = vec![u32::MAX; prev_files.len()];
+        let mut j = 0;
+        for (i, f) in prev_files.iter().enumerate() {
+            while j < files.len() && files[j].path < f.path {
+                j += 1;
+            }
+            if files.get(j).is_some_and(|g| g.path == f.path) && !changed.contains(f.path.as_str())
+            {
+                old_to_new[i] = j as u32;
+            }
+        }
+        let fresh: Vec<u32> = (0..files.len() as u32)
+            .filter(|&fi| changed.contains(files[fi as usize].path.as_str()))
+            .collect();
+        let ((by_name, members), types) = rayon::join(
+            || {
+                rayon::join(
+                    || self.by_name.update(files, Keyed::Name, &old_to_new, &fresh),
+                    || {
+                        self.members
+                            .update(files, Keyed::Container, &old_to_new, &fresh)
+                    },
+                )
+            },
+            || self.types.update(files, Keyed::Type, &old_to_new, &fresh),
+        );
+        Tables {
+            by_name,
+            members,
+            types,
+        }
+    }
 }
 
 impl<'a> RefMap<'a> {
@@ -351,6 +577,14 @@ impl<'a> RefMap<'a> {
     /// One hash lookup per item: each key gets a dense number on first sight, and a
     /// counting sort by that number places the references.
     fn build(keys: usize, items: impl Iterator<Item = (RefKey<'a>, DefRef)>) -> RefMap<'a> {
+        let (ranges, refs) = Self::hashed(keys, items);
+        RefMap::Hashed { ranges, refs }
+    }
+
+    fn hashed(
+        keys: usize,
+        items: impl Iterator<Item = (RefKey<'a>, DefRef)>,
+    ) -> (HashMap<RefKey<'a>, (u32, u32)>, Vec<DefRef>) {
         let mut ranges: HashMap<RefKey<'a>, (u32, u32)> =
             HashMap::with_capacity_and_hasher(keys, Default::default());
         // (key number, reference) per item; per key number, its count.
@@ -383,13 +617,22 @@ impl<'a> RefMap<'a> {
             let n = r.0 as usize;
             *r = (start[n], start[n] + counts[n]);
         }
-        RefMap { ranges, refs }
+        (ranges, refs)
     }
 
     /// The definitions under `k`, in (file, definition) order.
     fn get(&self, k: &RefKey<'_>) -> Option<&[DefRef]> {
-        let &(a, b) = self.ranges.get(k)?;
-        Some(&self.refs[a as usize..b as usize])
+        match self {
+            RefMap::Hashed { ranges, refs } => {
+                let &(a, b) = ranges.get(k)?;
+                Some(&refs[a as usize..b as usize])
+            }
+            RefMap::Sorted {
+                table,
+                files,
+                keyed,
+            } => Some(table.get(files, *keyed, k)).filter(|v| !v.is_empty()),
+        }
     }
 
     /// The definitions under `k` (none when absent), in (file, definition) order.
@@ -398,7 +641,7 @@ impl<'a> RefMap<'a> {
     }
 
     fn contains_key(&self, k: &RefKey<'_>) -> bool {
-        self.ranges.contains_key(k)
+        self.get(k).is_some()
     }
 }
 
@@ -426,65 +669,81 @@ impl<'a> Ctx<'a> {
     }
 
     fn build(files: &'a [Arc<FileFacts>]) -> Ctx<'a> {
-        // Every definition with its language family and reference, in (file, definition)
-        // order.
-        let defs = || {
-            files.iter().enumerate().flat_map(|(fi, f)| {
-                let fam = family(&f.language);
+        // Every definition with its key and reference, in (file, definition) order.
+        let keyed = move |k: Keyed| {
+            files.iter().enumerate().flat_map(move |(fi, f)| {
                 f.definitions
                     .iter()
                     .enumerate()
-                    .map(move |(di, d)| (fam, f, d, (fi as u32, di as u32)))
+                    .filter_map(move |(di, d)| Some((key_of(k, f, d)?, (fi as u32, di as u32))))
             })
         };
         let n_defs = files.iter().map(|f| f.definitions.len()).sum();
         let (by_name, (members, types)) = rayon::join(
-            || RefMap::build(n_defs, defs().map(|(fam, _, d, r)| ((fam, &*d.name), r))),
+            || RefMap::build(n_defs, keyed(Keyed::Name)),
             || {
                 rayon::join(
-                    || {
-                        RefMap::build(
-                            0,
-                            defs().filter_map(|(fam, f, d, r)| {
-                                Some(((fam, Self::container_name(f, d)?), r))
-                            }),
-                        )
-                    },
-                    || {
-                        RefMap::build(
-                            0,
-                            defs().filter_map(|(fam, _, d, r)| {
-                                // A Go `type T float64` declares a named type with its own
-                                // method set (Go spec, "Type definitions"), so it types
-                                // receivers like a struct does.
-                                (is_typeish(d.kind) || (fam == "go" && d.kind == Kind::TypeAlias))
-                                    .then_some(((fam, &*d.name), r))
-                            }),
-                        )
-                    },
+                    || RefMap::build(0, keyed(Keyed::Container)),
+                    || RefMap::build(0, keyed(Keyed::Type)),
                 )
             },
         );
-        let mut c = Ctx {
+        Ctx::with_tables(files, by_name, members, types)
+    }
+
+    /// The context over `tables` (the [`Tables`] of `files`) instead of hash maps built
+    /// from every definition.
+    fn build_with(files: &'a [Arc<FileFacts>], tables: &'a Tables) -> Ctx<'a> {
+        let sorted = |table, keyed| RefMap::Sorted {
+            table,
+            files,
+            keyed,
+        };
+        Ctx::with_tables(
+            files,
+            sorted(&tables.by_name, Keyed::Name),
+            sorted(&tables.members, Keyed::Container),
+            sorted(&tables.types, Keyed::Type),
+        )
+    }
+
+    fn with_tables(
+        files: &'a [Arc<FileFacts>],
+        by_name: RefMap<'a>,
+        members: RefMap<'a>,
+        types: RefMap<'a>,
+    ) -> Ctx<'a> {
+        let mut internal = foldhash::HashSet::default();
+        for (fi, f) in files.iter().enumerate() {
+            if family(&f.language) != "c" {
+                continue;
+            }
+            for (di, d) in f.definitions.iter().enumerate() {
+                if is_internal(f, d) {
+                    internal.insert((fi as u32, di as u32));
+                }
+            }
+        }
+        Ctx {
             files,
             modules: ModuleTable::build(files),
             by_name,
             members,
             types,
-            bindings: Vec::with_capacity(files.len()),
-            typed: Vec::with_capacity(files.len()),
-            bound: Vec::with_capacity(files.len()),
+            local: (0..files.len())
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
             is_test: files.iter().map(|f| is_test_path(&f.path)).collect(),
-            internal: foldhash::HashSet::default(),
-        };
-        for (fi, f) in files.iter().enumerate() {
+            internal,
+        }
+    }
+
+    /// File `fi`'s name maps (made on first use).
+    fn local(&self, fi: u32) -> &FileMaps<'a> {
+        self.local[fi as usize].get_or_init(|| {
+            let files = self.files;
+            let f = &files[fi as usize];
             let fam = family(&f.language);
-            for (di, d) in f.definitions.iter().enumerate() {
-                let r = (fi as u32, di as u32);
-                if fam == "c" && is_internal(f, d) {
-                    c.internal.insert(r);
-                }
-            }
             let mut b: HashMap<&str, Vec<&Import>> = HashMap::default();
             for imp in &f.imports {
                 if let Some(n) = python_package_binding(fam, imp).or(imp.local_name()) {
@@ -493,7 +752,7 @@ impl<'a> Ctx<'a> {
                 // Go binds an import under the imported package's declared name, which
                 // may differ from the last path segment (`package httpx` in `httputil/`).
                 if fam == "go" && imp.alias.is_none() {
-                    if let Target::Files(v) = c.modules.go(&imp.module) {
+                    if let Target::Files(v) = self.modules.go(&imp.module) {
                         if let Some(pkg) = v
                             .first()
                             .and_then(|&t| files[t as usize].package.as_deref())
@@ -505,7 +764,6 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
-            c.bindings.push(b);
             let mut typed: HashMap<&str, Vec<&Binding>> = HashMap::default();
             let mut bound = foldhash::HashSet::default();
             for b in &f.bindings {
@@ -516,10 +774,12 @@ impl<'a> Ctx<'a> {
                     bound.insert((s, b.name.as_str()));
                 }
             }
-            c.typed.push(typed);
-            c.bound.push(bound);
-        }
-        c
+            FileMaps {
+                bindings: b,
+                typed,
+                bound,
+            }
+        })
     }
 
     /// Definitions named `name` in file `fi` that a bare name can reach (not methods),
@@ -571,7 +831,7 @@ impl<'a> Ctx<'a> {
         }
         let mut out = Vec::new();
         for &fi in files {
-            for imp in self.bindings[fi as usize].get(name).into_iter().flatten() {
+            for imp in self.local(fi).bindings.get(name).into_iter().flatten() {
                 match self.bind_depth(fi, imp, depth + 1) {
                     Bound::Defs(d) => out.extend(d),
                     // Rust `pub use task::spawn;` where `task::spawn` is also a (private)
@@ -664,7 +924,7 @@ impl<'a> Ctx<'a> {
                         }
                         // `export * as n from './x'`: the name is a re-exported module.
                         for &t in &v {
-                            for imp2 in self.bindings[t as usize].get(n).into_iter().flatten() {
+                            for imp2 in self.local(t).bindings.get(n).into_iter().flatten() {
                                 if depth < 4 {
                                     if let Bound::Module(m) = self.bind_depth(t, imp2, depth + 1) {
                                         return Bound::Module(m);
@@ -889,7 +1149,8 @@ impl<'a> Ctx<'a> {
 
     /// Typed names of file `fi` whose key (see [`binding_key`]) is `binding_key(name)`.
     fn typed_by(&self, fi: u32, name: &str) -> impl Iterator<Item = &'a Binding> + '_ {
-        self.typed[fi as usize]
+        self.local(fi)
+            .typed
             .get(binding_key(name))
             .into_iter()
             .flatten()
@@ -904,7 +1165,7 @@ impl<'a> Ctx<'a> {
             self.files[fi as usize].definitions[s as usize]
                 .kind
                 .is_callable()
-                && self.bound[fi as usize].contains(&(s, name))
+                && self.local(fi).bound.contains(&(s, name))
         })
     }
 
@@ -1158,7 +1419,7 @@ impl<'a> Ctx<'a> {
             };
         }
         // 2. import bindings.
-        if let Some(imps) = self.bindings[fi as usize].get(name) {
+        if let Some(imps) = self.local(fi).bindings.get(name) {
             for imp in imps {
                 match self.bind(fi, imp) {
                     Bound::Defs(d) if self.pick(fi, d.clone()).len() == 1 => {
@@ -1394,7 +1655,7 @@ impl<'a> Ctx<'a> {
             }
         }
         // A name bound by an import.
-        if let Some(imps) = self.bindings[fi as usize].get(first) {
+        if let Some(imps) = self.local(fi).bindings.get(first) {
             for imp in imps {
                 match self.bind(fi, imp) {
                     Bound::External => return Err(UnresolvedReason::External),
@@ -1739,7 +2000,7 @@ impl<'a> Ctx<'a> {
         // `pkg.Type`: the qualifier's import decides (see `resolve_base_ref`).
         if let Some((q, name)) = ty.rsplit_once('.') {
             let first = q.split('.').next().unwrap_or(q);
-            if let Some(imps) = self.bindings[fi as usize].get(first) {
+            if let Some(imps) = self.local(fi).bindings.get(first) {
                 return match self.resolve_base_ref(fi, name, Some(q)) {
                     Some((t, _)) => Typed::Repo(self.def(t).name.to_string()),
                     // A factory of the imported package (`x := store.NewMemory()`): its
@@ -1767,7 +2028,7 @@ impl<'a> Ctx<'a> {
                         }
                     }
                     None => {
-                        let external = self.bindings[fi as usize][first]
+                        let external = self.local(fi).bindings[first]
                             .iter()
                             .any(|imp| matches!(self.bind(fi, imp), Bound::External));
                         if external {
@@ -1888,7 +2149,7 @@ impl<'a> Ctx<'a> {
                 return Some((*t, Tier::Qualified));
             }
         }
-        let Some(imps) = self.bindings[fi as usize].get(first) else {
+        let Some(imps) = self.local(fi).bindings.get(first) else {
             return self.resolve_base(fi, name);
         };
         for imp in imps {
@@ -1938,7 +2199,7 @@ impl<'a> Ctx<'a> {
         if here.len() == 1 {
             return Some((here[0], Tier::Local));
         }
-        if let Some(imps) = self.bindings[fi as usize].get(name) {
+        if let Some(imps) = self.local(fi).bindings.get(name) {
             for imp in imps {
                 if let Bound::Defs(d) = self.bind(fi, imp) {
                     if d.len() == 1 {
@@ -2120,23 +2381,23 @@ pub fn resolve(files: &[Arc<FileFacts>]) -> Resolution {
     }
     // Equal elements are equal in every field, so the parallel sort's order is the same.
     unresolved.par_sort_unstable();
-    Resolution { edges, unresolved }
+    Resolution {
+        edges,
+        unresolved,
+        tables: None,
+    }
 }
 
-/// Resolves only the files with `selected[fi]`, against tables built from all `files`:
-/// per selected file (in file order) its index, its edges (node positions as in
+/// Resolves only the files with `selected[fi]`, against `tables` (the [`Tables`] of
+/// `files`): per selected file (in file order) its index, its edges (node positions as in
 /// [`node_offsets`]) and its unresolved calls; exactly what [`resolve`] gives for those
 /// files. Incremental updates use it for the files an edit can affect.
 pub fn resolve_selected(
     files: &[Arc<FileFacts>],
     selected: &[bool],
+    tables: &Tables,
 ) -> Vec<(u32, Vec<RawEdge>, Vec<Unresolved>)> {
-    let t = std::time::Instant::now();
-    let ctx = Ctx::build(files);
-    tracing::debug!(
-        ms = t.elapsed().as_millis() as u64,
-        "resolution tables built"
-    );
+    let ctx = Ctx::build_with(files, tables);
     let offsets = node_offsets(files);
     (0..files.len())
         .into_par_iter()
@@ -2276,8 +2537,8 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
                     || file_path.clone(),
                     |d| f.definitions[d as usize].id.clone(),
                 ),
-                name: c.name.clone(),
-                receiver: c.receiver.clone(),
+                name: c.name.as_str().into(),
+                receiver: c.receiver.as_deref().map(Into::into),
                 site: Site {
                     file: file_path.clone(),
                     line: c.line,
