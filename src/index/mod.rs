@@ -483,40 +483,91 @@ pub(crate) fn graph_nodes<'a>(
     }
 }
 
-/// Nodes handed over between the thread that makes them and the graph builder.
+/// Nodes per batch handed from the threads that make them to the graph builder (whole
+/// files: a batch ends with the first file that reaches this many).
 const NODE_BATCH: usize = 16 * 1024;
 
-/// Graph nodes made on another thread, in batches, while they are added: what
-/// [`with_graph_nodes`] hands its builder.
-type NodeFeed = ExactLen<std::iter::Flatten<mpsc::IntoIter<Vec<Node>>>>;
+/// Threads making graph nodes for [`with_graph_nodes`].
+const NODE_MAKERS: usize = 2;
 
-/// Runs `build` over [`graph_nodes`] of `files` made on a second thread while `build`
-/// adds them (each node's five `Arc` copies are cache misses: on the 1.16M nodes of the
-/// fetch.sh Rust tree, making them was half of building the graph, `perf`). At most a few
-/// batches of [`NODE_BATCH`] nodes wait at a time, so no list of every node is held.
+/// Graph nodes made on other threads, in batches, while they are added: what
+/// [`with_graph_nodes`] hands its builder.
+struct NodeFeed {
+    /// Batch `i` comes from `makers[i % NODE_MAKERS]`.
+    makers: Vec<mpsc::Receiver<Vec<Node>>>,
+    next: usize,
+    batch: std::vec::IntoIter<Node>,
+    left: usize,
+}
+
+impl Iterator for NodeFeed {
+    type Item = Node;
+    fn next(&mut self) -> Option<Node> {
+        loop {
+            if let Some(n) = self.batch.next() {
+                self.left = self.left.saturating_sub(1);
+                return Some(n);
+            }
+            let rx = &self.makers[self.next % self.makers.len()];
+            self.batch = rx.recv().ok()?.into_iter();
+            self.next += 1;
+        }
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for NodeFeed {}
+
+/// Runs `build` over [`graph_nodes`] of `files`, made on [`NODE_MAKERS`] other threads
+/// (taking batches of files in turn) while `build` adds them: each node's `Arc` copies
+/// are cache misses, and on the 1.16M nodes of the fetch.sh Rust tree making them was
+/// most of building the graph (`-v`, `perf`). At most a few batches of [`NODE_BATCH`]
+/// nodes wait at a time, so no list of every node is held.
 fn with_graph_nodes<R>(
     files: &[Arc<FileFacts>],
     paths: &[Arc<str>],
     build: impl FnOnce(NodeFeed) -> R,
 ) -> R {
     let count = files.iter().map(|f| 1 + f.definitions.len()).sum();
+    // Batch boundaries (file ranges), in order.
+    let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
+    let (mut start, mut nodes) = (0, 0);
+    for (i, f) in files.iter().enumerate() {
+        nodes += 1 + f.definitions.len();
+        if nodes >= NODE_BATCH {
+            batches.push(start..i + 1);
+            (start, nodes) = (i + 1, 0);
+        }
+    }
+    if start < files.len() {
+        batches.push(start..files.len());
+    }
     std::thread::scope(|s| {
-        let (tx, rx) = mpsc::sync_channel::<Vec<Node>>(4);
-        s.spawn(move || {
-            let mut batch = Vec::with_capacity(NODE_BATCH);
-            for n in graph_nodes(files, paths) {
-                batch.push(n);
-                if batch.len() == NODE_BATCH {
-                    let full = std::mem::replace(&mut batch, Vec::with_capacity(NODE_BATCH));
-                    if tx.send(full).is_err() {
+        let mut makers = Vec::with_capacity(NODE_MAKERS);
+        for k in 0..NODE_MAKERS {
+            let (tx, rx) = mpsc::sync_channel::<Vec<Node>>(2);
+            makers.push(rx);
+            let mine: Vec<std::ops::Range<usize>> = batches
+                .iter()
+                .skip(k)
+                .step_by(NODE_MAKERS)
+                .cloned()
+                .collect();
+            s.spawn(move || {
+                for r in mine {
+                    let batch: Vec<Node> = graph_nodes(&files[r.clone()], &paths[r]).collect();
+                    if tx.send(batch).is_err() {
                         return; // the builder stopped early
                     }
                 }
-            }
-            let _ = tx.send(batch);
-        });
-        build(ExactLen {
-            inner: rx.into_iter().flatten(),
+            });
+        }
+        build(NodeFeed {
+            makers,
+            next: 0,
+            batch: Vec::new().into_iter(),
             left: count,
         })
     })
