@@ -1074,3 +1074,98 @@ fn an_impl_in_another_file_than_its_type_survives_every_edit() {
     let (idx, _) = reconcile_matches_fresh(&repo, "restore a_type.rs", idx);
     assert_eq!(implements_sites(&idx, sq, area), ["src/c_impl.rs"]);
 }
+
+/// The counts and lists of two indexes of the same tree, timings aside.
+fn assert_same_index(a: &Index, b: &Index, what: &str) {
+    assert_eq!(canonical(a), canonical(b), "{what}: graph");
+    assert_eq!(a.graph.name_order(), b.graph.name_order(), "{what}: names");
+    let (mut sa, mut sb) = (a.stats.clone(), b.stats.clone());
+    sa.elapsed_ms.clear();
+    sb.elapsed_ms.clear();
+    assert_eq!(sa, sb, "{what}: counts");
+    assert_eq!(a.skipped, b.skipped, "{what}: skips");
+    assert_eq!(a.stamps, b.stamps, "{what}: stamps");
+}
+
+/// A watcher's report of edited files is reconciled by reading those files alone (no
+/// walk); the result is what a walk gives, and the follow-up walk it asks for picks up
+/// what watchers do not report (a file of unknown type). A report with a new or deleted
+/// path walks.
+#[test]
+fn a_reported_edit_is_read_alone_and_matches_a_walk() {
+    use codegraph_tui::index::incremental::{reconcile, walk_matches, Reconciled};
+    let (_tmp, repo, _cache) = scratch("multi");
+    let prev = index_repo(&repo, &opts()).unwrap();
+    let reported = |paths: &[&str]| {
+        let mut o = opts();
+        o.recheck = Some(std::sync::Arc::new(
+            paths.iter().map(|p| p.to_string()).collect(),
+        ));
+        o
+    };
+    let updated = |r: Reconciled| match r {
+        Reconciled::Updated(idx, changes) => (*idx, changes),
+        Reconciled::Unchanged => panic!("a change was missed"),
+    };
+
+    // An edit of a known file, and a file no watcher reports.
+    let loader = repo.join("scripts/loader.py");
+    let mut text = std::fs::read_to_string(&loader).unwrap();
+    text.push_str("\n\ndef reported_helper():\n    return load_rows()\n");
+    std::fs::write(&loader, text).unwrap();
+    std::fs::write(repo.join("notes.xyz"), "not code\n").unwrap();
+    let (fast, changes) =
+        updated(reconcile(&repo, &prev, &reported(&["scripts/loader.py"])).unwrap());
+    assert!(changes.reported_only, "the reported file alone was read");
+    assert_eq!(changes.modified, ["scripts/loader.py"]);
+    assert!(fast
+        .graph
+        .node("scripts/loader.py::reported_helper")
+        .is_some());
+    let (walked, changes) = updated(reconcile(&repo, &prev, &opts()).unwrap());
+    assert!(!changes.reported_only);
+    assert_eq!(canonical(&fast), canonical(&walked), "same graph as a walk");
+    assert_eq!(fast.graph.name_order(), walked.graph.name_order());
+    // The follow-up walk sees the unreported file; a reconciliation counts it, facts stay.
+    assert!(!walk_matches(&repo, &fast, &opts()).unwrap());
+    let (checked, changes) = updated(reconcile(&repo, &fast, &opts()).unwrap());
+    assert!(walk_matches(&repo, &checked, &opts()).unwrap());
+    assert!(changes.is_empty() && !changes.reported_only, "{changes:?}");
+    assert_same_index(&checked, &walked, "after the follow-up");
+    assert_same_index(&checked, &index_repo(&repo, &opts()).unwrap(), "fresh");
+
+    // A second reported edit on top of the first (the resolver's tables carried over).
+    let chart = repo.join("web/chart.ts");
+    let mut text = std::fs::read_to_string(&chart).unwrap();
+    text.push_str("\nexport function reportedChart(): number { return 1; }\n");
+    std::fs::write(&chart, text).unwrap();
+    let (fast2, changes) =
+        updated(reconcile(&repo, &checked, &reported(&["web/chart.ts"])).unwrap());
+    assert!(changes.reported_only);
+    assert!(
+        walk_matches(&repo, &fast2, &opts()).unwrap(),
+        "nothing unreported"
+    );
+    assert_same_index(&fast2, &index_repo(&repo, &opts()).unwrap(), "second edit");
+
+    // New and deleted paths are not replayed: the tree is walked.
+    std::fs::write(
+        repo.join("scripts/extra_new.py"),
+        "def brand_new():\n    pass\n",
+    )
+    .unwrap();
+    let (added, changes) =
+        updated(reconcile(&repo, &fast2, &reported(&["scripts/extra_new.py"])).unwrap());
+    assert!(!changes.reported_only);
+    assert_eq!(changes.added, ["scripts/extra_new.py"]);
+    std::fs::remove_file(repo.join("scripts/report.py")).unwrap();
+    let (removed, changes) =
+        updated(reconcile(&repo, &added, &reported(&["scripts/report.py"])).unwrap());
+    assert!(!changes.reported_only);
+    assert_eq!(changes.removed, ["scripts/report.py"]);
+    assert_same_index(
+        &removed,
+        &index_repo(&repo, &opts()).unwrap(),
+        "after the walks",
+    );
+}

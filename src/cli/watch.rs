@@ -12,7 +12,7 @@ use anyhow::Result;
 
 use super::output;
 use crate::config::Config;
-use crate::index::incremental::Changes;
+use crate::index::incremental::{walk_matches, Changes};
 use crate::index::session::Session;
 use crate::index::Index;
 use crate::worker::watch;
@@ -46,10 +46,16 @@ pub(super) fn run(
     let mut update = 0u64;
     // Made before the first event, not during the first update.
     idx.prepare_updates();
+    // An update that read only the reported paths is followed by a walk of the whole tree
+    // (see `Changes::reported_only`), and by a reconciliation if the walk differs, which
+    // prints a line only if facts changed.
+    let mut follow_up = false;
     loop {
         // The reported paths are hashed even if their size and mtime did not move.
         let mut reported = std::collections::BTreeSet::new();
+        let checking = std::mem::take(&mut follow_up);
         match poll {
+            _ if checking => {}
             Some(p) => std::thread::sleep(p),
             None => match rx.recv() {
                 Ok(p) => reported.extend(p),
@@ -60,12 +66,16 @@ pub(super) fn run(
         while let Ok(p) = rx.try_recv() {
             reported.extend(p);
         }
+        if checking && reported.is_empty() && walk_matches(root, &idx, &opts)? {
+            continue;
+        }
         opts.recheck = Some(std::sync::Arc::new(reported));
         let t = Instant::now();
         let Some((next, changes)) = session.refresh_unsaved(root, &opts, Some(&idx))? else {
             continue;
         };
         let old = std::mem::replace(&mut idx, next);
+        follow_up = changes.reported_only;
         if !changes.is_empty() {
             update += 1;
             print_update(update, &idx, &changes, t.elapsed().as_millis() as u64, json)?;

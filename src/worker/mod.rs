@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use std::sync::Mutex;
 
-use crate::index::incremental::Changes;
+use crate::index::incremental::{walk_matches, Changes};
 use crate::index::session::Session;
 use crate::index::{self, Index, IndexOptions, Progress, UnresolvedReason};
 
@@ -310,6 +310,9 @@ fn run(
     };
     drop(self_tx);
     let mut rerun = false;
+    // The next run only checks the whole tree after a run that read the watcher's paths
+    // alone: it reports nothing unless something changed.
+    let mut quiet = false;
     // The thread of the last finished run, possibly still saving the cache: a shutdown
     // waits for it so the next start finds the newest snapshot.
     let mut saving: Option<JoinHandle<()>> = None;
@@ -334,6 +337,7 @@ fn run(
                 IndexCommand::FilesChanged(p) => reported.extend(p),
                 IndexCommand::Reindex => {}
             }
+            quiet = false;
         }
         generation += 1;
         let job = Job {
@@ -342,12 +346,14 @@ fn run(
             session: &session,
             prev: current.clone(),
             read_only,
+            quiet: quiet && reported.is_empty(),
             recheck: std::mem::take(&mut reported),
         };
         match job.run(generation, &commands, &sink) {
             RunEnd::Shutdown => return,
             RunEnd::Done {
                 rerun: r,
+                follow_up,
                 snapshot,
                 thread,
                 reported: more,
@@ -355,7 +361,8 @@ fn run(
                 reported = more;
                 finish_saving(saving.take());
                 saving = thread;
-                rerun = r;
+                rerun = r || follow_up;
+                quiet = follow_up && !r;
                 if snapshot.is_some() {
                     current = snapshot;
                 }
@@ -372,6 +379,9 @@ enum RunEnd {
     Done {
         /// Run again at once.
         rerun: bool,
+        /// The run read only the paths the watcher reported: check the whole tree next
+        /// ([`Changes::reported_only`]).
+        follow_up: bool,
         /// The new snapshot, when the run published one.
         snapshot: Option<Arc<Snapshot>>,
         /// The run's thread (it may still be saving the cache).
@@ -391,6 +401,8 @@ struct Job<'a> {
     read_only: bool,
     /// Paths the watcher reported ([`IndexOptions::recheck`]).
     recheck: std::collections::BTreeSet<String>,
+    /// A follow-up check: no progress and no "up to date" notice unless something changed.
+    quiet: bool,
 }
 
 type JobResult = Result<Option<(Arc<Snapshot>, Changes)>, index::IndexError>;
@@ -423,11 +435,22 @@ impl Job<'_> {
         let root_owned = self.root.to_path_buf();
         let session = self.session.clone();
         let prev = self.prev.clone();
+        let quiet = self.quiet;
         let spawned = std::thread::Builder::new()
             .name("codegraph-index".into())
             .spawn(move || {
                 let mut s = session.lock().unwrap_or_else(|p| p.into_inner());
-                let r = s.refresh_unsaved(&root_owned, &opts, prev.as_ref().map(|p| &p.index));
+                let prev_index = prev.as_ref().map(|p| &p.index);
+                // A follow-up check reconciles only if the walk differs.
+                let same_walk = match prev_index {
+                    Some(p) if quiet => walk_matches(&root_owned, p, &opts),
+                    _ => Ok(false),
+                };
+                let r = match same_walk {
+                    Ok(true) => Ok(None),
+                    Ok(false) => s.refresh_unsaved(&root_owned, &opts, prev_index),
+                    Err(e) => Err(e),
+                };
                 let r = r.map(|o| {
                     o.map(|(idx, ch)| {
                         let snap = Snapshot::new(generation, idx, started.elapsed());
@@ -467,6 +490,7 @@ impl Job<'_> {
                 });
                 return RunEnd::Done {
                     rerun: false,
+                    follow_up: false,
                     snapshot: None,
                     thread: None,
                     reported: self.recheck,
@@ -484,12 +508,14 @@ impl Job<'_> {
                 (t, d) if d < t => Phase::Parsing,
                 _ => Phase::Resolving,
             };
-            sink(IndexEvent::Progress {
-                generation,
-                phase,
-                done,
-                total,
-            });
+            if !self.quiet {
+                sink(IndexEvent::Progress {
+                    generation,
+                    phase,
+                    done,
+                    total,
+                });
+            }
             match done_rx.recv_timeout(Duration::from_millis(100)) {
                 Ok(r) => break Some(r),
                 Err(RecvTimeoutError::Timeout) => {}
@@ -515,8 +541,10 @@ impl Job<'_> {
             })
         };
         let mut snapshot = None;
+        let mut follow_up = false;
         match result {
             Some(Ok(Some((snap, changes)))) => {
+                follow_up = changes.reported_only;
                 let elapsed = started.elapsed();
                 let ms = elapsed.as_millis() as u64;
                 let files = snap.index.files.len();
@@ -570,6 +598,7 @@ impl Job<'_> {
                     message,
                 });
             }
+            Some(Ok(None)) if self.quiet => {}
             Some(Ok(None)) => {
                 idle(self.prev.as_ref().map_or(0, |p| p.index.stats.files_seen));
                 sink(IndexEvent::Notice {
@@ -592,6 +621,7 @@ impl Job<'_> {
         }
         RunEnd::Done {
             rerun,
+            follow_up,
             snapshot,
             thread: Some(thread),
             reported,
