@@ -13,6 +13,7 @@ use petgraph::Direction;
 use serde::{Deserialize, Serialize};
 
 use super::facts::Kind;
+use super::resolve::Resolution;
 
 /// Edge relation (DESIGN section 4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -221,12 +222,17 @@ pub struct NameOrder {
 /// Unresolved calls grouped by caller, as [`CodeGraph`] keeps them; made apart from the
 /// graph so a cache load can group them while the graph is built.
 #[derive(Debug, Default)]
-pub(crate) struct UnresolvedMap(BTreeMap<Arc<str>, Vec<Unresolved>>);
+pub(crate) struct UnresolvedMap(BTreeMap<Arc<str>, CallerCalls>);
+
+/// One caller's unresolved calls, shared: an incremental update carries an unaffected
+/// caller's calls into the new graph by reference (376K calls of 95K callers on the
+/// fetch.sh Rust tree were copied one by one).
+pub(crate) type CallerCalls = Arc<[Unresolved]>;
 
 impl UnresolvedMap {
     /// Groups `calls` by caller, keeping their order within a caller.
     pub(crate) fn from_calls(calls: Vec<Unresolved>) -> UnresolvedMap {
-        let mut map = BTreeMap::new();
+        let mut map: BTreeMap<Arc<str>, Vec<Unresolved>> = BTreeMap::new();
         if calls.is_sorted_by(|a, b| a.caller <= b.caller) {
             // The usual case (a resolution's list and a cache's are sorted by caller): the
             // map is built in bulk from the runs of one caller, not by 550K inserts of
@@ -238,19 +244,30 @@ impl UnresolvedMap {
                     _ => runs.push((u.caller.clone(), vec![u])),
                 }
             }
-            map = runs.into_iter().collect();
-        } else {
-            for u in calls {
-                // Look up before inserting: `entry` would copy the caller id for every call.
-                match map.get_mut(&*u.caller) {
-                    Some(v) => v.push(u),
-                    None => {
-                        map.insert(u.caller.clone(), vec![u]);
-                    }
+            return UnresolvedMap(runs.into_iter().map(|(c, v)| (c, v.into())).collect());
+        }
+        for u in calls {
+            // Look up before inserting: `entry` would copy the caller id for every call.
+            match map.get_mut(&*u.caller) {
+                Some(v) => v.push(u),
+                None => {
+                    map.insert(u.caller.clone(), vec![u]);
                 }
             }
         }
-        UnresolvedMap(map)
+        UnresolvedMap(map.into_iter().map(|(c, v)| (c, v.into())).collect())
+    }
+
+    /// These calls and whole callers' `groups` (sorted by caller; no caller in both).
+    pub(crate) fn with_groups(self, groups: Vec<(Arc<str>, CallerCalls)>) -> UnresolvedMap {
+        if groups.is_empty() {
+            return self;
+        }
+        let mut all: Vec<(Arc<str>, CallerCalls)> = self.0.into_iter().chain(groups).collect();
+        // Two sorted runs: one merge. Then a bulk build from sorted pairs.
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        debug_assert!(all.windows(2).all(|w| w[0].0 != w[1].0), "a caller in both");
+        UnresolvedMap(all.into_iter().collect())
     }
 }
 
@@ -269,7 +286,7 @@ pub struct CodeGraph {
     /// Position of each node (by `NodeIndex::index`) in id order, so walks can order
     /// neighbours by id with integer comparisons.
     id_rank: Vec<u32>,
-    unresolved: BTreeMap<Arc<str>, Vec<Unresolved>>,
+    unresolved: BTreeMap<Arc<str>, CallerCalls>,
 }
 
 /// Bytes `at..at + 8` of `s`, big-endian, zero-padded past its end. For two strings whose
@@ -467,7 +484,7 @@ impl CodeGraph {
         edges: Vec<RawEdge>,
         unresolved: Vec<Unresolved>,
     ) -> CodeGraph {
-        let (mut g, ixs) = CodeGraph::unindexed(nodes, edges, unresolved);
+        let (mut g, ixs) = CodeGraph::unindexed(nodes, edges, unresolved, Vec::new());
         g.index_names(ixs);
         g
     }
@@ -484,7 +501,7 @@ impl CodeGraph {
         unresolved: Vec<Unresolved>,
         order: NameOrder,
     ) -> Result<CodeGraph, String> {
-        let (mut g, ixs) = CodeGraph::unindexed(nodes, edges, unresolved);
+        let (mut g, ixs) = CodeGraph::unindexed(nodes, edges, unresolved, Vec::new());
         let n = ixs.len();
         let defs = g
             .graph
@@ -527,19 +544,25 @@ impl CodeGraph {
     /// the others merged in, instead of three sorts of every node by string (on a
     /// 1.15M-definition repo the sorts took about 1 s of a one-file update, `-v`).
     ///
-    /// `carried[p]` is the position in the new node list of `prev`'s node at position `p`,
+    /// The edges and unresolved calls are `resolution`'s (its carried caller groups
+    /// included). `carried[p]` is the position in the new node list of `prev`'s node at position `p`,
     /// or `u32::MAX` when that node is not carried over. A carried node must have the same
     /// id, name and qualified name in both graphs (the caller maps the nodes of a file
     /// whose facts are shared, unchanged, between the two indexes); then the result is the
     /// one `from_node_iter` gives, since every key ends with the unique id.
     pub fn from_node_iter_after(
         nodes: impl IntoIterator<Item = Node, IntoIter: ExactSizeIterator>,
-        edges: Vec<RawEdge>,
-        unresolved: Vec<Unresolved>,
+        resolution: Resolution,
         prev: &CodeGraph,
         carried: &[u32],
     ) -> CodeGraph {
-        let (mut g, ixs) = CodeGraph::unindexed(nodes, edges, unresolved);
+        let Resolution {
+            edges,
+            unresolved,
+            carried_unresolved,
+            ..
+        } = resolution;
+        let (mut g, ixs) = CodeGraph::unindexed(nodes, edges, unresolved, carried_unresolved);
         let n = ixs.len();
         let mut fresh = vec![true; n];
         for &c in carried {
@@ -624,6 +647,7 @@ impl CodeGraph {
         nodes: impl IntoIterator<Item = Node, IntoIter: ExactSizeIterator>,
         edges: Vec<RawEdge>,
         unresolved: Vec<Unresolved>,
+        carried: Vec<(Arc<str>, CallerCalls)>,
     ) -> (CodeGraph, Vec<NodeIndex>) {
         let nodes = nodes.into_iter();
         let mut g = CodeGraph {
@@ -634,7 +658,7 @@ impl CodeGraph {
         // The unresolved calls are grouped by caller on another thread meanwhile (the
         // node iterator need not be `Send`, so it stays here).
         let calls = std::thread::scope(|s| {
-            let grouping = s.spawn(|| UnresolvedMap::from_calls(unresolved));
+            let grouping = s.spawn(|| UnresolvedMap::from_calls(unresolved).with_groups(carried));
             for n in nodes {
                 ixs.push(g.graph.add_node(n));
             }
@@ -675,7 +699,7 @@ impl CodeGraph {
     /// insertion order, and the unresolved calls grouped by caller. `from_parts` with the
     /// same node list rebuilds an identical graph; the on-disk cache stores this.
     pub fn to_raw_parts(&self) -> (Vec<RawEdge>, Vec<Unresolved>) {
-        let unresolved = self.unresolved.values().flatten().cloned().collect();
+        let unresolved = self.all_unresolved().cloned().collect();
         (self.raw_edges(), unresolved)
     }
 
@@ -788,17 +812,22 @@ impl CodeGraph {
 
     /// Unresolved references whose caller is `id`.
     pub fn unresolved_of(&self, id: &str) -> &[Unresolved] {
-        self.unresolved.get(id).map_or(&[], Vec::as_slice)
+        self.unresolved.get(id).map_or(&[], |v| v)
     }
 
     /// Every unresolved reference, sorted by caller.
     pub fn all_unresolved(&self) -> impl Iterator<Item = &Unresolved> {
-        self.unresolved.values().flatten()
+        self.unresolved.values().flat_map(|v| v.iter())
+    }
+
+    /// Unresolved references by caller (sorted), each caller's shared.
+    pub(crate) fn unresolved_groups(&self) -> impl Iterator<Item = (&Arc<str>, &CallerCalls)> {
+        self.unresolved.iter()
     }
 
     /// How many unresolved references there are (`all_unresolved().count()`, by caller).
     pub fn unresolved_count(&self) -> usize {
-        self.unresolved.values().map(Vec::len).sum()
+        self.unresolved.values().map(|v| v.len()).sum()
     }
 
     /// The definitions a one-word `query` names exactly ([`CodeGraph::lookup`], file nodes

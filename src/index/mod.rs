@@ -329,8 +329,7 @@ pub(crate) fn finish_with(
     let graph = with_graph_nodes(&files, &paths, |nodes| match prev {
         Some(p) => CodeGraph::from_node_iter_after(
             nodes,
-            res.edges,
-            res.unresolved,
+            res,
             &p.graph,
             &carried_positions(&p.files, &files),
         ),

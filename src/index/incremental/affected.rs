@@ -317,11 +317,49 @@ pub(crate) fn resolve_incremental(
             .copied()
             .filter(|&p| p != u32::MAX)
     };
+    // The affected files, resolved first, so the carried edges can go straight into the
+    // final list between them. The previous update's tables are carried over (renumbered
+    // and merged), or made once.
+    let carry_ms = t.elapsed().as_millis() as u64;
+    let t = std::time::Instant::now();
+    let tables = Arc::new(match prev_tables {
+        Some(prev) => prev.update(prev_files, files, &changed),
+        None => Tables::build(files),
+    });
+    let tables_ms = t.elapsed().as_millis() as u64;
+    let mut fresh = resolve::resolve_selected(files, &selected, &tables)
+        .into_iter()
+        .peekable();
+    let resolve_ms = t.elapsed().as_millis() as u64;
+    let t = std::time::Instant::now();
+    // Sized once: 1.3M edges and 376K unresolved calls on the Rust tree.
+    let mut edges: Vec<RawEdge> = Vec::with_capacity(prev_graph.edge_count() + 1024);
+    let mut unresolved = Vec::new();
+    // The affected files before file `upto`, in file order, go in.
+    let mut take_fresh =
+        |upto: usize, edges: &mut Vec<RawEdge>, unresolved: &mut Vec<Unresolved>| {
+            while let Some((fi, e, u)) = fresh.next_if(|(fi, _, _)| (*fi as usize) < upto) {
+                debug_assert!(selected[fi as usize]);
+                edges.extend(e);
+                unresolved.extend(u);
+            }
+        };
+    // A full resolution sorts each file's edges by (source, target, relation) and the
+    // renumbering keeps that order, except where definitions of a modified file moved
+    // past each other: a file's run is sorted again where needed (keys are unique within
+    // a file).
+    let key = |e: &RawEdge| (e.source, e.target, e.relation);
+    let sort_run = |run: &mut [RawEdge]| {
+        if !run.is_sorted_by_key(key) {
+            run.sort_unstable_by_key(key);
+        }
+    };
     // Each edge goes with the file that produced it (its origin), which is the file of its
     // source except for an `impl Trait for Type` whose type lies in another file. Edges
-    // come grouped by origin: its file is looked up once per run.
-    let mut kept: Vec<Vec<RawEdge>> = vec![Vec::new(); files.len()];
+    // come grouped by origin, in file order: the origin's file is looked up once per run.
     let mut origin_file: Option<(u32, usize)> = None;
+    // The new file whose carried edges are being written, and where its run starts.
+    let mut run: Option<(usize, usize)> = None;
     for e in prev_graph.edge_refs() {
         let pfi = match origin_file {
             Some((o, pfi)) if o == e.origin => pfi,
@@ -346,6 +384,20 @@ pub(crate) fn resolve_incremental(
         if selected[fi] {
             continue;
         }
+        match run {
+            Some((cur, _)) if cur == fi => {}
+            Some((cur, _)) if cur > fi => {
+                tracing::debug!("full resolution: the previous edges are not in file order");
+                return None;
+            }
+            _ => {
+                if let Some((_, from)) = run {
+                    sort_run(&mut edges[from..]);
+                }
+                take_fresh(fi, &mut edges, &mut unresolved);
+                run = Some((fi, edges.len()));
+            }
+        }
         // An unaffected file's edge from or to a removed file, or a definition a modified
         // file no longer has, means the rule above missed a dependency: resolve
         // everything rather than guess. Ends in a modified file that still has their
@@ -357,7 +409,7 @@ pub(crate) fn resolve_incremental(
             );
             return None;
         };
-        kept[fi].push(RawEdge {
+        edges.push(RawEdge {
             source,
             target,
             relation: e.relation,
@@ -366,79 +418,58 @@ pub(crate) fn resolve_incremental(
             sites: e.sites.to_vec(),
         });
     }
-    // A full resolution sorts each file's edges by (source, target, relation) and the
-    // renumbering keeps that order, except where definitions of a modified file moved
-    // past each other: sort again where needed (keys are unique within a file).
-    let key = |e: &RawEdge| (e.source, e.target, e.relation);
-    for v in &mut kept {
-        if !v.is_sorted_by_key(key) {
-            v.sort_unstable_by_key(key);
-        }
+    if let Some((_, from)) = run {
+        sort_run(&mut edges[from..]);
     }
-    let carry_ms = t.elapsed().as_millis() as u64;
-    let t = std::time::Instant::now();
-    // The previous update's tables carried over (renumbered and merged), or made once.
-    let tables = Arc::new(match prev_tables {
-        Some(prev) => prev.update(prev_files, files, &changed),
-        None => Tables::build(files),
-    });
-    let tables_ms = t.elapsed().as_millis() as u64;
-    let fresh = resolve::resolve_selected(files, &selected, &tables);
+    take_fresh(usize::MAX, &mut edges, &mut unresolved);
     tracing::debug!(
-        carry_ms,
+        carry_ms = carry_ms + t.elapsed().as_millis() as u64,
         tables_ms,
         tables_carried = prev_tables.is_some(),
-        resolve_ms = t.elapsed().as_millis() as u64,
-        "incremental resolution: edges carried over, affected files resolved"
+        resolve_ms,
+        "incremental resolution: affected files resolved, edges carried over"
     );
-    let mut fresh_by_file: HashMap<u32, (Vec<RawEdge>, Vec<Unresolved>)> =
-        fresh.into_iter().map(|(fi, e, u)| (fi, (e, u))).collect();
-    // Sized once: 1.3M edges and 376K unresolved calls on the Rust tree.
-    let mut edges = Vec::with_capacity(
-        kept.iter().map(Vec::len).sum::<usize>()
-            + fresh_by_file.values().map(|(e, _)| e.len()).sum::<usize>(),
-    );
-    let mut unresolved = Vec::with_capacity(prev_graph.unresolved_count());
-    for (fi, kept_edges) in kept.into_iter().enumerate() {
-        if selected[fi] {
-            let (e, u) = fresh_by_file.remove(&(fi as u32))?;
-            edges.extend(e);
-            unresolved.extend(u);
-        } else {
-            edges.extend(kept_edges);
-        }
-    }
-    // Unresolved calls of unaffected files (a call's site is in its caller's file). The
-    // calls come grouped by caller, so the decision is looked up once per run of calls
-    // that share a site file (the same `Arc`), not once per call.
+    // Unresolved calls of unaffected files (a call's site is in its caller's file), by
+    // caller: each caller's calls are carried whole, shared with the previous graph. The
+    // decision is looked up once per run of callers that share a site file (the same
+    // `Arc`).
     let mut last: Option<(&Arc<str>, bool)> = None;
-    unresolved.extend(
-        prev_graph
-            .all_unresolved()
-            .filter(|u| {
-                let keep = match last {
-                    Some((f, keep)) if Arc::ptr_eq(f, &u.site.file) => keep,
-                    _ => {
-                        let keep = new_at
-                            .get(&*u.site.file)
-                            .is_some_and(|&fi| !selected[fi] && !changed.contains(&*u.site.file));
-                        last = Some((&u.site.file, keep));
-                        keep
-                    }
-                };
-                keep
-            })
-            .cloned(),
-    );
+    let carried_unresolved = prev_graph
+        .unresolved_groups()
+        .filter(|(_, calls)| {
+            let Some(file) = calls.first().map(|u| &u.site.file) else {
+                return false;
+            };
+            match last {
+                Some((f, keep)) if Arc::ptr_eq(f, file) => keep,
+                _ => {
+                    let keep = new_at
+                        .get(&**file)
+                        .is_some_and(|&fi| !selected[fi] && !changed.contains(&**file));
+                    last = Some((file, keep));
+                    keep
+                }
+            }
+        })
+        .map(|(caller, calls)| (caller.clone(), calls.clone()))
+        .collect();
     unresolved.sort();
     let out = Resolution {
         edges,
         unresolved,
         tables: Some(tables),
+        carried_unresolved,
     };
     if verify() {
         let full = resolve::resolve(files);
-        if full.edges != out.edges || full.unresolved != out.unresolved {
+        let mut all = out.unresolved.clone();
+        all.extend(
+            out.carried_unresolved
+                .iter()
+                .flat_map(|(_, c)| c.iter().cloned()),
+        );
+        all.sort();
+        if full.edges != out.edges || full.unresolved != all {
             let first_edge = full
                 .edges
                 .iter()
@@ -451,7 +482,7 @@ pub(crate) fn resolve_incremental(
                 full.edges.len(),
                 out.edges.len(),
                 full.unresolved.len(),
-                out.unresolved.len()
+                all.len()
             );
         }
     }

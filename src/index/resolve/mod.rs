@@ -232,6 +232,10 @@ pub struct Resolution {
     /// The incremental resolver's tables for these files, when it made them (kept for the
     /// next update).
     pub tables: Option<Arc<Tables>>,
+    /// Unresolved calls besides `unresolved`: whole callers' calls carried over from the
+    /// previous graph by an incremental update (sorted by caller, shared); empty after a
+    /// full resolution.
+    pub carried_unresolved: Vec<(Arc<str>, crate::index::graph::CallerCalls)>,
 }
 
 /// What a receiver's type is known to be.
@@ -2385,6 +2389,7 @@ pub fn resolve(files: &[Arc<FileFacts>]) -> Resolution {
         edges,
         unresolved,
         tables: None,
+        carried_unresolved: Vec::new(),
     }
 }
 
