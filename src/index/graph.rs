@@ -271,10 +271,71 @@ impl UnresolvedMap {
     }
 }
 
+/// One file's nodes: its file node, then its definitions (the engine's order), shared
+/// between the graphs that hold the file unchanged: an incremental update carries a file's
+/// nodes by sharing its chunk, not by copying 1.16M nodes and their `Arc`s (on the
+/// fetch.sh Rust tree making them was most of an update's graph build, `perf`).
+pub type NodeChunk = Arc<[Node]>;
+
+/// The nodes of a graph: chunks (see [`NodeChunk`]) and, per node position, where it is.
+/// Indexed by `NodeIndex` like the graph it belongs to.
+#[derive(Debug, Default, Clone)]
+struct NodeStore {
+    chunks: Vec<NodeChunk>,
+    /// (chunk, index in it) of each node position.
+    at: Vec<(u32, u32)>,
+}
+
+impl NodeStore {
+    fn new(chunks: Vec<NodeChunk>) -> NodeStore {
+        let n = chunks.iter().map(|c| c.len()).sum();
+        let mut at = Vec::with_capacity(n);
+        for (c, chunk) in chunks.iter().enumerate() {
+            at.extend((0..chunk.len() as u32).map(|l| (c as u32, l)));
+        }
+        NodeStore { chunks, at }
+    }
+
+    /// Nodes in chunks that start at each file node (the engine's order: a file's nodes
+    /// are one chunk); nodes before the first file node make a chunk of their own.
+    fn from_nodes(nodes: impl IntoIterator<Item = Node>) -> NodeStore {
+        let mut chunks: Vec<NodeChunk> = Vec::new();
+        let mut run: Vec<Node> = Vec::new();
+        for n in nodes {
+            if n.kind == Kind::File && !run.is_empty() {
+                chunks.push(std::mem::take(&mut run).into());
+            }
+            run.push(n);
+        }
+        if !run.is_empty() {
+            chunks.push(run.into());
+        }
+        NodeStore::new(chunks)
+    }
+
+    fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Node> {
+        self.chunks.iter().flat_map(|c| c.iter())
+    }
+}
+
+impl std::ops::Index<NodeIndex> for NodeStore {
+    type Output = Node;
+    fn index(&self, ix: NodeIndex) -> &Node {
+        let (c, l) = self.at[ix.index()];
+        &self.chunks[c as usize][l as usize]
+    }
+}
+
 /// The whole-repo graph.
 #[derive(Debug, Default, Clone)]
 pub struct CodeGraph {
-    graph: StableDiGraph<Node, EdgeData>,
+    /// The structure: node `i` of `graph` is node position `i` of `nodes`.
+    graph: StableDiGraph<(), EdgeData>,
+    nodes: NodeStore,
     /// Every node sorted by id (ids are unique): lookups by id are binary searches. A hash
     /// map cost about 50 MiB more on the fetch.sh corpus (1.2M nodes) and a warm start
     /// had to fill it; this is the inverse of `id_rank`, so a cache load gets it in O(n).
@@ -309,7 +370,7 @@ fn window8(s: &str, at: usize) -> u64 {
 /// [`RADIX_LEVELS`] digits, or whose strings all end within the digits, are sorted by the
 /// whole key.
 fn sorted_by_key(
-    graph: &StableDiGraph<Node, EdgeData>,
+    graph: &NodeStore,
     ixs: &[NodeIndex],
     key: fn(&Node) -> (&str, &str),
 ) -> Vec<NodeIndex> {
@@ -330,7 +391,7 @@ const RADIX_LEVELS: usize = 6;
 
 /// Orders `run`, whose keys' first parts agree on every digit before byte `at` (padded).
 fn sort_tied(
-    graph: &StableDiGraph<Node, EdgeData>,
+    graph: &NodeStore,
     run: &mut [(u64, NodeIndex)],
     key: fn(&Node) -> (&str, &str),
     at: usize,
@@ -368,7 +429,7 @@ fn ranks(by_id: &[NodeIndex], bound: usize) -> Vec<u32> {
 /// (id: the path) first and its definitions (`path::name`) after it. Sorting each file's
 /// run leaves the whole sorted, unless a path followed by a char below `:` is another
 /// path (`a.rs` and `a.rs.bak`), which a check finds and a full sort then fixes.
-fn sorted_by_id(graph: &StableDiGraph<Node, EdgeData>, ixs: &[NodeIndex]) -> Vec<NodeIndex> {
+fn sorted_by_id(graph: &NodeStore, ixs: &[NodeIndex]) -> Vec<NodeIndex> {
     use rayon::prelude::*;
     let by_id = |a: &NodeIndex, b: &NodeIndex| graph[*a].id.cmp(&graph[*b].id);
     let mut v = ixs.to_vec();
@@ -475,18 +536,35 @@ impl CodeGraph {
         CodeGraph::from_node_iter(nodes, edges, unresolved)
     }
 
-    /// [`from_parts`](CodeGraph::from_parts) with nodes from an iterator whose length is
-    /// known, so a caller can make them one at a time instead of holding a second list of
-    /// every node while the graph is built (about 110 MB on a 1.15M-definition repo). The
-    /// graph, the id map and the edge list are allocated once at their final size.
+    /// [`from_parts`](CodeGraph::from_parts) with nodes from an iterator (kept in chunks
+    /// that start at each file node, see [`NodeChunk`]).
     pub fn from_node_iter(
-        nodes: impl IntoIterator<Item = Node, IntoIter: ExactSizeIterator>,
+        nodes: impl IntoIterator<Item = Node>,
         edges: Vec<RawEdge>,
         unresolved: Vec<Unresolved>,
     ) -> CodeGraph {
+        CodeGraph::from_store(NodeStore::from_nodes(nodes), edges, unresolved)
+    }
+
+    /// [`from_parts`](CodeGraph::from_parts) with the nodes given as chunks, in order (the
+    /// engine gives one per file; node positions count through them).
+    pub fn from_chunks(
+        chunks: Vec<NodeChunk>,
+        edges: Vec<RawEdge>,
+        unresolved: Vec<Unresolved>,
+    ) -> CodeGraph {
+        CodeGraph::from_store(NodeStore::new(chunks), edges, unresolved)
+    }
+
+    fn from_store(nodes: NodeStore, edges: Vec<RawEdge>, unresolved: Vec<Unresolved>) -> CodeGraph {
         let (mut g, ixs) = CodeGraph::unindexed(nodes, edges, unresolved, Vec::new());
         g.index_names(ixs);
         g
+    }
+
+    /// The `i`-th chunk of nodes (for an engine's graph, file `i`'s: see [`NodeChunk`]).
+    pub fn chunk(&self, i: usize) -> Option<&NodeChunk> {
+        self.nodes.chunks.get(i)
     }
 
     /// [`from_parts`](CodeGraph::from_parts) with the name indexes taken from `order`
@@ -496,18 +574,35 @@ impl CodeGraph {
     /// range or repeated, a file node is listed as a definition); the message says which.
     /// It is not checked that the order is sorted: a cache guards that with its checksum.
     pub fn from_parts_ordered(
-        nodes: impl IntoIterator<Item = Node, IntoIter: ExactSizeIterator>,
+        nodes: impl IntoIterator<Item = Node>,
+        edges: Vec<RawEdge>,
+        unresolved: Vec<Unresolved>,
+        order: NameOrder,
+    ) -> Result<CodeGraph, String> {
+        CodeGraph::ordered(NodeStore::from_nodes(nodes), edges, unresolved, order)
+    }
+
+    /// [`from_parts_ordered`](Self::from_parts_ordered) with the nodes given as chunks.
+    ///
+    /// Errors: as `from_parts_ordered`.
+    pub fn from_chunks_ordered(
+        chunks: Vec<NodeChunk>,
+        edges: Vec<RawEdge>,
+        unresolved: Vec<Unresolved>,
+        order: NameOrder,
+    ) -> Result<CodeGraph, String> {
+        CodeGraph::ordered(NodeStore::new(chunks), edges, unresolved, order)
+    }
+
+    fn ordered(
+        nodes: NodeStore,
         edges: Vec<RawEdge>,
         unresolved: Vec<Unresolved>,
         order: NameOrder,
     ) -> Result<CodeGraph, String> {
         let (mut g, ixs) = CodeGraph::unindexed(nodes, edges, unresolved, Vec::new());
         let n = ixs.len();
-        let defs = g
-            .graph
-            .node_weights()
-            .filter(|n| n.kind != Kind::File)
-            .count();
+        let defs = g.nodes.iter().filter(|n| n.kind != Kind::File).count();
         let permutation = |v: &[u32], len: usize, what: &str, defs_only: bool| {
             if v.len() != len {
                 return Err(format!("{what}: {} entries for {len}", v.len()));
@@ -518,7 +613,7 @@ impl CodeGraph {
                 if p >= n || std::mem::replace(&mut seen[p], true) {
                     return Err(format!("{what}: position {p} out of range or repeated"));
                 }
-                if defs_only && g.graph[NodeIndex::new(p)].kind == Kind::File {
+                if defs_only && g.nodes[NodeIndex::new(p)].kind == Kind::File {
                     return Err(format!("{what}: a file node among definitions"));
                 }
             }
@@ -539,10 +634,11 @@ impl CodeGraph {
         Ok(g)
     }
 
-    /// [`from_node_iter`](CodeGraph::from_node_iter) for a new version of `prev`: the
-    /// name indexes are `prev`'s with the nodes that were carried over kept in place and
-    /// the others merged in, instead of three sorts of every node by string (on a
-    /// 1.15M-definition repo the sorts took about 1 s of a one-file update, `-v`).
+    /// [`from_chunks`](CodeGraph::from_chunks) for a new version of `prev`: the name
+    /// indexes are `prev`'s with the nodes that were carried over kept in place and the
+    /// others merged in, instead of three sorts of every node by string (on a
+    /// 1.15M-definition repo the sorts took about 1 s of a one-file update, `-v`). An
+    /// unchanged file's chunk is best `prev`'s own ([`chunk`](Self::chunk)), shared.
     ///
     /// The edges and unresolved calls are `resolution`'s (its carried caller groups
     /// included). `carried[p]` is the position in the new node list of `prev`'s node at position `p`,
@@ -550,8 +646,8 @@ impl CodeGraph {
     /// id, name and qualified name in both graphs (the caller maps the nodes of a file
     /// whose facts are shared, unchanged, between the two indexes); then the result is the
     /// one `from_node_iter` gives, since every key ends with the unique id.
-    pub fn from_node_iter_after(
-        nodes: impl IntoIterator<Item = Node, IntoIter: ExactSizeIterator>,
+    pub fn from_chunks_after(
+        chunks: Vec<NodeChunk>,
         resolution: Resolution,
         prev: &CodeGraph,
         carried: &[u32],
@@ -562,7 +658,12 @@ impl CodeGraph {
             carried_unresolved,
             ..
         } = resolution;
-        let (mut g, ixs) = CodeGraph::unindexed(nodes, edges, unresolved, carried_unresolved);
+        let (mut g, ixs) = CodeGraph::unindexed(
+            NodeStore::new(chunks),
+            edges,
+            unresolved,
+            carried_unresolved,
+        );
         let n = ixs.len();
         let mut fresh = vec![true; n];
         for &c in carried {
@@ -570,7 +671,7 @@ impl CodeGraph {
                 *f = false;
             }
         }
-        let graph = &g.graph;
+        let graph = &g.nodes;
         let fresh: Vec<NodeIndex> = (0..n).filter(|&p| fresh[p]).map(NodeIndex::new).collect();
         let fresh_defs: Vec<NodeIndex> = fresh
             .iter()
@@ -644,28 +745,26 @@ impl CodeGraph {
 
     /// The graph without its name indexes, and the node indexes in insertion order.
     fn unindexed(
-        nodes: impl IntoIterator<Item = Node, IntoIter: ExactSizeIterator>,
+        nodes: NodeStore,
         edges: Vec<RawEdge>,
         unresolved: Vec<Unresolved>,
         carried: Vec<(Arc<str>, CallerCalls)>,
     ) -> (CodeGraph, Vec<NodeIndex>) {
-        let nodes = nodes.into_iter();
+        let n = nodes.len();
         let mut g = CodeGraph {
-            graph: StableDiGraph::with_capacity(nodes.len(), edges.len()),
+            graph: StableDiGraph::with_capacity(n, edges.len()),
+            nodes,
             ..CodeGraph::default()
         };
-        let mut ixs = Vec::with_capacity(nodes.len());
-        // The unresolved calls are grouped by caller on another thread meanwhile (the
-        // node iterator need not be `Send`, so it stays here).
-        let calls = std::thread::scope(|s| {
-            let grouping = s.spawn(|| UnresolvedMap::from_calls(unresolved).with_groups(carried));
-            for n in nodes {
-                ixs.push(g.graph.add_node(n));
-            }
-            grouping
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p))
-        });
+        // The unresolved calls are grouped by caller on another thread meanwhile.
+        let (ixs, calls) = rayon::join(
+            || {
+                (0..n)
+                    .map(|_| g.graph.add_node(()))
+                    .collect::<Vec<NodeIndex>>()
+            },
+            || UnresolvedMap::from_calls(unresolved).with_groups(carried),
+        );
         for e in edges {
             let (Some(&s), Some(&t)) = (ixs.get(e.source as usize), ixs.get(e.target as usize))
             else {
@@ -713,7 +812,7 @@ impl CodeGraph {
     /// The node position (see [`RawEdge`]) and file of the node with this id.
     pub fn position_of(&self, id: &str) -> Option<(u32, &str)> {
         let ix = self.ix_of(id)?;
-        Some((ix.index() as u32, &*self.graph[ix].file))
+        Some((ix.index() as u32, &*self.nodes[ix].file))
     }
 
     /// The edges of [`to_raw_parts`](CodeGraph::to_raw_parts) alone.
@@ -749,12 +848,12 @@ impl CodeGraph {
     /// Fills the name indexes (`by_id`, `id_rank`, `by_name`, `by_qualified`) from the
     /// nodes `ixs`.
     fn index_names(&mut self, mut ixs: Vec<NodeIndex>) {
-        let graph = &self.graph;
+        let graph = &self.nodes;
         let by_id = sorted_by_id(graph, &ixs);
         let bound = ixs.iter().map(|i| i.index() + 1).max().unwrap_or(0);
         self.id_rank = ranks(&by_id, bound);
         self.by_id = by_id;
-        let graph = &self.graph;
+        let graph = &self.nodes;
         ixs.retain(|&ix| graph[ix].kind != Kind::File);
         let (by_name, by_qualified) = rayon::join(
             || sorted_by_key(graph, &ixs, |n| (&n.name, &n.id)),
@@ -777,9 +876,9 @@ impl CodeGraph {
         key: fn(&Node) -> &str,
         wanted: &str,
     ) -> impl Iterator<Item = &'a Node> + 'a {
-        let lo = sorted.partition_point(|&ix| key(&self.graph[ix]) < wanted);
-        let len = sorted[lo..].partition_point(|&ix| key(&self.graph[ix]) == wanted);
-        sorted[lo..lo + len].iter().map(|&ix| &self.graph[ix])
+        let lo = sorted.partition_point(|&ix| key(&self.nodes[ix]) < wanted);
+        let len = sorted[lo..].partition_point(|&ix| key(&self.nodes[ix]) == wanted);
+        sorted[lo..lo + len].iter().map(|&ix| &self.nodes[ix])
     }
 
     /// Number of nodes.
@@ -794,20 +893,20 @@ impl CodeGraph {
 
     /// The node with this id.
     pub fn node(&self, id: &str) -> Option<&Node> {
-        self.ix_of(id).map(|ix| &self.graph[ix])
+        self.ix_of(id).map(|ix| &self.nodes[ix])
     }
 
     /// The index of the node with this id (a binary search over `by_id`).
     fn ix_of(&self, id: &str) -> Option<NodeIndex> {
         self.by_id
-            .binary_search_by(|&ix| (*self.graph[ix].id).cmp(id))
+            .binary_search_by(|&ix| (*self.nodes[ix].id).cmp(id))
             .ok()
             .map(|i| self.by_id[i])
     }
 
     /// All nodes, in no particular order.
     pub fn nodes(&self) -> impl Iterator<Item = &Node> {
-        self.graph.node_weights()
+        self.nodes.iter()
     }
 
     /// Unresolved references whose caller is `id`.
@@ -933,10 +1032,10 @@ impl CodeGraph {
     fn edge_out(&self, ix: petgraph::stable_graph::EdgeIndex) -> Edge {
         let (s, t) = self.graph.edge_endpoints(ix).expect("edge exists");
         let d = &self.graph[ix];
-        let site_file = &self.graph[NodeIndex::new(d.origin as usize)].file;
+        let site_file = &self.nodes[NodeIndex::new(d.origin as usize)].file;
         Edge {
-            source: self.graph[s].id.to_string(),
-            target: self.graph[t].id.to_string(),
+            source: self.nodes[s].id.to_string(),
+            target: self.nodes[t].id.to_string(),
             relation: d.relation,
             resolution: d.resolution,
             confidence: d.resolution.confidence(),
@@ -1026,7 +1125,7 @@ impl CodeGraph {
                 }
             }
         }
-        let mut nodes: Vec<Node> = seen.iter().map(|&ix| self.graph[ix].clone()).collect();
+        let mut nodes: Vec<Node> = seen.iter().map(|&ix| self.nodes[ix].clone()).collect();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
         let mut edges: Vec<Edge> = edges.into_iter().map(|e| self.edge_out(e)).collect();
         edges.sort_by(|a, b| {
@@ -1034,7 +1133,7 @@ impl CodeGraph {
         });
         // Every expanded node is in `seen` (only nodes over the cap are dropped, and those
         // were never queued).
-        let expanded: Vec<&Node> = expanded.into_iter().map(|ix| &self.graph[ix]).collect();
+        let expanded: Vec<&Node> = expanded.into_iter().map(|ix| &self.nodes[ix]).collect();
         let unresolved = self.count_unresolved(&expanded, walk);
         Some(Subgraph {
             schema: SUBGRAPH_SCHEMA,
@@ -1110,7 +1209,7 @@ impl CodeGraph {
         self.graph
             .edges_directed(ix, Direction::Incoming)
             .filter(|e| e.weight().relation == Relation::Contains)
-            .map(|e| &self.graph[e.source()])
+            .map(|e| &self.nodes[e.source()])
             .min_by(|a, b| a.id.cmp(&b.id))
     }
 
@@ -1157,7 +1256,7 @@ impl CodeGraph {
                     continue;
                 }
                 seen.insert(s);
-                out.push((&self.graph[s], d + 1));
+                out.push((&self.nodes[s], d + 1));
                 queue.push_back((s, d + 1));
             }
         }
@@ -1197,7 +1296,7 @@ impl CodeGraph {
     /// The whole graph as canonical JSON (`codegraph-tui/graph@1`): `{schema, nodes,
     /// edges, unresolved}`, sorted, so equal inputs give equal bytes.
     pub fn to_canonical_json(&self) -> serde_json::Value {
-        let mut nodes: Vec<&Node> = self.graph.node_weights().collect();
+        let mut nodes: Vec<&Node> = self.nodes.iter().collect();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
         let unresolved: Vec<&Unresolved> = self.all_unresolved().collect();
         serde_json::json!({

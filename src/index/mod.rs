@@ -35,7 +35,8 @@ use serde::{Deserialize, Serialize};
 pub use chunk::ChunkOptions;
 pub use facts::{FileFacts, Kind};
 pub use graph::{
-    CodeGraph, Edge, NameOrder, Node, Relation, Subgraph, Tier, Unresolved, UnresolvedReason, Walk,
+    CodeGraph, Edge, NameOrder, Node, NodeChunk, Relation, Subgraph, Tier, Unresolved,
+    UnresolvedReason, Walk,
 };
 pub use source::{Caps, FileStamp, FsSource, RawInput, SkipReason, WalkOptions};
 
@@ -261,7 +262,7 @@ pub(crate) struct Extras<'p> {
     pub(crate) stamps: BTreeMap<String, FileStamp>,
     pub(crate) stamped_at_ns: i64,
     /// The index this run updates, if any: the graph's name indexes are merged from its
-    /// ([`CodeGraph::from_node_iter_after`]) instead of sorted again.
+    /// ([`CodeGraph::from_chunks_after`]) instead of sorted again.
     pub(crate) prev: Option<&'p Index>,
 }
 
@@ -326,15 +327,21 @@ pub(crate) fn finish_with(
     let resolved_ms = t.elapsed().as_millis() as u64;
     tracing::debug!(rss_mib = ?rss_mib(), "resolved");
     let paths = file_paths(&files);
-    let graph = with_graph_nodes(&files, &paths, |nodes| match prev {
-        Some(p) => CodeGraph::from_node_iter_after(
-            nodes,
-            res,
-            &p.graph,
-            &carried_positions(&p.files, &files),
-        ),
-        None => CodeGraph::from_node_iter(nodes, res.edges, res.unresolved),
-    });
+    let graph = match prev {
+        Some(p) => {
+            let chunks = pool.install(|| graph_chunks_after(&files, &paths, &p.files, &p.graph));
+            CodeGraph::from_chunks_after(
+                chunks,
+                res,
+                &p.graph,
+                &carried_positions(&p.files, &files),
+            )
+        }
+        None => {
+            let chunks = pool.install(|| graph_chunks(&files, &paths));
+            CodeGraph::from_chunks(chunks, res.edges, res.unresolved)
+        }
+    };
     tracing::debug!(
         rss_mib = ?rss_mib(),
         resolve_ms = resolved_ms,
@@ -367,7 +374,7 @@ pub(crate) fn file_paths(files: &[Arc<FileFacts>]) -> Vec<Arc<str>> {
 
 /// For each node position of `prev_files`' graph, its position in the graph of `files`
 /// when its file's facts are shared (the same `Arc`: carried over unchanged, so the same
-/// nodes), else `u32::MAX`: the input of [`CodeGraph::from_node_iter_after`]. Both lists
+/// nodes), else `u32::MAX`: the input of [`CodeGraph::from_chunks_after`]. Both lists
 /// are sorted by path, as [`Index::files`] is.
 fn carried_positions(prev_files: &[Arc<FileFacts>], files: &[Arc<FileFacts>]) -> Vec<u32> {
     let offsets = resolve::node_offsets(files);
@@ -444,28 +451,23 @@ pub(crate) fn assemble(
     }
 }
 
-/// Graph nodes of all files: one file node each, one node per definition, made one at a
-/// time (see [`CodeGraph::from_node_iter`]); `paths` is [`file_paths`] of `files`.
-pub(crate) fn graph_nodes<'a>(
-    files: &'a [Arc<FileFacts>],
-    paths: &'a [Arc<str>],
-) -> impl ExactSizeIterator<Item = Node> + Send + 'a {
-    let count = files.iter().map(|f| 1 + f.definitions.len()).sum();
-    let nodes = files.iter().zip(paths).flat_map(|(f, path)| {
-        let path = path.clone();
-        let language: std::sync::Arc<str> = f.language.as_str().into();
-        let file_name = f.path.rsplit('/').next().unwrap_or(&f.path);
-        let file_node = Node {
-            id: path.clone(),
-            kind: Kind::File,
-            name: file_name.into(),
-            qualified_name: path.clone(),
-            file: path.clone(),
-            start_line: 1,
-            end_line: f.lines.max(1),
-            language: language.clone(),
-        };
-        std::iter::once(file_node).chain(f.definitions.iter().map(move |d| Node {
+/// File `f`'s graph nodes: its file node, then one node per definition (the engine's
+/// order, which node positions count through); `path` is its [`file_paths`] entry.
+pub(crate) fn file_chunk(f: &FileFacts, path: &Arc<str>) -> NodeChunk {
+    let language: Arc<str> = f.language.as_str().into();
+    let file_name = f.path.rsplit('/').next().unwrap_or(&f.path);
+    let file_node = Node {
+        id: path.clone(),
+        kind: Kind::File,
+        name: file_name.into(),
+        qualified_name: path.clone(),
+        file: path.clone(),
+        start_line: 1,
+        end_line: f.lines.max(1),
+        language: language.clone(),
+    };
+    std::iter::once(file_node)
+        .chain(f.definitions.iter().map(|d| Node {
             id: d.id.clone(),
             kind: d.kind,
             name: d.name.clone(),
@@ -475,122 +477,49 @@ pub(crate) fn graph_nodes<'a>(
             end_line: d.end_line,
             language: language.clone(),
         }))
-    });
-    ExactLen {
-        inner: nodes,
-        left: count,
-    }
+        .collect()
 }
 
-/// Nodes per batch handed from the threads that make them to the graph builder (whole
-/// files: a batch ends with the first file that reaches this many).
-const NODE_BATCH: usize = 16 * 1024;
-
-/// Threads making graph nodes for [`with_graph_nodes`].
-const NODE_MAKERS: usize = 2;
-
-/// Graph nodes made on other threads, in batches, while they are added: what
-/// [`with_graph_nodes`] hands its builder.
-struct NodeFeed {
-    /// Batch `i` comes from `makers[i % NODE_MAKERS]`.
-    makers: Vec<mpsc::Receiver<Vec<Node>>>,
-    next: usize,
-    batch: std::vec::IntoIter<Node>,
-    left: usize,
+/// Every file's [`file_chunk`], made in parallel on the current pool; `paths` is
+/// [`file_paths`] of `files`.
+pub(crate) fn graph_chunks(files: &[Arc<FileFacts>], paths: &[Arc<str>]) -> Vec<NodeChunk> {
+    files
+        .par_iter()
+        .zip(paths)
+        .map(|(f, p)| file_chunk(f, p))
+        .collect()
 }
 
-impl Iterator for NodeFeed {
-    type Item = Node;
-    fn next(&mut self) -> Option<Node> {
-        loop {
-            if let Some(n) = self.batch.next() {
-                self.left = self.left.saturating_sub(1);
-                return Some(n);
-            }
-            let rx = &self.makers[self.next % self.makers.len()];
-            self.batch = rx.recv().ok()?.into_iter();
-            self.next += 1;
-        }
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left, Some(self.left))
-    }
-}
-
-impl ExactSizeIterator for NodeFeed {}
-
-/// Runs `build` over [`graph_nodes`] of `files`, made on [`NODE_MAKERS`] other threads
-/// (taking batches of files in turn) while `build` adds them: each node's `Arc` copies
-/// are cache misses, and on the 1.16M nodes of the fetch.sh Rust tree making them was
-/// most of building the graph (`-v`, `perf`). At most a few batches of [`NODE_BATCH`]
-/// nodes wait at a time, so no list of every node is held.
-fn with_graph_nodes<R>(
+/// [`graph_chunks`] for an update of `prev_files` (whose graph is `prev`): a file whose
+/// facts are shared with the previous index (unchanged) shares its chunk too; the others'
+/// are made. Both lists are sorted by path.
+fn graph_chunks_after(
     files: &[Arc<FileFacts>],
     paths: &[Arc<str>],
-    build: impl FnOnce(NodeFeed) -> R,
-) -> R {
-    let count = files.iter().map(|f| 1 + f.definitions.len()).sum();
-    // Batch boundaries (file ranges), in order.
-    let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
-    let (mut start, mut nodes) = (0, 0);
-    for (i, f) in files.iter().enumerate() {
-        nodes += 1 + f.definitions.len();
-        if nodes >= NODE_BATCH {
-            batches.push(start..i + 1);
-            (start, nodes) = (i + 1, 0);
-        }
-    }
-    if start < files.len() {
-        batches.push(start..files.len());
-    }
-    std::thread::scope(|s| {
-        let mut makers = Vec::with_capacity(NODE_MAKERS);
-        for k in 0..NODE_MAKERS {
-            let (tx, rx) = mpsc::sync_channel::<Vec<Node>>(2);
-            makers.push(rx);
-            let mine: Vec<std::ops::Range<usize>> = batches
-                .iter()
-                .skip(k)
-                .step_by(NODE_MAKERS)
-                .cloned()
-                .collect();
-            s.spawn(move || {
-                for r in mine {
-                    let batch: Vec<Node> = graph_nodes(&files[r.clone()], &paths[r]).collect();
-                    if tx.send(batch).is_err() {
-                        return; // the builder stopped early
-                    }
-                }
-            });
-        }
-        build(NodeFeed {
-            makers,
-            next: 0,
-            batch: Vec::new().into_iter(),
-            left: count,
+    prev_files: &[Arc<FileFacts>],
+    prev: &CodeGraph,
+) -> Vec<NodeChunk> {
+    let mut old = 0;
+    let carried: Vec<Option<&NodeChunk>> = files
+        .iter()
+        .map(|f| {
+            while old < prev_files.len() && prev_files[old].path < f.path {
+                old += 1;
+            }
+            prev_files
+                .get(old)
+                .filter(|o| Arc::ptr_eq(o, f))
+                .and_then(|_| prev.chunk(old))
+                .filter(|c| c.first().is_some_and(|n| *n.id == *f.path))
         })
-    })
+        .collect();
+    files
+        .par_iter()
+        .zip(paths)
+        .zip(carried)
+        .map(|((f, p), c)| c.cloned().unwrap_or_else(|| file_chunk(f, p)))
+        .collect()
 }
-
-/// An iterator with a length known in advance (`flat_map` cannot report one).
-struct ExactLen<I> {
-    inner: I,
-    left: usize,
-}
-
-impl<I: Iterator> Iterator for ExactLen<I> {
-    type Item = I::Item;
-    fn next(&mut self) -> Option<I::Item> {
-        let item = self.inner.next()?;
-        self.left = self.left.saturating_sub(1);
-        Some(item)
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left, Some(self.left))
-    }
-}
-
-impl<I: Iterator> ExactSizeIterator for ExactLen<I> {}
 
 /// Indexes inputs given up front, in parallel.
 ///
