@@ -27,6 +27,7 @@ use super::facts::{Binding, CallSite, Definition, FileFacts, Import, Kind};
 use rayon::prelude::*;
 
 use super::graph::{RawEdge, Relation, Site, Tier, Unresolved, UnresolvedReason};
+use super::incremental::affected::WrittenNames;
 
 type DefRef = (u32, u32);
 
@@ -416,6 +417,8 @@ pub struct Tables {
     by_name: SortedRefs,
     members: SortedRefs,
     types: SortedRefs,
+    /// Which files write which name, for selecting the files an edit affects.
+    pub(crate) written: WrittenNames,
 }
 
 impl SortedRefs {
@@ -517,19 +520,25 @@ impl SortedRefs {
 impl Tables {
     /// The tables of `files`.
     pub(crate) fn build(files: &[Arc<FileFacts>]) -> Tables {
-        let ((by_name, members), types) = rayon::join(
+        let (((by_name, members), types), written) = rayon::join(
             || {
                 rayon::join(
-                    || SortedRefs::build(files, Keyed::Name),
-                    || SortedRefs::build(files, Keyed::Container),
+                    || {
+                        rayon::join(
+                            || SortedRefs::build(files, Keyed::Name),
+                            || SortedRefs::build(files, Keyed::Container),
+                        )
+                    },
+                    || SortedRefs::build(files, Keyed::Type),
                 )
             },
-            || SortedRefs::build(files, Keyed::Type),
+            || WrittenNames::build(files),
         );
         Tables {
             by_name,
             members,
             types,
+            written,
         }
     }
 
@@ -555,22 +564,28 @@ impl Tables {
         let fresh: Vec<u32> = (0..files.len() as u32)
             .filter(|&fi| changed.contains(files[fi as usize].path.as_str()))
             .collect();
-        let ((by_name, members), types) = rayon::join(
+        let (((by_name, members), types), written) = rayon::join(
             || {
                 rayon::join(
-                    || self.by_name.update(files, Keyed::Name, &old_to_new, &fresh),
                     || {
-                        self.members
-                            .update(files, Keyed::Container, &old_to_new, &fresh)
+                        rayon::join(
+                            || self.by_name.update(files, Keyed::Name, &old_to_new, &fresh),
+                            || {
+                                self.members
+                                    .update(files, Keyed::Container, &old_to_new, &fresh)
+                            },
+                        )
                     },
+                    || self.types.update(files, Keyed::Type, &old_to_new, &fresh),
                 )
             },
-            || self.types.update(files, Keyed::Type, &old_to_new, &fresh),
+            || self.written.update(files, &old_to_new, &fresh),
         );
         Tables {
             by_name,
             members,
             types,
+            written,
         }
     }
 }
