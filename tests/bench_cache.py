@@ -13,6 +13,7 @@ Per tree, with a private cache folder (XDG_CACHE_HOME in a temp dir):
           includes the watcher's 200 ms debounce)
   cache   bytes of the snapshot on disk / bytes of the indexed sources
 The corpus tree is copied to a temp dir first (edits never touch the corpus).
+CG_BENCH_VERBOSE=1 prints each edit's latency, update time and files resolved to stderr.
 """
 import json, os, select, shutil, subprocess, sys, tempfile, time, statistics
 
@@ -53,6 +54,10 @@ def edit_latency(env, repo, files):
             lat.append(time.monotonic() - t)
             upd = json.loads(line)
             assert upd["modified"], line
+            if os.environ.get("CG_BENCH_VERBOSE"):
+                print(f"  edit {os.path.relpath(f, repo)}: {lat[-1] * 1000:.0f} ms "
+                      f"(update {upd['elapsed_ms']} ms, {upd['resolved_files']} files resolved)",
+                      file=sys.stderr, flush=True)
             time.sleep(0.5)
         return lat
     finally:

@@ -409,30 +409,46 @@ pub(crate) fn assemble(
     for (_, r) in &skipped {
         stats.count_skip(*r);
     }
-    for f in &files {
-        match f.mode {
-            facts::FileMode::Parsed => stats.files_indexed += 1,
-            facts::FileMode::Windowed => stats.files_windowed += 1,
+    // The graph's counts on two threads while the files are counted here (1.3M edges and
+    // 376K unresolved calls on the Rust tree: 25 ms in a row).
+    let tally = |graph: &CodeGraph| {
+        // Per reason first, not a string key per call.
+        let mut by_reason: Vec<(UnresolvedReason, u64)> = Vec::new();
+        for u in graph.all_unresolved() {
+            match by_reason.iter_mut().find(|(r, _)| *r == u.reason) {
+                Some((_, n)) => *n += 1,
+                None => by_reason.push((u.reason, 1)),
+            }
         }
-        stats.files_with_parse_errors += u64::from(f.parse_errors);
-        stats.lines += u64::from(f.lines);
-        stats.bytes += f.bytes;
-        stats.definitions += f.definitions.len() as u64;
-        stats.chunks += f.chunks.len() as u64;
-        stats.call_sites += f.calls.iter().filter(|c| !c.is_reference).count() as u64;
-        stats.references += f.calls.iter().filter(|c| c.is_reference).count() as u64;
-        stats.imports += f.imports.len() as u64;
-        *stats.languages.entry(f.language.clone()).or_insert(0) += 1;
-    }
-    stats.edges = graph.edge_counts();
-    // Tallied per reason first (not a string key per call: 376K on the Rust tree).
-    let mut by_reason: Vec<(UnresolvedReason, u64)> = Vec::new();
-    for u in graph.all_unresolved() {
-        match by_reason.iter_mut().find(|(r, _)| *r == u.reason) {
-            Some((_, n)) => *n += 1,
-            None => by_reason.push((u.reason, 1)),
-        }
-    }
+        by_reason
+    };
+    let ((edges, by_reason), ()) = rayon::join(
+        || rayon::join(|| graph.edge_counts(), || tally(&graph)),
+        || {
+            for f in &files {
+                match f.mode {
+                    facts::FileMode::Parsed => stats.files_indexed += 1,
+                    facts::FileMode::Windowed => stats.files_windowed += 1,
+                }
+                stats.files_with_parse_errors += u64::from(f.parse_errors);
+                stats.lines += u64::from(f.lines);
+                stats.bytes += f.bytes;
+                stats.definitions += f.definitions.len() as u64;
+                stats.chunks += f.chunks.len() as u64;
+                let references = f.calls.iter().filter(|c| c.is_reference).count() as u64;
+                stats.call_sites += f.calls.len() as u64 - references;
+                stats.references += references;
+                stats.imports += f.imports.len() as u64;
+                match stats.languages.get_mut(&f.language) {
+                    Some(n) => *n += 1,
+                    None => {
+                        stats.languages.insert(f.language.clone(), 1);
+                    }
+                }
+            }
+        },
+    );
+    stats.edges = edges;
     for (r, n) in by_reason {
         *stats.unresolved.entry(r.as_str().to_string()).or_insert(0) += n;
     }

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::index::facts::{FileFacts, Kind};
-use crate::index::graph::{CodeGraph, RawEdge, Unresolved};
+use crate::index::graph::{CodeGraph, RawEdge};
 use crate::index::resolve::{self, locate, node_offsets, Resolution, Tables};
 
 /// 0: read `CODEGRAPH_VERIFY_INCREMENTAL` on first use; 1: off; 2: on.
@@ -369,6 +369,103 @@ fn select<'a>(
     Some((selected, moved))
 }
 
+/// Carried edges in file order, and each file's run: (new file index, length).
+type Carried = (Vec<RawEdge>, Vec<(usize, usize)>);
+
+/// The edges of the unaffected files of the previous graph, renumbered to the new node
+/// positions (`remap`), in file order, and each file's run as (new file index, length).
+/// `None` when only a full resolution is safe (see the comments).
+fn carry_edges(
+    prev_graph: &CodeGraph,
+    prev_offsets: &[u32],
+    old_files: &[OldFile],
+    selected: &[bool],
+    new_offsets: &[u32],
+    remap: &(impl Fn(u32) -> Option<u32> + Sync),
+) -> Option<Carried> {
+    // A full resolution sorts each file's edges by (source, target, relation) and the
+    // renumbering keeps that order, except where definitions of a modified file moved
+    // past each other: a file's run is sorted again where needed (keys are unique within
+    // a file).
+    let key = |e: &RawEdge| (e.source, e.target, e.relation);
+    let sort_run = |run: &mut [RawEdge]| {
+        if !run.is_sorted_by_key(key) {
+            run.sort_unstable_by_key(key);
+        }
+    };
+    let mut edges: Vec<RawEdge> = Vec::with_capacity(prev_graph.edge_count());
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    // Each edge goes with the file that produced it (its origin), which is the file of its
+    // source except for an `impl Trait for Type` whose type lies in another file. Edges
+    // come grouped by origin, in file order: the origin's file is looked up once per run.
+    let mut origin_file: Option<(u32, usize)> = None;
+    // The new file whose carried edges are being written, and where its run starts.
+    let mut run: Option<(usize, usize)> = None;
+    for e in prev_graph.edge_refs() {
+        let pfi = match origin_file {
+            Some((o, pfi)) if o == e.origin => pfi,
+            _ => {
+                let (pfi, _) = locate(prev_offsets, e.origin)?;
+                origin_file = Some((e.origin, pfi));
+                pfi
+            }
+        };
+        let of = &old_files[pfi];
+        if of.changed {
+            // A changed file is resolved again (or is gone): its old edges go.
+            continue;
+        }
+        let Some(fi) = of.new else {
+            tracing::debug!(
+                from = of.path,
+                "full resolution: an unchanged file has no place in the new index"
+            );
+            return None;
+        };
+        if selected[fi] {
+            continue;
+        }
+        match run {
+            Some((cur, _)) if cur == fi => {}
+            Some((cur, _)) if cur > fi => {
+                tracing::debug!("full resolution: the previous edges are not in file order");
+                return None;
+            }
+            _ => {
+                if let Some((cur, from)) = run {
+                    sort_run(&mut edges[from..]);
+                    runs.push((cur, edges.len() - from));
+                }
+                run = Some((fi, edges.len()));
+            }
+        }
+        // An unaffected file's edge from or to a removed file, or a definition a modified
+        // file no longer has, means the rule above missed a dependency: resolve
+        // everything rather than guess. Ends in a modified file that still has their
+        // definition follow it (by id) to its new place.
+        let (Some(source), Some(target)) = (remap(e.source), remap(e.target)) else {
+            tracing::debug!(
+                from = of.path,
+                "full resolution: an unaffected file has an edge to or from a node that is gone"
+            );
+            return None;
+        };
+        edges.push(RawEdge {
+            source,
+            target,
+            relation: e.relation,
+            resolution: e.resolution,
+            origin: new_offsets[fi],
+            sites: e.sites.to_vec(),
+        });
+    }
+    if let Some((cur, from)) = run {
+        sort_run(&mut edges[from..]);
+        runs.push((cur, edges.len() - from));
+    }
+    Some((edges, runs))
+}
+
 /// The resolution of `files` (the new fact set, sorted by path) after the files in
 /// `changed_paths` changed (added, modified or removed) relative to `prev_files`, whose
 /// resolved graph is `prev_graph`, and the number of files resolved again. `None` when
@@ -437,111 +534,49 @@ pub(crate) fn resolve_incremental(
             .copied()
             .filter(|&p| p != u32::MAX)
     };
-    // The affected files, resolved first, so the carried edges can go straight into the
-    // final list between them. The previous update's tables are carried over (renumbered
-    // and merged), or made once.
+    // The unaffected files' edges are carried over (renumbered) while the affected files
+    // are resolved on the other thread, against the previous update's tables carried over
+    // (renumbered and merged), or made once.
     let carry_ms = t.elapsed().as_millis() as u64;
     let t = std::time::Instant::now();
-    let tables = Arc::new(match prev_tables {
-        Some(prev) => prev.update(prev_files, files, &changed),
-        None => Tables::build(files),
-    });
-    let tables_ms = t.elapsed().as_millis() as u64;
-    let mut fresh = resolve::resolve_selected(files, &selected, &tables)
-        .into_iter()
-        .peekable();
-    let resolve_ms = t.elapsed().as_millis() as u64;
-    let t = std::time::Instant::now();
-    // Sized once: 1.3M edges and 376K unresolved calls on the Rust tree.
-    let mut edges: Vec<RawEdge> = Vec::with_capacity(prev_graph.edge_count() + 1024);
+    let (carried, (tables, fresh, tables_ms, resolve_ms)) = rayon::join(
+        || {
+            carry_edges(
+                prev_graph,
+                &prev_offsets,
+                &old_files,
+                &selected,
+                &new_offsets,
+                &remap,
+            )
+        },
+        || {
+            let t = std::time::Instant::now();
+            let tables = Arc::new(match prev_tables {
+                Some(prev) => prev.update(prev_files, files, &changed),
+                None => Tables::build(files),
+            });
+            let tables_ms = t.elapsed().as_millis() as u64;
+            let fresh = resolve::resolve_selected(files, &selected, &tables);
+            (tables, fresh, tables_ms, t.elapsed().as_millis() as u64)
+        },
+    );
+    let (carried, runs) = carried?;
+    // Every file's edges in file order: the affected files' fresh ones, the others' carried.
+    let mut edges: Vec<RawEdge> =
+        Vec::with_capacity(carried.len() + fresh.iter().map(|(_, e, _)| e.len()).sum::<usize>());
     let mut unresolved = Vec::new();
-    // The affected files before file `upto`, in file order, go in.
-    let mut take_fresh =
-        |upto: usize, edges: &mut Vec<RawEdge>, unresolved: &mut Vec<Unresolved>| {
-            while let Some((fi, e, u)) = fresh.next_if(|(fi, _, _)| (*fi as usize) < upto) {
-                debug_assert!(selected[fi as usize]);
-                edges.extend(e);
-                unresolved.extend(u);
-            }
-        };
-    // A full resolution sorts each file's edges by (source, target, relation) and the
-    // renumbering keeps that order, except where definitions of a modified file moved
-    // past each other: a file's run is sorted again where needed (keys are unique within
-    // a file).
-    let key = |e: &RawEdge| (e.source, e.target, e.relation);
-    let sort_run = |run: &mut [RawEdge]| {
-        if !run.is_sorted_by_key(key) {
-            run.sort_unstable_by_key(key);
+    let mut fresh = fresh.into_iter().peekable();
+    let mut carried = carried.into_iter();
+    let mut runs = runs.into_iter().peekable();
+    for fi in 0..files.len() {
+        if let Some((_, e, u)) = fresh.next_if(|(f, _, _)| *f as usize == fi) {
+            edges.extend(e);
+            unresolved.extend(u);
+        } else if let Some((_, len)) = runs.next_if(|&(f, _)| f == fi) {
+            edges.extend(carried.by_ref().take(len));
         }
-    };
-    // Each edge goes with the file that produced it (its origin), which is the file of its
-    // source except for an `impl Trait for Type` whose type lies in another file. Edges
-    // come grouped by origin, in file order: the origin's file is looked up once per run.
-    let mut origin_file: Option<(u32, usize)> = None;
-    // The new file whose carried edges are being written, and where its run starts.
-    let mut run: Option<(usize, usize)> = None;
-    for e in prev_graph.edge_refs() {
-        let pfi = match origin_file {
-            Some((o, pfi)) if o == e.origin => pfi,
-            _ => {
-                let (pfi, _) = locate(&prev_offsets, e.origin)?;
-                origin_file = Some((e.origin, pfi));
-                pfi
-            }
-        };
-        let of = &old_files[pfi];
-        if of.changed {
-            // A changed file is resolved again (or is gone): its old edges go.
-            continue;
-        }
-        let Some(fi) = of.new else {
-            tracing::debug!(
-                from = of.path,
-                "full resolution: an unchanged file has no place in the new index"
-            );
-            return None;
-        };
-        if selected[fi] {
-            continue;
-        }
-        match run {
-            Some((cur, _)) if cur == fi => {}
-            Some((cur, _)) if cur > fi => {
-                tracing::debug!("full resolution: the previous edges are not in file order");
-                return None;
-            }
-            _ => {
-                if let Some((_, from)) = run {
-                    sort_run(&mut edges[from..]);
-                }
-                take_fresh(fi, &mut edges, &mut unresolved);
-                run = Some((fi, edges.len()));
-            }
-        }
-        // An unaffected file's edge from or to a removed file, or a definition a modified
-        // file no longer has, means the rule above missed a dependency: resolve
-        // everything rather than guess. Ends in a modified file that still has their
-        // definition follow it (by id) to its new place.
-        let (Some(source), Some(target)) = (remap(e.source), remap(e.target)) else {
-            tracing::debug!(
-                from = of.path,
-                "full resolution: an unaffected file has an edge to or from a node that is gone"
-            );
-            return None;
-        };
-        edges.push(RawEdge {
-            source,
-            target,
-            relation: e.relation,
-            resolution: e.resolution,
-            origin: new_offsets[fi],
-            sites: e.sites.to_vec(),
-        });
     }
-    if let Some((_, from)) = run {
-        sort_run(&mut edges[from..]);
-    }
-    take_fresh(usize::MAX, &mut edges, &mut unresolved);
     tracing::debug!(
         carry_ms = carry_ms + t.elapsed().as_millis() as u64,
         tables_ms,

@@ -319,7 +319,7 @@ enum Bound {
 
 struct Ctx<'a> {
     files: &'a [Arc<FileFacts>],
-    modules: ModuleTable,
+    modules: Arc<ModuleTable>,
     /// (family, name) → definitions, sorted by (file, definition).
     by_name: RefMap<'a>,
     /// (family, container name) → member definitions.
@@ -419,6 +419,27 @@ pub struct Tables {
     types: SortedRefs,
     /// Which files write which name, for selecting the files an edit affects.
     pub(crate) written: WrittenNames,
+    /// The module tables (paths, crates, packages, namespaces), kept while an edit changes
+    /// nothing they are made of.
+    modules: Arc<ModuleTable>,
+}
+
+/// What [`ModuleTable::build`] reads of a file besides its path.
+fn module_facts(
+    f: &FileFacts,
+) -> (
+    &str,
+    &[String],
+    Option<&crate::index::project::ProjectFile>,
+    Vec<&str>,
+) {
+    let namespaces = f
+        .definitions
+        .iter()
+        .filter(|d| d.kind == Kind::Namespace)
+        .map(|d| &*d.qualified_name)
+        .collect();
+    (&f.language, &f.module_path, f.project.as_ref(), namespaces)
 }
 
 impl SortedRefs {
@@ -539,6 +560,7 @@ impl Tables {
             members,
             types,
             written,
+            modules: Arc::new(ModuleTable::build(files)),
         }
     }
 
@@ -581,11 +603,23 @@ impl Tables {
             },
             || self.written.update(files, &old_to_new, &fresh),
         );
+        // The module tables stay when the file list is the same and no changed file
+        // changed what they are made of.
+        let same_modules = prev_files.len() == files.len()
+            && prev_files.iter().zip(files).all(|(a, b)| {
+                a.path == b.path && (Arc::ptr_eq(a, b) || module_facts(a) == module_facts(b))
+            });
+        let modules = if same_modules {
+            self.modules.clone()
+        } else {
+            Arc::new(ModuleTable::build(files))
+        };
         Tables {
             by_name,
             members,
             types,
             written,
+            modules,
         }
     }
 }
@@ -707,7 +741,13 @@ impl<'a> Ctx<'a> {
                 )
             },
         );
-        Ctx::with_tables(files, by_name, members, types)
+        Ctx::with_tables(
+            files,
+            Arc::new(ModuleTable::build(files)),
+            by_name,
+            members,
+            types,
+        )
     }
 
     /// The context over `tables` (the [`Tables`] of `files`) instead of hash maps built
@@ -720,6 +760,7 @@ impl<'a> Ctx<'a> {
         };
         Ctx::with_tables(
             files,
+            tables.modules.clone(),
             sorted(&tables.by_name, Keyed::Name),
             sorted(&tables.members, Keyed::Container),
             sorted(&tables.types, Keyed::Type),
@@ -728,6 +769,7 @@ impl<'a> Ctx<'a> {
 
     fn with_tables(
         files: &'a [Arc<FileFacts>],
+        modules: Arc<ModuleTable>,
         by_name: RefMap<'a>,
         members: RefMap<'a>,
         types: RefMap<'a>,
@@ -745,7 +787,7 @@ impl<'a> Ctx<'a> {
         }
         Ctx {
             files,
-            modules: ModuleTable::build(files),
+            modules,
             by_name,
             members,
             types,
