@@ -381,7 +381,17 @@ enum Keyed {
 
 /// The key `d` (of file `f`) is filed under in table `keyed`, if any.
 fn key_of<'f>(keyed: Keyed, f: &'f FileFacts, d: &'f Definition) -> Option<RefKey<'f>> {
-    let fam = family(&f.language);
+    key_in(keyed, family(&f.language), f, d)
+}
+
+/// [`key_of`] with the file's family (`family(&f.language)`) given.
+#[inline]
+fn key_in<'f>(
+    keyed: Keyed,
+    fam: &'f str,
+    f: &'f FileFacts,
+    d: &'f Definition,
+) -> Option<RefKey<'f>> {
     match keyed {
         Keyed::Name => Some((fam, &d.name)),
         Keyed::Container => Some((fam, Ctx::container_name(f, d)?)),
@@ -722,13 +732,14 @@ impl<'a> Ctx<'a> {
     }
 
     fn build(files: &'a [Arc<FileFacts>]) -> Ctx<'a> {
-        // Every definition with its key and reference, in (file, definition) order.
+        // Every definition with its key and reference, in (file, definition) order (the
+        // family computed once per file).
         let keyed = move |k: Keyed| {
             files.iter().enumerate().flat_map(move |(fi, f)| {
-                f.definitions
-                    .iter()
-                    .enumerate()
-                    .filter_map(move |(di, d)| Some((key_of(k, f, d)?, (fi as u32, di as u32))))
+                let fam = family(&f.language);
+                f.definitions.iter().enumerate().filter_map(move |(di, d)| {
+                    Some((key_in(k, fam, f, d)?, (fi as u32, di as u32)))
+                })
             })
         };
         let n_defs = files.iter().map(|f| f.definitions.len()).sum();
