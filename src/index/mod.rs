@@ -559,19 +559,26 @@ pub fn index_inputs(inputs: Vec<RawInput>, options: &IndexOptions) -> Result<Ind
     ))
 }
 
+/// The source of `root` walked as `options` say (their threads included).
+///
+/// Errors: [`IndexError::Root`] when `root` is not a readable directory.
+pub(crate) fn fs_source(root: &Path, options: &IndexOptions) -> Result<FsSource, IndexError> {
+    FsSource::new(
+        root,
+        WalkOptions {
+            threads: options.threads,
+            ..options.walk.clone()
+        },
+    )
+}
+
 /// The walk and the thread pool shared by [`index_repo`] and [`parse_only`], so the
 /// benchmark baseline walks exactly as indexing does.
 pub(crate) fn walk_with_pool(
     root: &Path,
     options: &IndexOptions,
 ) -> Result<(FsSource, rayon::ThreadPool, source::WalkResult), IndexError> {
-    let src = FsSource::new(
-        root,
-        WalkOptions {
-            threads: options.threads,
-            ..options.walk.clone()
-        },
-    )?;
+    let src = fs_source(root, options)?;
     let pool = pool(options.threads)?;
     let walked = src.walk();
     Ok((src, pool, walked))

@@ -20,10 +20,10 @@ use serde::Serialize;
 pub mod affected;
 mod diff;
 
-use super::source::{FsEntry, WalkOptions};
+use super::source::FsEntry;
 use super::{
-    assemble, begin_run, finish_with, now_ns, pool, process, Extras, FileStamp, FsSource, Index,
-    IndexError, IndexOptions, IndexStats, Outcome, SkipReason,
+    assemble, begin_run, finish_with, fs_source, now_ns, pool, process, Extras, FileStamp,
+    FsSource, Index, IndexError, IndexOptions, IndexStats, Outcome, SkipReason,
 };
 
 /// A file whose mtime is within this many nanoseconds of the moment the previous index
@@ -148,7 +148,7 @@ pub fn reconcile(
     if let Some(r) = reconcile_reported(root, prev, options)? {
         return Ok(r);
     }
-    let (started, src, pool, walked, mut stats) = begin_run(root, options)?;
+    let (started, src, pool, walked, stats) = begin_run(root, options)?;
     let t = Instant::now();
     let stamped_at_ns = now_ns();
     let steps: Vec<(Step, Option<FileStamp>, bool)> = pool.install(|| {
@@ -164,17 +164,7 @@ pub fn reconcile(
             })
             .collect()
     });
-    stats
-        .elapsed_ms
-        .insert("parse".into(), t.elapsed().as_millis() as u64);
-    let run = Run {
-        started,
-        src,
-        pool,
-        stats,
-        stamped_at_ns,
-        walked: true,
-    };
+    let run = Run::new((started, t), src, pool, stats, stamped_at_ns, true);
     Ok(conclude(run, prev, &walked.files, steps, walked.skipped))
 }
 
@@ -211,6 +201,31 @@ pub fn walk_matches(root: &Path, prev: &Index, options: &IndexOptions) -> Result
                 .binary_search_by(|s| s.0.as_str().cmp(p))
                 .is_ok_and(|i| prev.skipped[i].1 == *r)
         }))
+}
+
+impl Run {
+    /// A run begun at `times.0` whose files were decided from `times.1` on (recorded as
+    /// the "parse" phase in `stats`).
+    fn new(
+        times: (Instant, Instant),
+        src: FsSource,
+        pool: rayon::ThreadPool,
+        mut stats: IndexStats,
+        stamped_at_ns: i64,
+        walked: bool,
+    ) -> Run {
+        stats
+            .elapsed_ms
+            .insert("parse".into(), times.1.elapsed().as_millis() as u64);
+        Run {
+            started: times.0,
+            src,
+            pool,
+            stats,
+            stamped_at_ns,
+            walked,
+        }
+    }
 }
 
 /// A reconciliation in progress: what [`conclude`] needs besides the steps.
@@ -255,13 +270,7 @@ fn reconcile_reported(
         return Ok(None);
     }
     let started = Instant::now();
-    let src = FsSource::new(
-        root,
-        WalkOptions {
-            threads: options.threads,
-            ..options.walk.clone()
-        },
-    )?;
+    let src = fs_source(root, options)?;
     if prev.root.as_deref() != Some(src.root()) {
         return Ok(None);
     }
@@ -323,18 +332,8 @@ fn reconcile_reported(
         ..IndexStats::default()
     };
     stats.elapsed_ms.insert("walk".into(), 0);
-    stats
-        .elapsed_ms
-        .insert("parse".into(), t.elapsed().as_millis() as u64);
-    let run = Run {
-        started,
-        src,
-        pool,
-        stats,
-        // The previous reading's moment: files it stamped near it stay "racy".
-        stamped_at_ns: prev.stamped_at_ns,
-        walked: false,
-    };
+    // The previous reading's moment: files it stamped near it stay "racy".
+    let run = Run::new((started, t), src, pool, stats, prev.stamped_at_ns, false);
     Ok(Some(conclude(run, prev, &files, steps, walk_skips)))
 }
 
