@@ -367,7 +367,7 @@ pub(crate) fn finish_with(
 }
 
 /// Each file's path as the `Arc` its graph nodes share (the file node's id, qualified name
-/// and file; every definition's file): what [`graph_nodes`] takes.
+/// and file; every definition's file): what [`file_chunk`] and [`graph_chunks`] take.
 pub(crate) fn file_paths(files: &[Arc<FileFacts>]) -> Vec<Arc<str>> {
     files.iter().map(|f| Arc::from(f.path.as_str())).collect()
 }

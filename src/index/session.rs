@@ -1,5 +1,5 @@
 //! An index kept in step with the disk and the on-disk cache: what the CLI and the worker
-//! use instead of calling [`index_repo`](super::index_repo) directly.
+//! use instead of calling [`index_repo`] directly.
 //!
 //! [`Session::load`] serves the cached snapshot (or says why there is none);
 //! [`Session::refresh`] reconciles it with the disk (or indexes from scratch) and saves

@@ -21,7 +21,7 @@ const TEST_DIRS: &[&str] = &["tests", "test", "__tests__", "spec"];
 /// Extensions of the JavaScript family, for `*.test.*` and `*.spec.*`.
 const JS_EXTS: &[&str] = &["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"];
 
-/// `true` when the path alone marks a test file: a directory in [`TEST_DIRS`], or a file
+/// `true` when the path alone marks a test file: a directory in `TEST_DIRS`, or a file
 /// name `test_*.py`, `*_test.py`, `conftest.py` (pytest's defaults), `*_test.go` (go test),
 /// `*.test.<js|ts...>`, `*.spec.<js|ts...>` (Jest, Vitest, Mocha), `*Test.java`,
 /// `*Tests.java` (Maven Surefire's defaults), `*Test.cs`, `*Tests.cs`.

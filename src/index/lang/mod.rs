@@ -180,7 +180,7 @@ pub struct CompiledLanguage {
     /// `source` compiled by tree-sitter, on first [`CompiledLanguage::query`] call.
     query: OnceLock<Result<Query, String>>,
     /// What each capture index means (capture indices numbered as tree-sitter numbers
-    /// them, see [`pattern::outline`]).
+    /// them, see `pattern::outline`).
     pub roles: Vec<Role>,
     /// `roots[kind_id]` is true when some pattern starts at that node kind; `None` when a
     /// pattern's root is a wildcard (then the query runs over the whole tree).

@@ -209,7 +209,7 @@ const JS_PLATFORM_METHODS: &[&str] = &[
     "normalize",
 ];
 
-/// The guard of the `unique_name` tier: at least 4 chars and not in [`COMMON_NAMES`].
+/// The guard of the `unique_name` tier: at least 4 chars and not in `COMMON_NAMES`.
 pub fn unique_name_allowed(name: &str) -> bool {
     name.chars().count() >= 4 && !COMMON_NAMES.contains(&name)
 }
@@ -419,7 +419,7 @@ pub(crate) struct SortedRefs {
     refs: Vec<DefRef>,
 }
 
-/// The incremental resolver's tables ([`SortedRefs`] by name, container and type name),
+/// The incremental resolver's tables (`SortedRefs` by name, container and type name),
 /// valid for the file list they were built or updated for (kept with it in an
 /// [`Index`](super::Index)).
 #[derive(Debug, Clone, Default)]
@@ -2404,7 +2404,7 @@ fn narrow(files: &[Arc<FileFacts>], fi: u32, all: Vec<DefRef>) -> Vec<DefRef> {
 }
 
 /// Position of each file's node in the graph's node list: files in order, each file node
-/// followed by its definitions (the order of `graph_nodes` in the engine).
+/// followed by its definitions (the order of `file_chunk` in the engine).
 pub fn node_offsets(files: &[Arc<FileFacts>]) -> Vec<u32> {
     let mut out = Vec::with_capacity(files.len());
     let mut at = 0u32;

@@ -5,7 +5,7 @@
 //! Inputs are sent in batches of [`OpenAiConfig::batch_size`], each cut to
 //! [`OpenAiConfig::max_input_chars`] chars from the end, so the graph-aware header at the
 //! start of every embedding input is kept. 429, 5xx, timeouts and transport errors are
-//! retried with exponential backoff (doubling from [`OpenAiConfig::backoff`], capped at
+//! retried with exponential backoff (doubling from [`OpenAiConfig::backoff_ms`], capped at
 //! 30 s, or the server's `Retry-After` in seconds when it is shorter than the cap); other
 //! statuses, malformed answers, a wrong vector count and a wrong dimension fail at once.
 //! A batch of several inputs that times out is not resent whole: it is split in half
