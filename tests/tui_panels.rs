@@ -633,3 +633,57 @@ fn enter_before_the_matcher_catches_up_opens_nothing_stale() {
     assert_eq!(app.focus, Focus::Search);
     assert_eq!(app.search.matched(), 0);
 }
+
+/// A new snapshot shows the shown file as it is now on disk (the panel read it again, not
+/// the copy it had), and ends a "gone after re-indexing" error once the root is back.
+#[test]
+fn a_new_snapshot_rereads_the_shown_file_and_clears_an_old_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    common::copy_dir(&common::fixture("python"), &repo);
+    let theme = Theme::load("dark", None).unwrap();
+    let mut app = app_on(&repo, theme);
+    typ(&mut app, "render_json");
+    key(&mut app, KeyCode::Enter);
+    let shown = app.source.path.clone();
+    assert!(!shown.is_empty());
+    let text = |app: &App| {
+        app.source
+            .lines
+            .iter()
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(!text(&app).contains("EDITED_MARKER"));
+    // The file edited on disk, then a new snapshot (as the worker publishes).
+    let file = repo.join(&shown);
+    let mut body = std::fs::read_to_string(&file).unwrap();
+    body.push_str("\n# EDITED_MARKER\n");
+    std::fs::write(&file, &body).unwrap();
+    let idx = common::index(&repo, 2);
+    app.set_snapshot(Arc::new(Snapshot::new(2, idx, Duration::ZERO)));
+    assert_eq!(app.source.path, shown);
+    assert!(
+        text(&app).contains("EDITED_MARKER"),
+        "the panel kept the old text"
+    );
+
+    // The tree's root renamed away: the error says so; renamed back: it goes.
+    let renamed = body.replace("def render_json(", "def render_json_gone(");
+    std::fs::write(&file, &renamed).unwrap();
+    app.set_snapshot(Arc::new(Snapshot::new(
+        3,
+        common::index(&repo, 2),
+        Duration::ZERO,
+    )));
+    let error = app.status.error.clone().unwrap_or_default();
+    assert!(error.contains("is gone after re-indexing"), "{error:?}");
+    std::fs::write(&file, &body).unwrap();
+    app.set_snapshot(Arc::new(Snapshot::new(
+        4,
+        common::index(&repo, 2),
+        Duration::ZERO,
+    )));
+    assert_eq!(app.status.error, None);
+}

@@ -278,12 +278,17 @@ impl App {
     /// the same root (if it still exists).
     pub fn set_snapshot(&mut self, snap: Arc<Snapshot>) {
         self.status.phase = Phase::Idle;
+        // A new snapshot ends what the previous one's errors said (a root gone after
+        // re-indexing, a failed run); this one's are set below.
+        self.status.error = None;
         self.search.load(&snap);
         self.chunks.load(&snap);
         if let Some(m) = self.mode.engine() {
             self.chunks.query(&self.search.query, m);
         }
+        // The shown file may have changed on disk: read again, not only the other files.
         self.sources.clear();
+        self.source = SourceView::default();
         self.snapshot = Some(snap.clone());
         if let Some(t) = &self.tree {
             let (root, dir) = (t.root().clone(), t.direction);

@@ -174,8 +174,10 @@ impl Filter {
             _ if ignore_file => true,
             Some(m) if m.is_dir() => true,
             Some(_) => known,
-            // Gone: a source file, or perhaps a folder (no extension).
-            None => known || !name.contains('.'),
+            // Gone: a source file, or a folder whose files the index may hold (folders
+            // are named anything: `attrs-23.2.0`, `v1.2`). A gone file of another type
+            // costs one reconciliation that finds nothing.
+            None => true,
         };
         relevant.then_some(rel)
     }
@@ -326,5 +328,25 @@ mod tests {
         }
         assert!(best >= SETTLE, "{best:?}");
         assert!(best < DEBOUNCE, "{best:?}");
+    }
+
+    /// A folder whose name has a dot (`attrs-23.2.0`, `v1.2`) moved out of the tree is
+    /// reported: the index may hold its files (it was dropped as "a file of unknown type").
+    #[test]
+    fn a_dotted_folder_moved_away_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(root.join("lib-1.2")).unwrap();
+        std::fs::write(root.join("lib-1.2/a.py"), "def f():\n    return 1\n").unwrap();
+        let root = root.canonicalize().unwrap();
+        let (tx, rx) = mpsc::channel();
+        let _w = watch(&root, None, &WalkOptions::default(), move |p| {
+            let _ = tx.send(p);
+        })
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        std::fs::rename(root.join("lib-1.2"), dir.path().join("moved")).unwrap();
+        let paths = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert!(paths.iter().any(|p| p == "lib-1.2"), "{paths:?}");
     }
 }
