@@ -13,18 +13,13 @@ use anyhow::Result;
 
 use super::output;
 use crate::config::Config;
-use crate::index::incremental::{walk_matches, Changes};
-use crate::index::session::Session;
+use crate::index::incremental::Changes;
+use crate::index::session::{Session, SAVE_QUIET};
 use crate::index::Index;
 use crate::worker::watch;
 
 /// Poll period when watching is impossible.
 const POLL: Duration = Duration::from_secs(2);
-
-/// An updated index is saved once the watcher has been quiet this long: a save (about
-/// 0.6 s on the Rust tree of the fetch.sh corpus) never delays the next update, and a
-/// burst of edits is saved once.
-const SAVE_QUIET: Duration = Duration::from_secs(1);
 
 pub(super) fn run(
     root: &Path,
@@ -97,12 +92,15 @@ pub(super) fn run(
         while let Ok(p) = rx.try_recv() {
             reported.extend(p);
         }
-        if checking && reported.is_empty() && walk_matches(root, &idx, &opts)? {
-            continue;
-        }
+        let walk_check = checking && reported.is_empty();
         opts.recheck = Some(std::sync::Arc::new(reported));
         let t = Instant::now();
-        let Some((next, changes)) = session.refresh_unsaved(root, &opts, Some(&idx))? else {
+        let next = if walk_check {
+            session.refresh_after_report(root, &opts, &idx)?
+        } else {
+            session.refresh_unsaved(root, &opts, Some(&idx))?
+        };
+        let Some((next, changes)) = next else {
             continue;
         };
         let old = std::mem::replace(&mut idx, next);

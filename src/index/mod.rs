@@ -320,22 +320,19 @@ pub(crate) fn finish_with(
     tracing::debug!(rss_mib = ?rss_mib(), "facts of every file");
     let t = Instant::now();
     let mut res = pool.install(|| resolver(&files));
-    let tables = std::sync::OnceLock::new();
-    if let Some(t) = res.tables.take() {
-        let _ = tables.set(t);
-    }
+    let tables = res
+        .tables
+        .take()
+        .map_or_else(std::sync::OnceLock::new, std::sync::OnceLock::from);
     let resolved_ms = t.elapsed().as_millis() as u64;
     tracing::debug!(rss_mib = ?rss_mib(), "resolved");
     let paths = file_paths(&files);
     let graph = match prev {
         Some(p) => {
-            let chunks = pool.install(|| graph_chunks_after(&files, &paths, &p.files, &p.graph));
-            CodeGraph::from_chunks_after(
-                chunks,
-                res,
-                &p.graph,
-                &carried_positions(&p.files, &files),
-            )
+            let shared = shared_files(&p.files, &files);
+            let chunks = pool.install(|| graph_chunks_after(&files, &paths, &shared, &p.graph));
+            let carried = carried_positions(&p.files, &files, &shared);
+            CodeGraph::from_chunks_after(chunks, res, &p.graph, &carried)
         }
         None => {
             let chunks = pool.install(|| graph_chunks(&files, &paths));
@@ -372,22 +369,37 @@ pub(crate) fn file_paths(files: &[Arc<FileFacts>]) -> Vec<Arc<str>> {
     files.iter().map(|f| Arc::from(f.path.as_str())).collect()
 }
 
+/// For each file of `prev_files`, its index in `files` when its facts are shared (the same
+/// `Arc`: carried over unchanged, so the same nodes). Both lists are sorted by path, as
+/// [`Index::files`] is.
+fn shared_files(prev_files: &[Arc<FileFacts>], files: &[Arc<FileFacts>]) -> Vec<Option<usize>> {
+    let mut j = 0;
+    prev_files
+        .iter()
+        .map(|f| {
+            while j < files.len() && files[j].path < f.path {
+                j += 1;
+            }
+            files.get(j).is_some_and(|g| Arc::ptr_eq(f, g)).then_some(j)
+        })
+        .collect()
+}
+
 /// For each node position of `prev_files`' graph, its position in the graph of `files`
-/// when its file's facts are shared (the same `Arc`: carried over unchanged, so the same
-/// nodes), else `u32::MAX`: the input of [`CodeGraph::from_chunks_after`]. Both lists
-/// are sorted by path, as [`Index::files`] is.
-fn carried_positions(prev_files: &[Arc<FileFacts>], files: &[Arc<FileFacts>]) -> Vec<u32> {
+/// when its file is shared ([`shared_files`]), else `u32::MAX`: the input of
+/// [`CodeGraph::from_chunks_after`].
+fn carried_positions(
+    prev_files: &[Arc<FileFacts>],
+    files: &[Arc<FileFacts>],
+    shared: &[Option<usize>],
+) -> Vec<u32> {
     let offsets = resolve::node_offsets(files);
     let mut out = Vec::with_capacity(prev_files.iter().map(|f| 1 + f.definitions.len()).sum());
-    let mut j = 0;
-    for f in prev_files {
-        while j < files.len() && files[j].path < f.path {
-            j += 1;
-        }
+    for (f, &to) in prev_files.iter().zip(shared) {
         let count = 1 + f.definitions.len() as u32;
-        match files.get(j) {
-            Some(g) if Arc::ptr_eq(f, g) => out.extend(offsets[j]..offsets[j] + count),
-            _ => out.extend(std::iter::repeat_n(u32::MAX, count as usize)),
+        match to {
+            Some(j) => out.extend(offsets[j]..offsets[j] + count),
+            None => out.extend(std::iter::repeat_n(u32::MAX, count as usize)),
         }
     }
     out
@@ -506,29 +518,23 @@ pub(crate) fn graph_chunks(files: &[Arc<FileFacts>], paths: &[Arc<str>]) -> Vec<
         .collect()
 }
 
-/// [`graph_chunks`] for an update of `prev_files` (whose graph is `prev`): a file whose
-/// facts are shared with the previous index (unchanged) shares its chunk too; the others'
-/// are made. Both lists are sorted by path.
+/// [`graph_chunks`] for an update of the index whose graph is `prev`: a file whose facts
+/// are shared with it (`shared`, see [`shared_files`]) shares its chunk too; the others'
+/// are made.
 fn graph_chunks_after(
     files: &[Arc<FileFacts>],
     paths: &[Arc<str>],
-    prev_files: &[Arc<FileFacts>],
+    shared: &[Option<usize>],
     prev: &CodeGraph,
 ) -> Vec<NodeChunk> {
-    let mut old = 0;
-    let carried: Vec<Option<&NodeChunk>> = files
-        .iter()
-        .map(|f| {
-            while old < prev_files.len() && prev_files[old].path < f.path {
-                old += 1;
-            }
-            prev_files
-                .get(old)
-                .filter(|o| Arc::ptr_eq(o, f))
-                .and_then(|_| prev.chunk(old))
-                .filter(|c| c.first().is_some_and(|n| *n.id == *f.path))
-        })
-        .collect();
+    let mut carried: Vec<Option<&NodeChunk>> = vec![None; files.len()];
+    for (old, &new) in shared.iter().enumerate() {
+        if let Some(j) = new {
+            carried[j] = prev
+                .chunk(old)
+                .filter(|c| c.first().is_some_and(|n| *n.id == *files[j].path));
+        }
+    }
     files
         .par_iter()
         .zip(paths)

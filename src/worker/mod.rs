@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 
 use std::sync::Mutex;
 
-use crate::index::incremental::{walk_matches, Changes};
-use crate::index::session::Session;
+use crate::index::incremental::Changes;
+use crate::index::session::{Session, SAVE_QUIET};
 use crate::index::{self, Index, IndexOptions, Progress, UnresolvedReason};
 
 pub mod watch;
@@ -236,9 +236,6 @@ impl Drop for Worker {
         }
     }
 }
-
-/// How long the worker waits without a command before it saves an updated snapshot.
-const SAVE_QUIET: Duration = Duration::from_secs(1);
 
 /// The worker loop: serve the cache, then wait for a command, coalesce what queued up,
 /// reconcile, repeat.
@@ -496,16 +493,10 @@ impl Job<'_> {
             .name("codegraph-index".into())
             .spawn(move || {
                 let mut s = session.lock().unwrap_or_else(|p| p.into_inner());
-                let prev_index = prev.as_ref().map(|p| &p.index);
-                // A follow-up check reconciles only if the walk differs.
-                let same_walk = match prev_index {
-                    Some(p) if quiet => walk_matches(&root_owned, p, &opts),
-                    _ => Ok(false),
-                };
-                let r = match same_walk {
-                    Ok(true) => Ok(None),
-                    Ok(false) => s.refresh_unsaved(&root_owned, &opts, prev_index),
-                    Err(e) => Err(e),
+                let r = match prev.as_ref().map(|p| &p.index) {
+                    // A follow-up check reconciles only if the walk differs.
+                    Some(p) if quiet => s.refresh_after_report(&root_owned, &opts, p),
+                    prev_index => s.refresh_unsaved(&root_owned, &opts, prev_index),
                 };
                 let r = r.map(|o| {
                     o.map(|(idx, ch)| {

@@ -261,17 +261,13 @@ impl WrittenNames {
     ) -> WrittenNames {
         let add = Self::pairs(files, fresh);
         let mut pairs = Vec::with_capacity(self.pairs.len() + add.len());
-        let mut add = add.into_iter().peekable();
-        for &(h, fi) in &self.pairs {
-            let Some(&n) = old_to_new.get(fi as usize).filter(|&&n| n != u32::MAX) else {
-                continue;
-            };
-            while let Some(a) = add.next_if(|&a| a < (h, n)) {
-                pairs.push(a);
-            }
-            pairs.push((h, n));
-        }
-        pairs.extend(add);
+        resolve::merge_renumbered(
+            self.pairs.iter().copied(),
+            |(h, fi)| resolve::renumbered(old_to_new, fi).map(|n| (h, n)),
+            add,
+            |a, b| a < b,
+            |p| pairs.push(p),
+        );
         WrittenNames { pairs }
     }
 }
@@ -355,15 +351,11 @@ fn select<'a>(
     // The previous files that write a touched name; an unchanged file is the same in the
     // new list (a changed or added one is selected anyway).
     let writers = written.writers(&touched, prev_files.len());
-    let mut old = 0;
     let selected = files
         .iter()
         .map(|f| {
-            while old < prev_files.len() && prev_files[old].path < f.path {
-                old += 1;
-            }
-            changed.contains(f.path.as_str())
-                || (prev_files.get(old).is_some_and(|o| o.path == f.path) && writers[old])
+            let p = f.path.as_str();
+            changed.contains(p) || prev_at.get(p).is_some_and(|&i| writers[i])
         })
         .collect();
     Some((selected, moved))
@@ -553,7 +545,21 @@ pub(crate) fn resolve_incremental(
         || {
             let t = std::time::Instant::now();
             let tables = Arc::new(match prev_tables {
-                Some(prev) => prev.update(prev_files, files, &changed),
+                Some(prev) => {
+                    // Each old file's new index (`u32::MAX`: changed or gone), and the
+                    // changed and added files, which the tables take in afresh.
+                    let old_to_new: Vec<u32> = old_files
+                        .iter()
+                        .map(|of| match of.new {
+                            Some(n) if !of.changed => n as u32,
+                            _ => u32::MAX,
+                        })
+                        .collect();
+                    let fresh: Vec<u32> = (0..files.len() as u32)
+                        .filter(|&fi| changed.contains(files[fi as usize].path.as_str()))
+                        .collect();
+                    prev.update(prev_files, files, &old_to_new, &fresh)
+                }
                 None => Tables::build(files),
             });
             let tables_ms = t.elapsed().as_millis() as u64;

@@ -507,30 +507,17 @@ impl SortedRefs {
             hashes: Vec::with_capacity(self.hashes.len() + add.len()),
             refs: Vec::with_capacity(self.refs.len() + add.len()),
         };
-        let mut add = add.into_iter().peekable();
-        for (&h, &(fi, di)) in self.hashes.iter().zip(&self.refs) {
-            let Some(&n) = old_to_new.get(fi as usize) else {
-                continue;
-            };
-            if n == u32::MAX {
-                continue;
-            }
-            let e = (h, (n, di));
-            while let Some(&a) = add.peek() {
-                if Self::order(files, keyed, a, e).is_gt() {
-                    break;
-                }
-                out.hashes.push(a.0);
-                out.refs.push(a.1);
-                add.next();
-            }
-            out.hashes.push(h);
-            out.refs.push((n, di));
-        }
-        for a in add {
-            out.hashes.push(a.0);
-            out.refs.push(a.1);
-        }
+        let old = self.hashes.iter().zip(&self.refs).map(|(&h, &r)| (h, r));
+        merge_renumbered(
+            old,
+            |(h, (fi, di))| renumbered(old_to_new, fi).map(|n| (h, (n, di))),
+            add,
+            |a, b| Self::order(files, keyed, *a, *b).is_le(),
+            |(h, r)| {
+                out.hashes.push(h);
+                out.refs.push(r);
+            },
+        );
         out
     }
 
@@ -546,6 +533,37 @@ impl SortedRefs {
         let b = a + run[a..].partition_point(|&r| key(r) == Some(*k));
         &run[a..b]
     }
+}
+
+/// Old file `fi`'s new index under `old_to_new` (see [`Tables::update`]), `None` when it
+/// is gone or changed.
+pub(crate) fn renumbered(old_to_new: &[u32], fi: u32) -> Option<u32> {
+    old_to_new
+        .get(fi as usize)
+        .copied()
+        .filter(|&n| n != u32::MAX)
+}
+
+/// The merge of an index carried across an edit: `old` (sorted) with each item renumbered
+/// (`renumber`; `None` drops it, and renumbering must keep the order), and `add` (sorted),
+/// handed to `push` in order: an item `a` of `add` goes before an item `b` of `old` when
+/// `before(a, b)`. Linear; what [`SortedRefs`] and the written-names index do after each
+/// edit.
+pub(crate) fn merge_renumbered<T: Copy>(
+    old: impl Iterator<Item = T>,
+    renumber: impl Fn(T) -> Option<T>,
+    add: Vec<T>,
+    before: impl Fn(&T, &T) -> bool,
+    mut push: impl FnMut(T),
+) {
+    let mut add = add.into_iter().peekable();
+    for e in old.filter_map(renumber) {
+        while let Some(a) = add.next_if(|a| before(a, &e)) {
+            push(a);
+        }
+        push(e);
+    }
+    add.for_each(push);
 }
 
 impl Tables {
@@ -574,44 +592,32 @@ impl Tables {
         }
     }
 
-    /// These tables (built for `prev_files`) carried to `files` after the files in
-    /// `changed` (paths; added, modified or removed) changed. Both lists sorted by path.
+    /// These tables (built for `prev_files`) carried to `files`: `old_to_new[i]` is old
+    /// file `i`'s index in `files` (`u32::MAX`: changed or removed), `fresh` the indices of
+    /// the changed and added files. Both lists sorted by path, so the map is increasing.
     pub(crate) fn update(
         &self,
         prev_files: &[Arc<FileFacts>],
         files: &[Arc<FileFacts>],
-        changed: &foldhash::HashSet<&str>,
+        old_to_new: &[u32],
+        fresh: &[u32],
     ) -> Tables {
-        let mut old_to_new = vec![u32::MAX; prev_files.len()];
-        let mut j = 0;
-        for (i, f) in prev_files.iter().enumerate() {
-            while j < files.len() && files[j].path < f.path {
-                j += 1;
-            }
-            if files.get(j).is_some_and(|g| g.path == f.path) && !changed.contains(f.path.as_str())
-            {
-                old_to_new[i] = j as u32;
-            }
-        }
-        let fresh: Vec<u32> = (0..files.len() as u32)
-            .filter(|&fi| changed.contains(files[fi as usize].path.as_str()))
-            .collect();
         let (((by_name, members), types), written) = rayon::join(
             || {
                 rayon::join(
                     || {
                         rayon::join(
-                            || self.by_name.update(files, Keyed::Name, &old_to_new, &fresh),
+                            || self.by_name.update(files, Keyed::Name, old_to_new, fresh),
                             || {
                                 self.members
-                                    .update(files, Keyed::Container, &old_to_new, &fresh)
+                                    .update(files, Keyed::Container, old_to_new, fresh)
                             },
                         )
                     },
-                    || self.types.update(files, Keyed::Type, &old_to_new, &fresh),
+                    || self.types.update(files, Keyed::Type, old_to_new, fresh),
                 )
             },
-            || self.written.update(files, &old_to_new, &fresh),
+            || self.written.update(files, old_to_new, fresh),
         );
         // The module tables stay when the file list is the same and no changed file
         // changed what they are made of.
@@ -640,14 +646,6 @@ impl<'a> RefMap<'a> {
     /// One hash lookup per item: each key gets a dense number on first sight, and a
     /// counting sort by that number places the references.
     fn build(keys: usize, items: impl Iterator<Item = (RefKey<'a>, DefRef)>) -> RefMap<'a> {
-        let (ranges, refs) = Self::hashed(keys, items);
-        RefMap::Hashed { ranges, refs }
-    }
-
-    fn hashed(
-        keys: usize,
-        items: impl Iterator<Item = (RefKey<'a>, DefRef)>,
-    ) -> (HashMap<RefKey<'a>, (u32, u32)>, Vec<DefRef>) {
         let mut ranges: HashMap<RefKey<'a>, (u32, u32)> =
             HashMap::with_capacity_and_hasher(keys, Default::default());
         // (key number, reference) per item; per key number, its count.
@@ -680,7 +678,7 @@ impl<'a> RefMap<'a> {
             let n = r.0 as usize;
             *r = (start[n], start[n] + counts[n]);
         }
-        (ranges, refs)
+        RefMap::Hashed { ranges, refs }
     }
 
     /// The definitions under `k`, in (file, definition) order.
