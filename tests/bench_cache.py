@@ -6,8 +6,11 @@ usage: tests/bench_cache.py [BIN] [TREE ...]    (default BIN target/release/code
 
 Per tree, with a private cache folder (XDG_CACHE_HOME in a temp dir):
   cold    `index --json` with no cache: walk, parse, resolve, save (wall, best of 1)
-  warm    `index --json` again, nothing changed: load the snapshot, reconcile (walk + stat),
-          answer (wall, best of 3): the "warm start" of the issue
+  warm    `index --json` again, nothing changed: read the manifest, walk and stat the tree,
+          check every snapshot file's checksum, answer the counts (wall, best of 3)
+  query   `symbols parse --json`, nothing changed: decode the snapshot into the graph,
+          walk and stat, answer a fuzzy name query (wall, best of 3): the warm start of a
+          command (or the TUI) that answers from the graph
   edit    `index --watch --json` running; append a function to one source file; time from
           the write to the update line on stdout (median of 5 edits on distinct files;
           includes the watcher's 200 ms debounce)
@@ -34,6 +37,13 @@ def run(env, repo, *extra):
     out = subprocess.run([binary, "-C", repo, *extra, "index", "--json"], env=env,
                          capture_output=True, check=True)
     return time.monotonic() - t, json.loads(out.stdout)
+
+
+def query(env, repo):
+    t = time.monotonic()
+    subprocess.run([binary, "-C", repo, "symbols", "parse", "--json"], env=env,
+                   capture_output=True, check=True)
+    return time.monotonic() - t
 
 
 def edit_latency(env, repo, files):
@@ -76,7 +86,7 @@ def sources(env, repo, limit):
     return [os.path.join(repo, f) for f in found[::step][:limit]]
 
 
-print(f"{'tree':8} {'files':>6} {'cold s':>8} {'warm s':>7} {'warm/cold':>9} {'load ms':>8} {'edit ms (p50, max)':>19} {'cache MB':>9} {'cache/src':>9}")
+print(f"{'tree':8} {'files':>6} {'cold s':>8} {'warm s':>7} {'warm/cold':>9} {'query s':>7} {'check ms':>8} {'edit ms (p50, max)':>19} {'cache MB':>9} {'cache/src':>9}")
 for tree in trees:
     src = os.path.join(corpus, tree)
     if not os.path.isdir(src):
@@ -89,12 +99,13 @@ for tree in trees:
         cold, j = run(env, repo)
         warm, jw = min((run(env, repo) for _ in range(3)), key=lambda r: r[0])
         assert jw["cache"]["state"] == "warm", jw["cache"]
+        q = min(query(env, repo) for _ in range(3))
         cache_dir = j["cache_dir"]
         size = 0
         for d, _, fs in os.walk(cache_dir):
             size += sum(os.path.getsize(os.path.join(d, f)) for f in fs)
         lat = edit_latency(env, repo, sources(env, repo, 5))
         src_bytes = j["stats"]["bytes"]
-        print(f"{tree:8} {j['stats']['files_indexed'] + j['stats']['files_windowed']:>6} {cold:8.2f} {warm:7.3f} {warm / cold:9.3f} "
+        print(f"{tree:8} {j['stats']['files_indexed'] + j['stats']['files_windowed']:>6} {cold:8.2f} {warm:7.3f} {warm / cold:9.3f} {q:7.3f} "
               f"{jw['cache']['load_ms']:>8} {statistics.median(lat) * 1000:>10.0f}, {max(lat) * 1000:>6.0f} "
               f"{size / 1e6:9.1f} {size / max(1, src_bytes):9.2f}", flush=True)

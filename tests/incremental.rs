@@ -318,6 +318,75 @@ fn a_damaged_cache_is_rebuilt_never_trusted() {
 }
 
 #[test]
+fn unchanged_stats_answer_only_for_a_tree_as_saved() {
+    let (_tmp, repo, cache) = scratch("python");
+    let check = |what: &str, expect: bool| {
+        let mut s = Session::open(Some(&cache));
+        let got = s.unchanged_stats(&repo, &opts());
+        assert_eq!(got.is_some(), expect, "{what}");
+        if let Some(stats) = got {
+            assert_eq!(s.report.state, CacheState::Warm, "{what}");
+            let mut fresh = index_repo(&repo, &opts()).unwrap().stats;
+            let mut stats = stats;
+            fresh.elapsed_ms.clear();
+            stats.elapsed_ms.clear();
+            assert_eq!(
+                serde_json::to_value(&stats).unwrap(),
+                serde_json::to_value(&fresh).unwrap(),
+                "{what}: the manifest's counts are a fresh index's"
+            );
+        }
+    };
+    check("no cache yet", false);
+    warm_open(&repo, &cache);
+    check("as saved", true);
+    let old = SystemTime::now() - Duration::from_secs(1800);
+    type Change = fn(&Path, SystemTime);
+    let changes: &[(&str, Change)] = &[
+        ("same size, other mtime", |r, old| {
+            let p = r.join("app/store.py");
+            let mut b = std::fs::read(&p).unwrap();
+            b[0] = if b[0] == b'#' { b' ' } else { b'#' };
+            std::fs::write(&p, b).unwrap();
+            let f = std::fs::File::options().write(true).open(&p).unwrap();
+            f.set_modified(old).unwrap();
+        }),
+        ("a new source file", |r, _| {
+            std::fs::write(r.join("app/late.py"), "def late():\n    pass\n").unwrap();
+        }),
+        ("a new file the walk skips", |r, _| {
+            std::fs::write(r.join("notes.unknownext"), "x").unwrap();
+        }),
+        ("a deleted file", |r, _| {
+            std::fs::remove_file(r.join("app/late.py")).unwrap();
+        }),
+    ];
+    for (what, change) in changes {
+        change(&repo, old);
+        check(what, false);
+        warm_open(&repo, &cache);
+        // A file written within RACY_NS of the save is not trusted by its stamp.
+        check(
+            &format!("{what}, saved again"),
+            !what.contains("source file"),
+        );
+        backdate(&repo);
+        warm_open(&repo, &cache);
+        check(&format!("{what}, backdated and saved"), true);
+    }
+    // A damaged snapshot is never answered from: the load says why.
+    let p = snapshot_dir(&cache).join("facts.bin");
+    let mut b = std::fs::read(&p).unwrap();
+    let i = b.len() / 2;
+    b[i] ^= 0x5a;
+    std::fs::write(&p, b).unwrap();
+    check("damaged facts", false);
+    let mut s = Session::open(Some(&cache));
+    assert!(s.load(&repo, &opts()).is_none());
+    assert_eq!(s.report.state, CacheState::Rebuilt);
+}
+
+#[test]
 fn other_options_or_a_leftover_of_a_crashed_save_are_handled() {
     let (_tmp, repo, cache) = scratch("python");
     warm_open(&repo, &cache);

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 
 use super::watch;
@@ -48,25 +48,42 @@ pub(super) fn run(cli: &Cli, a: &IndexArgs, root: &Path, config: &Config) -> Res
         )?;
         return Ok(0);
     }
-    let (idx, session) = super::open_index(cli, &root, config, a.json, a.rebuild)?;
-    if a.json {
-        output::print_json(&serde_json::json!({
-            "root": root,
-            "cache_dir": session.report.dir,
-            "cache": session.report,
-            "stats": idx.stats,
-        }))?;
-    } else {
-        let mut lines = summary(&root, &idx.stats);
-        lines.push(cache_line(&session));
-        output::print_lines(&lines)?;
+    let mut session = super::open_session(cli, &root);
+    if a.rebuild {
+        session.clear().context("discarding the cache")?;
+    } else if !a.watch {
+        // Nothing changed: the counts are the manifest's, the snapshot is checked but not
+        // decoded (0.2 s instead of 0.6 s on a tree of 1.17M definitions).
+        if let Some(stats) = session.unchanged_stats(&root, &config.index_options()) {
+            print(a, &root, &stats, &session)?;
+            return Ok(0);
+        }
     }
+    let idx = super::open_index_in(&mut session, &root, config, a.json)?;
+    print(a, &root, &idx.stats, &session)?;
     if a.watch {
         return watch::run(&root, config, idx, session, a.json);
     }
     // The process ends now: freeing a large index piece by piece is wasted time.
     std::mem::forget(idx);
     Ok(0)
+}
+
+/// Prints the answer of `index`: `{"root", "cache_dir", "cache", "stats"}` with `--json`,
+/// else the summary lines and the cache line.
+fn print(a: &IndexArgs, root: &Path, stats: &IndexStats, session: &Session) -> Result<()> {
+    if a.json {
+        output::print_json(&serde_json::json!({
+            "root": root,
+            "cache_dir": session.report.dir,
+            "cache": session.report,
+            "stats": stats,
+        }))
+    } else {
+        let mut lines = summary(root, stats);
+        lines.push(cache_line(session));
+        output::print_lines(&lines)
+    }
 }
 
 fn cache_line(session: &Session) -> String {

@@ -236,16 +236,32 @@ pub(crate) fn open_index(
     quiet: bool,
     rebuild: bool,
 ) -> Result<(Index, Session)> {
-    let mut opts = config.index_options();
+    let mut session = open_session(cli, root);
+    if rebuild {
+        session.clear().context("discarding the cache")?;
+    }
+    let idx = open_index_in(&mut session, root, config, quiet)?;
+    Ok((idx, session))
+}
+
+/// The cache session of `root` (in memory with `--no-cache`).
+pub(crate) fn open_session(cli: &Cli, root: &Path) -> Session {
     let dir = if cli.no_cache {
         None
     } else {
         config::cache_dir(root)
     };
-    let mut session = Session::open(dir.as_deref());
-    if rebuild {
-        session.clear().context("discarding the cache")?;
-    }
+    Session::open(dir.as_deref())
+}
+
+/// [`open_index`] with a session already open.
+pub(crate) fn open_index_in(
+    session: &mut Session,
+    root: &Path,
+    config: &Config,
+    quiet: bool,
+) -> Result<Index> {
+    let mut opts = config.index_options();
     let prev = session.load(root, &opts);
     if let Some(reason) = &session.report.reason {
         if !quiet && std::io::stderr().is_terminal() {
@@ -263,5 +279,5 @@ pub(crate) fn open_index(
         (None, Some(prev)) => prev,
         (None, None) => unreachable!("a refresh without a previous index always indexes"),
     };
-    Ok((idx, session))
+    Ok(idx)
 }

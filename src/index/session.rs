@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::incremental::{reconcile, walk_matches, Changes, Reconciled};
+use super::incremental::{reconcile, unchanged_since, walk_matches, Changes, Reconciled};
 use super::store::{LoadError, Store};
-use super::{index_repo, Index, IndexError, IndexOptions};
+use super::{index_repo, Index, IndexError, IndexOptions, IndexStats};
 
 /// How long a watcher waits without a change before it saves an updated index (`index
 /// --watch` and the TUI): a save (about 0.6 s on the Rust tree of the fetch.sh corpus) then
@@ -118,6 +118,34 @@ impl Session {
                 None
             }
         }
+    }
+
+    /// The counts of the cached index of `root` when the tree has not changed since it
+    /// was saved, answered without decoding it: the manifest is read, the tree walked and
+    /// stat'ed ([`unchanged_since`]), and every file of the snapshot checked against its
+    /// checksum ([`Store::verify`]). `None` when there is no usable snapshot or anything
+    /// may have changed: the caller then [`load`](Session::load)s and
+    /// [`refresh`](Session::refresh)es, which report why. On the fetch.sh Rust tree (1.17M
+    /// definitions) this answers `index` in about 0.2 s where a load takes 0.6 s.
+    pub fn unchanged_stats(&mut self, root: &Path, options: &IndexOptions) -> Option<IndexStats> {
+        let store = self.store.as_ref()?;
+        let t = std::time::Instant::now();
+        let summary = store.summary(root, options).ok()?;
+        if !unchanged_since(root, &summary, options).unwrap_or(false) {
+            return None;
+        }
+        if let Err(e) = store.verify(&summary) {
+            tracing::debug!("snapshot check failed, loading it to say why: {e}");
+            return None;
+        }
+        let ms = t.elapsed().as_millis() as u64;
+        tracing::info!(ms, "cache checked: nothing changed");
+        self.report.state = CacheState::Warm;
+        self.report.load_ms = Some(ms);
+        let mut stats = summary.stats;
+        stats.elapsed_ms.clear();
+        stats.elapsed_ms.insert("load".into(), ms);
+        Some(stats)
     }
 
     /// Brings `prev` up to date with the disk (or, without `prev`, indexes `root` from

@@ -122,6 +122,22 @@ struct Manifest {
     stamped_at_ns: i64,
 }
 
+/// A snapshot's record of the tree, from its manifest ([`Store::summary`]). Paths are
+/// repo-relative; `skipped` and `stamps` are sorted by path.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// The counts of the index as saved.
+    pub stats: IndexStats,
+    /// Skipped paths with their reasons (as [`Index::skipped`]).
+    pub skipped: Vec<(String, SkipReason)>,
+    /// Size and mtime of every file read or stat'ed for reading (as [`Index::stamps`]).
+    pub stamps: Vec<(String, FileStamp)>,
+    /// When reading started, nanoseconds since the Unix epoch (as [`Index::stamped_at_ns`]).
+    pub stamped_at_ns: i64,
+    /// The snapshot folder.
+    snap: PathBuf,
+}
+
 /// An unresolved call as stored: the caller as a node position, the site's file only
 /// when it is not the caller's (it always is today; the field keeps the format honest).
 /// Strings are borrowed from the graph when saving (`Cow`), owned when loading.
@@ -395,6 +411,47 @@ impl Store {
             stamped_at_ns: manifest.stamped_at_ns,
             tables: std::sync::OnceLock::new(),
         })
+    }
+
+    /// What the live snapshot for `root` (canonical) written with `options` records about
+    /// the tree, from its manifest alone: enough to tell whether anything changed since
+    /// ([`incremental::unchanged_since`](super::incremental::unchanged_since)) and to
+    /// answer `index`. Nothing else is read; [`verify`](Store::verify) checks the rest.
+    ///
+    /// Errors: as [`load`](Store::load), for the manifest.
+    pub fn summary(&self, root: &Path, options: &IndexOptions) -> Result<Summary, LoadError> {
+        let snap = self.current()?;
+        let manifest: Manifest = decode(&read_checked(&snap.join("manifest.bin"))?, "manifest")?;
+        if manifest.options != options_fingerprint(options) {
+            return Err(LoadError::Stale("other index options".into()));
+        }
+        if manifest.root != root {
+            return Err(LoadError::Stale(format!(
+                "another root ({})",
+                manifest.root.display()
+            )));
+        }
+        Ok(Summary {
+            stats: manifest.stats,
+            skipped: manifest.skipped,
+            stamps: manifest.stamps,
+            stamped_at_ns: manifest.stamped_at_ns,
+            snap,
+        })
+    }
+
+    /// Checks the header, length and BLAKE3 checksum of every file of the snapshot
+    /// `summary` came from, decoding nothing: a snapshot that passes loads (its files were
+    /// written and checked by this engine build). About 0.1 s for the 380 MB snapshot of
+    /// the fetch.sh Rust tree on two threads, against 0.6 s to decode it.
+    ///
+    /// Errors: [`LoadError::Corrupt`] naming the damaged file, [`LoadError::Stale`] for
+    /// another engine build.
+    pub fn verify(&self, summary: &Summary) -> Result<(), LoadError> {
+        const FILES: [&str; 4] = ["facts.bin", "edges.bin", "unresolved.bin", "names.bin"];
+        FILES
+            .par_iter()
+            .try_for_each(|name| verify_checked(&summary.snap.join(name)))
     }
 
     /// Saves `index` (built with `options`) as the new live snapshot, atomically.
@@ -724,6 +781,45 @@ fn read_checked(path: &Path) -> Result<Vec<u8>, LoadError> {
     }
     Ok(payload)
 }
+
+/// Checks a cache file's header and its payload's checksum without keeping the payload:
+/// read a block at a time, each block hashed on every thread.
+fn verify_checked(path: &Path) -> Result<(), LoadError> {
+    use std::io::Read;
+    let (mut r, hash) = open_checked(path)?;
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
+    let mut hasher = blake3::Hasher::new();
+    let mut block = vec![0u8; VERIFY_BLOCK];
+    loop {
+        let mut filled = 0;
+        while filled < block.len() {
+            match r.read(&mut block[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(bad(&e.to_string())),
+            }
+        }
+        if filled == 0 {
+            break;
+        }
+        hasher.update_rayon(&block[..filled]);
+    }
+    if r.limit() != 0 {
+        return Err(bad("truncated"));
+    }
+    if *hasher.finalize().as_bytes() != hash {
+        return Err(bad("checksum mismatch"));
+    }
+    Ok(())
+}
+
+/// Bytes [`verify_checked`] hashes at a time: large enough for BLAKE3 to spread over
+/// threads, small enough not to matter beside the index.
+const VERIFY_BLOCK: usize = 8 << 20;
 
 /// Writes `files` as a cache file whose payload is the shard count (u32 LE), then per
 /// shard its length (u64 LE) and the postcard bytes of a `Vec<Arc<FileFacts>>` of up to

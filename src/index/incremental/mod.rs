@@ -203,6 +203,62 @@ pub fn walk_matches(root: &Path, prev: &Index, options: &IndexOptions) -> Result
         }))
 }
 
+/// Whether the tree under `root` is still as the snapshot `s` records it: the same walk
+/// (counts, paths, walk-time skips) and every file's size and mtime as stamped, none of
+/// them "racily clean" (see [`RACY_NS`]). Nothing is read. `false` whenever a
+/// [`reconcile`] could find something to do, so the caller then loads and reconciles; a
+/// `true` lets a command that needs no more than the counts answer from the manifest.
+///
+/// Errors: as [`index_repo`](super::index_repo).
+pub fn unchanged_since(
+    root: &Path,
+    s: &super::store::Summary,
+    options: &IndexOptions,
+) -> Result<bool, IndexError> {
+    if options.recheck.is_some() {
+        return Ok(false);
+    }
+    let (_, src, pool, walked, stats) = begin_run(root, options)?;
+    if stats.files_seen != s.stats.files_seen
+        || stats.paths_ignored != s.stats.paths_ignored
+        || walked.files.len() != s.stamps.len()
+    {
+        return Ok(false);
+    }
+    // Every walked file has its unchanged stamp: with as many stamps as files, the stamped
+    // paths are the walked ones.
+    let stamps_hold = pool.install(|| {
+        walked.files.par_iter().all(|e| {
+            let old = match s.stamps.binary_search_by(|(p, _)| p.as_str().cmp(&e.path)) {
+                Ok(i) => &s.stamps[i].1,
+                Err(_) => return false,
+            };
+            src.stamp(e)
+                .is_some_and(|cur| cur == *old && !is_racy(old, s.stamped_at_ns))
+        })
+    });
+    if !stamps_hold {
+        return Ok(false);
+    }
+    // The skips: the walk's own, with the same reasons, plus the stamped files skipped when
+    // read (binary, too large), which stay skipped while their stamps hold.
+    let read_skips = walked
+        .files
+        .iter()
+        .filter(|e| {
+            s.skipped
+                .binary_search_by(|(p, _)| p.as_str().cmp(&e.path))
+                .is_ok()
+        })
+        .count();
+    Ok(s.skipped.len() == walked.skipped.len() + read_skips
+        && walked.skipped.iter().all(|(p, r)| {
+            s.skipped
+                .binary_search_by(|(q, _)| q.as_str().cmp(p))
+                .is_ok_and(|i| s.skipped[i].1 == *r)
+        }))
+}
+
 impl Run {
     /// A run begun at `times.0` whose files were decided from `times.1` on (recorded as
     /// the "parse" phase in `stats`).
