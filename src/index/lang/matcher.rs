@@ -214,12 +214,28 @@ impl Matcher {
             };
             let node = kid.node;
             *i += 1;
+            // A leaf no pattern starts at has nothing to match and nothing to walk into:
+            // about half the nodes of a tree, each a cursor reset and a failed descent.
+            if node.child_count() == 0 && !self.rooted_at(node.kind_id()) {
+                continue;
+            }
             let kids = self.enter(node, &mut ctx, cursor, on_match);
             stack.push((kids, 0));
         }
         if let Some(f) = self.fallback.as_ref().filter(|f| f.roots.is_none()) {
             f.run(root, src, cursor, None, on_match);
         }
+    }
+
+    /// Whether a pattern (native or fallback) may match at a node of kind `kind`.
+    fn rooted_at(&self, kind: u16) -> bool {
+        let kind = kind as usize;
+        self.by_kind.get(kind).is_some_and(|l| !l.is_empty())
+            || self.fallback.as_ref().is_some_and(|f| {
+                f.roots
+                    .as_ref()
+                    .is_some_and(|r| r.get(kind).copied().unwrap_or(false))
+            })
     }
 
     /// Lists `node`'s children and runs the patterns rooted at its kind; returns the list.

@@ -333,6 +333,8 @@ struct Ctx<'a> {
     /// C and C++ `static` free functions of source (non-header) files: internal linkage
     /// (C11 6.2.2), so no other file can call them (see [`is_internal`]).
     internal: foldhash::HashSet<DefRef>,
+    /// [`Ctx::factory_return`]'s answers by (family, name).
+    factory: std::sync::Mutex<foldhash::HashMap<(String, String), Option<Arc<str>>>>,
 }
 
 /// One file's names, for lookups from its calls.
@@ -805,6 +807,7 @@ impl<'a> Ctx<'a> {
                 .collect(),
             is_test: files.iter().map(|f| is_test_path(&f.path)).collect(),
             internal,
+            factory: Default::default(),
         }
     }
 
@@ -2123,27 +2126,8 @@ impl<'a> Ctx<'a> {
         // A factory function whose declared return type names a repo type
         // (`func NewMemory() *Memory`, `def make() -> Foo`, `fn new() -> Self`).
         if depth == 0 && !self.types.contains_key(&(fam, ty)) {
-            let mut rets: Vec<String> = self
-                .by_name
-                .get(&(fam, ty))
-                .into_iter()
-                .flatten()
-                .filter(|&&r| self.def(r).kind.is_callable())
-                .filter_map(|&r| {
-                    let d = self.def(r);
-                    let ret = d.returns()?;
-                    if ret == "Self" {
-                        let f = &self.files[r.0 as usize];
-                        let p = &f.definitions[d.parent? as usize];
-                        return Some(p.name.to_string());
-                    }
-                    Some(ret.to_string())
-                })
-                .collect();
-            rets.sort();
-            rets.dedup();
-            if let [r] = rets.as_slice() {
-                return self.classify_depth(fi, r, 1);
+            if let Some(r) = self.factory_return(fam, ty) {
+                return self.classify_depth(fi, &r, 1);
             }
         }
         if self
@@ -2161,6 +2145,44 @@ impl<'a> Ctx<'a> {
         } else {
             Typed::External
         }
+    }
+
+    /// The one return type that every callable named `name` (family `fam`) declares
+    /// (`Self` read as its type), `None` when none or several. The same for every file,
+    /// so it is worked out once per name: a name such as `new` has thousands of
+    /// definitions, and listing their return types at every `let x = new()`-like binding
+    /// was a third of the Rust tree's resolution CPU (`perf`).
+    fn factory_return(&self, fam: &str, name: &str) -> Option<Arc<str>> {
+        let key = (fam.to_string(), name.to_string());
+        if let Some(r) = self.factory.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return r;
+        }
+        let mut rets: Vec<&str> = self
+            .by_name
+            .get(&(fam, name))
+            .into_iter()
+            .flatten()
+            .filter(|&&r| self.def(r).kind.is_callable())
+            .filter_map(|&r| {
+                let d = self.def(r);
+                let ret = d.returns()?;
+                if ret == "Self" {
+                    let f = &self.files[r.0 as usize];
+                    return Some(&*f.definitions[d.parent? as usize].name);
+                }
+                Some(ret)
+            })
+            .collect();
+        rets.sort_unstable();
+        rets.dedup();
+        let found = match rets.as_slice() {
+            [r] => Some(Arc::from(*r)),
+            _ => None,
+        };
+        if let Ok(mut m) = self.factory.lock() {
+            m.insert(key, found.clone());
+        }
+        found
     }
 
     fn is_constructible(&self, fi: u32, ty: &str) -> bool {
