@@ -433,6 +433,46 @@ fn sort_tied(
     }
 }
 
+/// The name indexes of nodes `ixs` of `graph`: (by id, each node's rank in it, definitions
+/// by name, definitions by qualified name); see [`NameOrder`].
+fn name_indexes(
+    graph: &NodeRefs<'_>,
+    mut ixs: Vec<NodeIndex>,
+) -> (Vec<NodeIndex>, Vec<u32>, Vec<NodeIndex>, Vec<NodeIndex>) {
+    let by_id = sorted_by_id(graph, &ixs);
+    let bound = ixs.iter().map(|i| i.index() + 1).max().unwrap_or(0);
+    let id_rank = ranks(&by_id, bound);
+    ixs.retain(|&ix| graph[ix].kind != Kind::File);
+    let (by_name, by_qualified) = rayon::join(
+        || sorted_by_key(graph, &ixs, |n| (&n.name, &n.id)),
+        || sorted_by_key(graph, &ixs, |n| (&n.qualified_name, &n.id)),
+    );
+    debug_assert!(
+        by_name.is_sorted_by_key(|&ix| (&graph[ix].name, &graph[ix].id))
+            && by_qualified.is_sorted_by_key(|&ix| (&graph[ix].qualified_name, &graph[ix].id))
+            && by_id.is_sorted_by_key(|&ix| &graph[ix].id),
+        "a name index is out of order"
+    );
+    (by_id, id_rank, by_name, by_qualified)
+}
+
+impl NameOrder {
+    /// The name indexes that [`CodeGraph::from_chunks`] would make for these nodes, made
+    /// from the nodes alone: a full index sorts them while resolution runs, then builds
+    /// the graph with [`CodeGraph::from_chunks_ordered`].
+    pub fn of_chunks(chunks: &[NodeChunk]) -> NameOrder {
+        let store = NodeStore::new(chunks.to_vec());
+        let ixs = (0..store.len()).map(NodeIndex::new).collect();
+        let (_, id_rank, by_name, by_qualified) = name_indexes(&NodeRefs::of(&store), ixs);
+        let pos = |v: Vec<NodeIndex>| v.into_iter().map(|ix| ix.index() as u32).collect();
+        NameOrder {
+            id_rank,
+            by_name: pos(by_name),
+            by_qualified: pos(by_qualified),
+        }
+    }
+}
+
 /// For each node (by `NodeIndex::index`, below `bound`), its position in `by_id`.
 fn ranks(by_id: &[NodeIndex], bound: usize) -> Vec<u32> {
     let mut rank = vec![0u32; bound];
@@ -866,23 +906,8 @@ impl CodeGraph {
 
     /// Fills the name indexes (`by_id`, `id_rank`, `by_name`, `by_qualified`) from the
     /// nodes `ixs`.
-    fn index_names(&mut self, mut ixs: Vec<NodeIndex>) {
-        let graph = NodeRefs::of(&self.nodes);
-        let graph = &graph;
-        let by_id = sorted_by_id(graph, &ixs);
-        let bound = ixs.iter().map(|i| i.index() + 1).max().unwrap_or(0);
-        let id_rank = ranks(&by_id, bound);
-        ixs.retain(|&ix| graph[ix].kind != Kind::File);
-        let (by_name, by_qualified) = rayon::join(
-            || sorted_by_key(graph, &ixs, |n| (&n.name, &n.id)),
-            || sorted_by_key(graph, &ixs, |n| (&n.qualified_name, &n.id)),
-        );
-        debug_assert!(
-            by_name.is_sorted_by_key(|&ix| (&graph[ix].name, &graph[ix].id))
-                && by_qualified.is_sorted_by_key(|&ix| (&graph[ix].qualified_name, &graph[ix].id))
-                && by_id.is_sorted_by_key(|&ix| &graph[ix].id),
-            "a name index is out of order"
-        );
+    fn index_names(&mut self, ixs: Vec<NodeIndex>) {
+        let (by_id, id_rank, by_name, by_qualified) = name_indexes(&NodeRefs::of(&self.nodes), ixs);
         self.id_rank = id_rank;
         self.by_id = by_id;
         self.by_name = by_name;
