@@ -334,8 +334,11 @@ struct Ctx<'a> {
     /// (C11 6.2.2), so no other file can call them (see [`is_internal`]).
     internal: foldhash::HashSet<DefRef>,
     /// [`Ctx::factory_return`]'s answers by (family, name).
-    factory: std::sync::Mutex<foldhash::HashMap<(String, String), Option<Arc<str>>>>,
+    factory: std::sync::Mutex<FactoryReturns>,
 }
+
+/// (family, name) → the one return type of the callables of that name, if one.
+type FactoryReturns = foldhash::HashMap<(String, String), Option<Arc<str>>>;
 
 /// One file's names, for lookups from its calls.
 struct FileMaps<'a> {
