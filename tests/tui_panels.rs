@@ -687,3 +687,94 @@ fn a_new_snapshot_rereads_the_shown_file_and_clears_an_old_error() {
     )));
     assert_eq!(app.status.error, None);
 }
+
+#[test]
+fn a_new_snapshot_keeps_the_tree_expanded_and_the_selection() {
+    use codegraph_tui::tui::tree::Row;
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    common::copy_dir(&common::fixture("python"), &repo);
+    let theme = Theme::load("dark", None).unwrap();
+    let mut app = app_on(&repo, theme);
+    typ(&mut app, "normalize_path");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.tree.as_ref().map(|t| &**t.root()),
+        Some("app/router.py::normalize_path")
+    );
+    // Expand `join` (a caller) and its caller `Router.add_route`, then select the
+    // decorator that calls it.
+    let find = |app: &App, id: &str| {
+        let t = app.tree.as_ref().unwrap();
+        (0..t.nodes.len()).find(|&i| &*t.nodes[i].id == id).unwrap()
+    };
+    let snap = app.snapshot.clone().unwrap();
+    let join = find(&app, "app/router.py::join");
+    app.tree.as_mut().unwrap().expand(&snap, join);
+    let add = find(&app, "app/router.py::Router.add_route");
+    app.tree.as_mut().unwrap().expand(&snap, add);
+    let deco = find(&app, "app/router.py::Router.route.decorator");
+    let rows = app.tree_rows();
+    let at = rows.iter().position(|r| *r == Row::Node(deco)).unwrap();
+    app.tree.as_mut().unwrap().selected = at;
+    let shown = |app: &App| -> Vec<String> {
+        let t = app.tree.as_ref().unwrap();
+        app.tree_rows()
+            .iter()
+            .map(|r| match r {
+                Row::Node(i) => t.path(*i).join(" < "),
+                Row::Unresolved { node, count } => format!("{} ?{count}", t.nodes[*node].id),
+            })
+            .collect()
+    };
+    let before = shown(&app);
+    assert!(
+        before
+            .iter()
+            .any(|r| r.ends_with("Router.add_route < app/router.py::Router.route.decorator")),
+        "{before:#?}"
+    );
+    // An edit elsewhere, as the worker publishes it: the same rows, the same selection.
+    let render = repo.join("app/render.py");
+    let mut body = std::fs::read_to_string(&render).unwrap();
+    body.push_str("\n\ndef added_elsewhere():\n    return 1\n");
+    std::fs::write(&render, &body).unwrap();
+    app.set_snapshot(Arc::new(Snapshot::new(
+        2,
+        common::index(&repo, 2),
+        Duration::ZERO,
+    )));
+    assert_eq!(shown(&app), before, "the tree was folded or changed");
+    assert_eq!(
+        app.selected_tree_node()
+            .map(|i| app.tree.as_ref().unwrap().nodes[i].id.to_string()),
+        Some("app/router.py::Router.route.decorator".to_string())
+    );
+    // The selected call removed: the selection falls back to the row above it in the path.
+    let router = repo.join("app/router.py");
+    let text = std::fs::read_to_string(&router).unwrap();
+    let cut = text.replace("self.add_route(", "print(");
+    assert_ne!(cut, text, "the fixture calls add_route from the decorator");
+    std::fs::write(&router, cut).unwrap();
+    app.set_snapshot(Arc::new(Snapshot::new(
+        3,
+        common::index(&repo, 2),
+        Duration::ZERO,
+    )));
+    let after = shown(&app);
+    assert!(
+        !after.iter().any(|r| r.contains("Router.route.decorator")),
+        "{after:#?}"
+    );
+    assert!(
+        after
+            .iter()
+            .any(|r| r.ends_with("join < app/router.py::Router.add_route")),
+        "still expanded: {after:#?}"
+    );
+    assert_eq!(
+        app.selected_tree_node()
+            .map(|i| app.tree.as_ref().unwrap().nodes[i].id.to_string()),
+        Some("app/router.py::Router.add_route".to_string())
+    );
+}

@@ -289,11 +289,20 @@ impl App {
         // The shown file may have changed on disk: read again, not only the other files.
         self.sources.clear();
         self.source = SourceView::default();
+        // The selection, found while the old snapshot is still the one the rows come from.
+        let keep = self.selected_tree_node();
         self.snapshot = Some(snap.clone());
         if let Some(t) = &self.tree {
-            let (root, dir) = (t.root().clone(), t.direction);
+            let root = t.root().clone();
             if snap.index.graph.node(&root).is_some() {
-                self.tree = Some(CallTree::new(&snap, root.clone(), dir));
+                // Expanded nodes stay expanded and the selection stays on its node: an
+                // edit saved elsewhere must not fold the tree the user was walking.
+                let (tree, at) = t.carried_to(&snap, keep);
+                self.tree = Some(tree);
+                let rows = self.tree_rows();
+                if let Some(t) = &mut self.tree {
+                    t.selected = rows.iter().position(|r| *r == Row::Node(at)).unwrap_or(0);
+                }
                 self.impact = ImpactView::compute(&snap, &root, &self.root);
             } else {
                 self.status.error = Some(format!("{root} is gone after re-indexing"));

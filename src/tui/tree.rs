@@ -157,6 +157,60 @@ impl CallTree {
         self.nodes[i].expanded = true;
     }
 
+    /// The ids from the root down to arena node `i`.
+    pub fn path(&self, mut i: usize) -> Vec<Arc<str>> {
+        let mut out = vec![self.nodes[i].id.clone()];
+        while let Some(p) = self.nodes[i].parent {
+            out.push(self.nodes[p].id.clone());
+            i = p;
+        }
+        out.reverse();
+        out
+    }
+
+    /// This tree on another snapshot (after re-indexing): the same root and direction,
+    /// every node that was expanded expanded again where it still exists (a node is found
+    /// by its path of ids from the root), the scroll offset kept. Also returns the arena
+    /// index, in the new tree, of the node at arena index `keep` of this one (the
+    /// selection), or of its deepest ancestor that is still there.
+    pub fn carried_to(&self, snap: &Snapshot, keep: Option<usize>) -> (CallTree, usize) {
+        let expanded: std::collections::HashSet<Vec<Arc<str>>> = (0..self.nodes.len())
+            .filter(|&i| self.nodes[i].expanded)
+            .map(|i| self.path(i))
+            .collect();
+        let mut t = CallTree::new(snap, self.root().clone(), self.direction);
+        t.offset = self.offset;
+        t.nodes[0].expanded = self.nodes[0].expanded;
+        let mut stack = vec![(0usize, vec![self.root().clone()])];
+        while let Some((j, path)) = stack.pop() {
+            if !expanded.contains(&path) {
+                continue;
+            }
+            t.expand(snap, j);
+            for &k in t.nodes[j].children.iter().flatten() {
+                let mut p = path.clone();
+                p.push(t.nodes[k].id.clone());
+                stack.push((k, p));
+            }
+        }
+        let mut at = 0;
+        if let Some(keep) = keep.filter(|&k| k < self.nodes.len()) {
+            for id in self.path(keep).iter().skip(1) {
+                let next = t.nodes[at]
+                    .children
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .find(|&k| t.nodes[k].id == *id);
+                match next {
+                    Some(k) => at = k,
+                    None => break,
+                }
+            }
+        }
+        (t, at)
+    }
+
     /// `true` when `id` is node `i` or one of its ancestors.
     fn has_ancestor(&self, mut i: usize, id: &str) -> bool {
         loop {
