@@ -80,6 +80,10 @@ fn cap_chars(s: &str, max: usize) -> String {
 /// segment, qualifier). References, pointers, lifetimes, `mut`, `dyn` and `const` in front
 /// are dropped; a slice, array or tuple type (`&'a [T]`) keeps its whole text (`[T]`).
 fn split_type_name(raw: &str) -> (String, Option<String>) {
+    // Most names are a plain identifier, which the rules below leave as it is.
+    if !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return (raw.to_string(), None);
+    }
     let mut s = raw.trim();
     loop {
         let before = s;
@@ -395,14 +399,13 @@ fn run_query<'t>(
             let idx = *def_index.entry(node.id()).or_insert_with(|| {
                 // A namespace without a body (C# file-scoped `namespace A.B;`) scopes
                 // the rest of its file: it ends where its parent (the file) ends.
-                let scope = match node.parent() {
-                    Some(p)
-                        if kind == Kind::Namespace
-                            && node.child_by_field_name("body").is_none() =>
-                    {
-                        p
-                    }
-                    _ => node,
+                // (`parent()` searches down from the root: asked only of such a namespace,
+                // not of the 1.17M definitions of the Rust tree.)
+                let scope = if kind == Kind::Namespace && node.child_by_field_name("body").is_none()
+                {
+                    node.parent().unwrap_or(node)
+                } else {
+                    node
                 };
                 defs.push(RawDef {
                     kind: Some(kind),
