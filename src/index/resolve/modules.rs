@@ -1,7 +1,7 @@
 //! Where an import specifier points: a repo file (or Go package directory), or outside
 //! the repository. One function per language family; all work on repo-relative paths.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 
 use crate::index::facts::FileFacts;
@@ -22,8 +22,9 @@ pub(crate) struct ModuleTable {
     /// Python: dotted module path, from every source root that can hold it → file
     /// indices, best root first.
     py: HashMap<String, Vec<u32>>,
-    /// Rust: (crate source root, `a::b`) → file index; crate root `""` is the repo's own.
-    rs: HashMap<(String, String), u32>,
+    /// Rust: [`rs_key`] of (crate source root, `a::b`) → file index; crate root `""` is
+    /// the repo's own.
+    rs: HashMap<String, u32>,
     /// Rust: crate name (from the folder holding `src/`) → crate source root.
     rs_crates: HashMap<String, String>,
     /// Go: package directory → file indices.
@@ -51,9 +52,30 @@ pub(crate) enum Target {
 
 /// `src/` root of a Rust file: the path up to and including the last `src/` component.
 pub(crate) fn rust_crate_root(path: &str) -> String {
+    crate_root_of(path).to_string()
+}
+
+/// [`rust_crate_root`] as a slice of `path`.
+fn crate_root_of(path: &str) -> &str {
     match path.rfind("src/") {
-        Some(i) if i == 0 || path.as_bytes()[i - 1] == b'/' => path[..i + 4].to_string(),
-        _ => String::new(),
+        Some(i) if i == 0 || path.as_bytes()[i - 1] == b'/' => &path[..i + 4],
+        _ => "",
+    }
+}
+
+/// Writes into `key` the key of [`ModuleTable`]'s Rust modules: the crate source root, a
+/// NUL (never in a path), then the module path joined by `::`. One string, so a lookup
+/// builds no pair of strings (the Rust tree's resolution asks this table millions of
+/// times).
+fn rs_key<'a>(key: &mut String, root: &str, module: impl IntoIterator<Item = &'a str>) {
+    key.clear();
+    key.push_str(root);
+    key.push('\0');
+    for (i, m) in module.into_iter().enumerate() {
+        if i > 0 {
+            key.push_str("::");
+        }
+        key.push_str(m);
     }
 }
 
@@ -131,7 +153,9 @@ impl ModuleTable {
                     if let Some(name) = crate_name(&root) {
                         t.rs_crates.entry(name).or_insert_with(|| root.clone());
                     }
-                    t.rs.insert((root, f.module_path.join("::")), i);
+                    let mut key = String::new();
+                    rs_key(&mut key, &root, f.module_path.iter().map(String::as_str));
+                    t.rs.insert(key, i);
                 }
                 "go" => t
                     .go_dirs
@@ -170,7 +194,7 @@ impl ModuleTable {
             })
             .map(|f| dir_of(&f.path))
             .collect();
-        let mut py: HashMap<String, Vec<(usize, bool, u32)>> = HashMap::new();
+        let mut py: HashMap<String, Vec<(usize, bool, u32)>> = HashMap::default();
         for (i, f) in files
             .iter()
             .enumerate()
@@ -483,29 +507,27 @@ impl ModuleTable {
         segs: &[&str],
     ) -> Option<(Target, usize)> {
         let f = &files[from_file as usize];
-        let root = rust_crate_root(&f.path);
-        let (crate_root, mut base, skip): (String, Vec<String>, usize) = match segs.first().copied()
-        {
-            Some("crate") => (root, Vec::new(), 1),
-            Some("self") => (root, f.module_path.clone(), 1),
+        let root = crate_root_of(&f.path);
+        let module = || f.module_path.iter().map(String::as_str);
+        let mut key = String::new();
+        let (crate_root, mut depth, skip): (&str, usize, usize) = match segs.first().copied() {
+            Some("crate") => (root, 0, 1),
+            Some("self") => (root, f.module_path.len(), 1),
             Some("super") => {
-                let mut m = f.module_path.clone();
                 let mut k = 0;
                 while segs.get(k) == Some(&"super") {
-                    m.pop();
                     k += 1;
                 }
-                (root, m, k)
+                (root, f.module_path.len().saturating_sub(k), k)
             }
             Some(first) => {
                 if let Some(r) = self.rs_crates.get(first) {
-                    (r.clone(), Vec::new(), 1)
+                    (r.as_str(), 0, 1)
                 } else {
                     // A child module of the current one (`mod util;` then `util::f()`).
-                    let mut child = f.module_path.clone();
-                    child.push(first.to_string());
-                    if self.rs.contains_key(&(root.clone(), child.join("::"))) {
-                        (root, f.module_path.clone(), 0)
+                    rs_key(&mut key, root, module().chain([first]));
+                    if self.rs.contains_key(key.as_str()) {
+                        (root, f.module_path.len(), 0)
                     } else {
                         return None;
                     }
@@ -513,13 +535,16 @@ impl ModuleTable {
             }
             None => return None,
         };
-        let mut found = self
-            .rs
-            .get(&(crate_root.clone(), base.join("::")))
-            .map(|&i| (i, skip));
+        // The base module is the first `depth` segments of this file's module path.
+        rs_key(&mut key, crate_root, module().take(depth));
+        let mut found = self.rs.get(key.as_str()).map(|&i| (i, skip));
         for (k, s) in segs.iter().enumerate().skip(skip) {
-            base.push(s.to_string());
-            match self.rs.get(&(crate_root.clone(), base.join("::"))) {
+            if depth > 0 {
+                key.push_str("::");
+            }
+            key.push_str(s);
+            depth += 1;
+            match self.rs.get(key.as_str()) {
                 Some(&i) => found = Some((i, k + 1)),
                 None => break,
             }
