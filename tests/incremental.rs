@@ -281,6 +281,18 @@ fn a_damaged_cache_is_rebuilt_never_trusted() {
         ("CURRENT escapes", |c| {
             std::fs::write(c.join("CURRENT"), "../../etc").unwrap();
         }),
+        // Every save must still replace it (a rename onto a folder fails).
+        ("CURRENT is a folder", |c| {
+            std::fs::remove_file(c.join("CURRENT")).unwrap();
+            std::fs::create_dir(c.join("CURRENT")).unwrap();
+        }),
+        // The fingerprint's length byte: a garbled header, not another build.
+        ("flipped byte in a header", |c| {
+            let p = snapshot_dir(c).join("facts.bin");
+            let mut b = std::fs::read(&p).unwrap();
+            b[8] ^= 1;
+            std::fs::write(&p, b).unwrap();
+        }),
         // Neither may block or read without end.
         ("a FIFO instead of facts", |c| {
             let p = snapshot_dir(c).join("facts.bin");
@@ -360,6 +372,15 @@ fn unchanged_stats_answer_only_for_a_tree_as_saved() {
         ("a deleted file", |r, _| {
             std::fs::remove_file(r.join("app/late.py")).unwrap();
         }),
+        // Size and mtime as they were: only the status-change time moves (a file made
+        // readable again is noticed so).
+        ("permissions changed", |r, _| {
+            use std::os::unix::fs::PermissionsExt;
+            let p = r.join("app/store.py");
+            let mode = std::fs::metadata(&p).unwrap().permissions().mode();
+            std::thread::sleep(Duration::from_millis(20));
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode ^ 0o040)).unwrap();
+        }),
     ];
     for (what, change) in changes {
         change(&repo, old);
@@ -384,6 +405,49 @@ fn unchanged_stats_answer_only_for_a_tree_as_saved() {
     let mut s = Session::open(Some(&cache));
     assert!(s.load(&repo, &opts()).is_none());
     assert_eq!(s.report.state, CacheState::Rebuilt);
+}
+
+#[test]
+fn a_part_from_another_snapshot_is_not_trusted() {
+    let (_tmp, repo, cache) = scratch("python");
+    warm_open(&repo, &cache);
+    let old = snapshot_dir(&cache);
+    let kept = cache.join("old-edges.bin");
+    std::fs::copy(old.join("edges.bin"), &kept).unwrap();
+    std::fs::write(repo.join("app/late.py"), "def late():\n    return 1\n").unwrap();
+    warm_open(&repo, &cache);
+    let new = snapshot_dir(&cache);
+    assert_ne!(old, new);
+    // Each file's own checksum holds; the manifest does not list this one.
+    std::fs::copy(&kept, new.join("edges.bin")).unwrap();
+    let mut s = Session::open(Some(&cache));
+    assert!(
+        s.unchanged_stats(&repo, &opts()).is_none(),
+        "answered from a pieced cache"
+    );
+    assert!(s.load(&repo, &opts()).is_none());
+    let reason = s.report.reason.clone().unwrap_or_default();
+    assert!(
+        reason.contains("damaged") && reason.contains("another snapshot"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_file_dated_in_the_future_is_hashed_but_not_saved_again_and_again() {
+    let (_tmp, repo, cache) = scratch("python");
+    warm_open(&repo, &cache);
+    let p = repo.join("app/store.py");
+    let f = std::fs::File::options().write(true).open(&p).unwrap();
+    f.set_modified(SystemTime::now() + Duration::from_secs(86_400))
+        .unwrap();
+    let (_, s) = warm_open(&repo, &cache);
+    assert!(s.report.saved, "the new stamp is saved");
+    let mut s = Session::open(Some(&cache));
+    let prev = s.load(&repo, &opts()).unwrap();
+    // Racily clean for a day: hashed at every reconciliation, same content, no save.
+    assert!(s.refresh(&repo, &opts(), Some(&prev)).unwrap().is_none());
+    assert!(!s.report.saved);
 }
 
 #[test]
@@ -562,14 +626,19 @@ fn an_edit_that_keeps_size_and_mtime_is_seen_when_the_watcher_reports_it() {
     std::fs::write(&file, "def alpha_fn():\n    return 1\n").unwrap();
     backdate(&repo);
 
-    // The engine alone: a reconciliation trusts a matching stamp, unless told to recheck.
+    // The engine alone: size and mtime restored, but the status-change time moved with the
+    // write, so a reconciliation reads the file again (git's `core.trustctime`)...
     let prev = index_repo(&repo, &opts()).unwrap();
     assert!(prev.graph.node("app/same.py::alpha_fn").is_some());
     rewrite_keeping_stamp(&file, "def omega_fn():\n    return 1\n");
-    assert!(matches!(
-        reconcile(&repo, &prev, &opts()).unwrap(),
-        Reconciled::Unchanged
-    ));
+    match reconcile(&repo, &prev, &opts()).unwrap() {
+        Reconciled::Updated(idx, changes) => {
+            assert_eq!(changes.modified, vec!["app/same.py".to_string()]);
+            assert!(idx.graph.node("app/same.py::omega_fn").is_some());
+        }
+        Reconciled::Unchanged => panic!("the ctime moved: the new content was missed"),
+    }
+    // ... and one told to recheck a path reads it whatever its stamp says.
     let mut o = opts();
     o.recheck = Some(std::sync::Arc::new(
         ["app/same.py".to_string()].into_iter().collect(),

@@ -155,8 +155,9 @@ pub struct WalkOptions {
     pub threads: usize,
 }
 
-/// Size and modification time of a file when it was read: what reconciliation compares
-/// before it hashes content (DESIGN section 7).
+/// Size, modification time and status-change time of a file when it was read: what
+/// reconciliation compares before it hashes content (DESIGN section 7). Any of them moved
+/// and the file is read again, as git does with its index's stat data (`core.trustctime`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileStamp {
     /// Length in bytes.
@@ -164,6 +165,11 @@ pub struct FileStamp {
     /// Modification time, nanoseconds since the Unix epoch (negative before it; 0 when
     /// the platform gives none).
     pub mtime_ns: i64,
+    /// Status-change time (Unix `ctime`), nanoseconds since the Unix epoch; 0 elsewhere.
+    /// It moves when the mtime does and also on a change of permissions or owner, a
+    /// rename or a replacement by another file: a file made readable again, or swapped
+    /// with another of the same size and mtime, is noticed.
+    pub ctime_ns: i64,
 }
 
 impl FileStamp {
@@ -177,9 +183,19 @@ impl FileStamp {
                 Err(e) => -(e.duration().as_nanos() as i64),
             })
             .unwrap_or(0);
+        #[cfg(unix)]
+        let ctime_ns = {
+            use std::os::unix::fs::MetadataExt;
+            meta.ctime()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(meta.ctime_nsec())
+        };
+        #[cfg(not(unix))]
+        let ctime_ns = 0;
         FileStamp {
             size: meta.len(),
             mtime_ns,
+            ctime_ns,
         }
     }
 }

@@ -120,6 +120,19 @@ struct Manifest {
     skipped: Vec<(String, SkipReason)>,
     stamps: Vec<(String, FileStamp)>,
     stamped_at_ns: i64,
+    /// The BLAKE3 checksum of each other file of the snapshot, as written: a file from
+    /// another snapshot (a cache folder pieced together from two copies) is refused even
+    /// though its own checksum holds.
+    parts: Parts,
+}
+
+/// The payload checksums of a snapshot's files besides the manifest.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Parts {
+    facts: [u8; 32],
+    edges: [u8; 32],
+    unresolved: [u8; 32],
+    names: [u8; 32],
 }
 
 /// A snapshot's record of the tree, from its manifest ([`Store::summary`]). Paths are
@@ -136,6 +149,8 @@ pub struct Summary {
     pub stamped_at_ns: i64,
     /// The snapshot folder.
     snap: PathBuf,
+    /// Its files' checksums, from the manifest.
+    parts: Parts,
 }
 
 /// An unresolved call as stored: the caller as a node position, the site's file only
@@ -331,12 +346,13 @@ impl Store {
                 rayon::join(
                     || {
                         let t = std::time::Instant::now();
-                        let r = read_facts(&snap.join("facts.bin"));
+                        let r = read_facts(&snap.join("facts.bin"), &manifest.parts.facts)
+                            .map_err(part_error);
                         tracing::debug!(ms = t.elapsed().as_millis() as u64, "load: facts");
                         r
                     },
                     || {
-                        read_checked(&snap.join("edges.bin"))
+                        read_part(&snap.join("edges.bin"), &manifest.parts.edges)
                             .and_then(|b| decode::<Vec<RawEdge>>(&b, "edges"))
                     },
                 )
@@ -344,11 +360,11 @@ impl Store {
             || {
                 rayon::join(
                     || {
-                        read_checked(&snap.join("unresolved.bin"))
+                        read_part(&snap.join("unresolved.bin"), &manifest.parts.unresolved)
                             .and_then(|b| decode::<Vec<UnresolvedRow>>(&b, "unresolved"))
                     },
                     || {
-                        read_checked(&snap.join("names.bin"))
+                        read_part(&snap.join("names.bin"), &manifest.parts.names)
                             .and_then(|b| decode::<NameOrder>(&b, "names"))
                     },
                 )
@@ -437,6 +453,7 @@ impl Store {
             stamps: manifest.stamps,
             stamped_at_ns: manifest.stamped_at_ns,
             snap,
+            parts: manifest.parts,
         })
     }
 
@@ -448,10 +465,16 @@ impl Store {
     /// Errors: [`LoadError::Corrupt`] naming the damaged file, [`LoadError::Stale`] for
     /// another engine build.
     pub fn verify(&self, summary: &Summary) -> Result<(), LoadError> {
-        const FILES: [&str; 4] = ["facts.bin", "edges.bin", "unresolved.bin", "names.bin"];
-        FILES
-            .par_iter()
-            .try_for_each(|name| verify_checked(&summary.snap.join(name)))
+        let p = &summary.parts;
+        let files = [
+            ("facts.bin", &p.facts),
+            ("edges.bin", &p.edges),
+            ("unresolved.bin", &p.unresolved),
+            ("names.bin", &p.names),
+        ];
+        files.par_iter().try_for_each(|(name, expect)| {
+            verify_checked(&summary.snap.join(name), expect).map_err(part_error)
+        })
     }
 
     /// Saves `index` (built with `options`) as the new live snapshot, atomically.
@@ -476,6 +499,8 @@ impl Store {
             skipped: index.skipped.clone(),
             stamps: index.stamps.iter().map(|(k, v)| (k.clone(), *v)).collect(),
             stamped_at_ns: index.stamped_at_ns,
+            // Filled in once the other files are written.
+            parts: Parts::default(),
         };
         // Time, process and a per-process counter: never the name of a live snapshot.
         static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -490,15 +515,25 @@ impl Store {
         let written = (|| {
             let (facts, rest) = rayon::join(
                 || write_facts(&tmp.join("facts.bin"), &index.files),
-                || -> Result<(), StoreError> {
-                    write_value(&tmp.join("edges.bin"), &index.graph.raw_edges_ser())?;
-                    write_value(&tmp.join("unresolved.bin"), &UnresolvedRows(&index.graph))?;
-                    write_value(&tmp.join("names.bin"), &index.graph.name_order_ser())?;
-                    write_value(&tmp.join("manifest.bin"), &manifest)
+                || -> Result<_, StoreError> {
+                    Ok((
+                        write_value(&tmp.join("edges.bin"), &index.graph.raw_edges_ser())?,
+                        write_value(&tmp.join("unresolved.bin"), &UnresolvedRows(&index.graph))?,
+                        write_value(&tmp.join("names.bin"), &index.graph.name_order_ser())?,
+                    ))
                 },
             );
-            facts?;
-            rest?;
+            let (edges, unresolved, names) = rest?;
+            let manifest = Manifest {
+                parts: Parts {
+                    facts: facts?,
+                    edges,
+                    unresolved,
+                    names,
+                },
+                ..manifest
+            };
+            write_value(&tmp.join("manifest.bin"), &manifest)?;
             sync_dir(&tmp)
         })();
         if let Err(e) = written {
@@ -515,6 +550,10 @@ impl Store {
         })()
         .map_err(io(&cur_tmp))?;
         let cur = self.dir.join("CURRENT");
+        // A folder where `CURRENT` belongs (damage) would refuse every rename onto it.
+        if std::fs::symlink_metadata(&cur).is_ok_and(|m| m.is_dir()) {
+            remove_any(&cur).map_err(io(&cur))?;
+        }
         std::fs::rename(&cur_tmp, &cur).map_err(io(&cur))?;
         sync_dir(&self.dir)?;
         self.collect_garbage(&id);
@@ -549,11 +588,8 @@ impl Store {
             return Err(StoreError::ReadOnly(self.dir.clone()));
         }
         let cur = self.dir.join("CURRENT");
-        match std::fs::remove_file(&cur) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(io(&cur)(e)),
-        }
+        // A folder in its place too (a damaged cache): `--rebuild` must clear it.
+        remove_any(&cur).map_err(io(&cur))?;
         self.collect_garbage("");
         for sub in ["text", "vectors"] {
             let p = self.dir.join(sub);
@@ -644,7 +680,7 @@ fn encode_into<T: Serialize + ?Sized>(
 }
 
 /// Flushes the payload, writes its length and checksum into the header and syncs the file.
-fn finish_checked(path: &Path, w: std::io::BufWriter<Payload>) -> Result<(), StoreError> {
+fn finish_checked(path: &Path, w: std::io::BufWriter<Payload>) -> Result<[u8; 32], StoreError> {
     use std::io::{Seek, SeekFrom};
     let Payload {
         mut file,
@@ -653,17 +689,20 @@ fn finish_checked(path: &Path, w: std::io::BufWriter<Payload>) -> Result<(), Sto
         len,
         ..
     } = w.into_inner().map_err(|e| io(path)(e.into_error()))?;
+    let hash = *hasher.finalize().as_bytes();
     (|| {
         file.seek(SeekFrom::Start(at))?;
         file.write_all(&len.to_le_bytes())?;
-        file.write_all(hasher.finalize().as_bytes())?;
+        file.write_all(&hash)?;
         file.sync_all()
     })()
-    .map_err(io(path))
+    .map_err(io(path))?;
+    Ok(hash)
 }
 
-/// Writes `value` (postcard) as a cache file, encoding it straight into the file.
-fn write_value<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), StoreError> {
+/// Writes `value` (postcard) as a cache file, encoding it straight into the file; returns
+/// the payload's checksum.
+fn write_value<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<[u8; 32], StoreError> {
     let mut w = begin_checked(path)?;
     encode_into(path, &mut w, value)?;
     finish_checked(path, w)
@@ -739,10 +778,12 @@ fn open_checked(
     r.read_exact(&mut engine)
         .map_err(|_| bad("truncated header"))?;
     if engine != engine_fingerprint().as_bytes() {
-        return Err(LoadError::Stale(format!(
-            "another engine build ({})",
-            String::from_utf8_lossy(&engine)
-        )));
+        return Err(match std::str::from_utf8(&engine) {
+            Ok(other) if looks_like_fingerprint(other) => {
+                LoadError::Stale(format!("another engine build ({other})"))
+            }
+            _ => bad("garbled header"),
+        });
     }
     let mut rest = [0u8; 8 + 32];
     r.read_exact(&mut rest)
@@ -757,13 +798,58 @@ fn open_checked(
     Ok((r.take(len), hash))
 }
 
+/// Whether `s` has the shape of an [`engine_fingerprint`] (`s1-v0.1.0-` and 16 hex
+/// digits): a header whose fingerprint does not is damaged, not from another build.
+fn looks_like_fingerprint(s: &str) -> bool {
+    let Some((head, hash)) = s.rsplit_once('-') else {
+        return false;
+    };
+    s.starts_with('s')
+        && head.contains("-v")
+        && hash.len() == 16
+        && hash.bytes().all(|b| b.is_ascii_hexdigit())
+        && head.bytes().all(|b| b.is_ascii_graphic())
+}
+
+/// A part of a snapshot (any file but the manifest) that is not of this engine build
+/// while its manifest is: damage, not another build.
+fn part_error(e: LoadError) -> LoadError {
+    match e {
+        LoadError::Stale(why) => {
+            LoadError::Corrupt(format!("a part of the snapshot is not: {why}"))
+        }
+        e => e,
+    }
+}
+
 /// Bytes a cache file's reader gathers per read.
 const READ_BUFFER: usize = 256 << 10;
 
+/// [`read_checked`] of a snapshot file whose checksum the manifest recorded as `expect`.
+fn read_part(path: &Path, expect: &[u8; 32]) -> Result<Vec<u8>, LoadError> {
+    read_checked_as(path, Some(expect)).map_err(part_error)
+}
+
+/// The error for a file whose own checksum holds but which the manifest does not list.
+fn not_this_snapshot(path: &Path) -> LoadError {
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    LoadError::Corrupt(format!("{name}: from another snapshot than its manifest"))
+}
+
 /// Reads a cache file (see [`begin_checked`]) and returns its verified payload.
 fn read_checked(path: &Path) -> Result<Vec<u8>, LoadError> {
+    read_checked_as(path, None)
+}
+
+/// [`read_checked`], and with `expect` the payload's checksum must be that one.
+fn read_checked_as(path: &Path, expect: Option<&[u8; 32]>) -> Result<Vec<u8>, LoadError> {
     use std::io::Read;
     let (mut r, hash) = open_checked(path)?;
+    if expect.is_some_and(|e| *e != hash) {
+        return Err(not_this_snapshot(path));
+    }
     let name = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -784,9 +870,12 @@ fn read_checked(path: &Path) -> Result<Vec<u8>, LoadError> {
 
 /// Checks a cache file's header and its payload's checksum without keeping the payload:
 /// read a block at a time, each block hashed on every thread.
-fn verify_checked(path: &Path) -> Result<(), LoadError> {
+fn verify_checked(path: &Path, expect: &[u8; 32]) -> Result<(), LoadError> {
     use std::io::Read;
     let (mut r, hash) = open_checked(path)?;
+    if hash != *expect {
+        return Err(not_this_snapshot(path));
+    }
     let name = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -830,7 +919,7 @@ const VERIFY_BLOCK: usize = 8 << 20;
 /// straight into the file: no encoded shard is ever in memory (a batch of them in flight
 /// added about 100 MiB to a save's peak on the fetch.sh corpus, where a shard of
 /// generated windows-sys files encodes to tens of MiB).
-fn write_facts(path: &Path, files: &[Arc<FileFacts>]) -> Result<(), StoreError> {
+fn write_facts(path: &Path, files: &[Arc<FileFacts>]) -> Result<[u8; 32], StoreError> {
     let mut shards: Vec<&[Arc<FileFacts>]> = Vec::new();
     let (mut start, mut bytes) = (0, 0u64);
     for (i, f) in files.iter().enumerate() {
@@ -866,9 +955,12 @@ fn write_facts(path: &Path, files: &[Arc<FileFacts>]) -> Result<(), StoreError> 
     finish_checked(path, w)
 }
 
-fn read_facts(path: &Path) -> Result<Vec<Arc<FileFacts>>, LoadError> {
+fn read_facts(path: &Path, expect: &[u8; 32]) -> Result<Vec<Arc<FileFacts>>, LoadError> {
     use std::io::Read;
     let (r, hash) = open_checked(path)?;
+    if hash != *expect {
+        return Err(not_this_snapshot(path));
+    }
     let mut r = Hashed {
         inner: r,
         hasher: blake3::Hasher::new(),
@@ -962,5 +1054,22 @@ fn sync_dir(dir: &Path) -> Result<(), StoreError> {
         Ok(()) => Ok(()),
         Err(e) if cfg!(unix) => Err(io(dir)(e)),
         Err(_) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fingerprint_is_told_from_a_garbled_header() {
+        let ours = engine_fingerprint();
+        assert!(looks_like_fingerprint(&ours));
+        assert!(looks_like_fingerprint("s1-v0.2.0-00112233aabbccdd"));
+        // One byte more or less read (a flipped length byte), or text that is not one.
+        assert!(!looks_like_fingerprint(&format!("{ours}\u{fffd}")));
+        assert!(!looks_like_fingerprint(&ours[..ours.len() - 1]));
+        assert!(!looks_like_fingerprint("not a cache"));
+        assert!(!looks_like_fingerprint("s1-v\u{1}-00112233aabbccdd"));
     }
 }

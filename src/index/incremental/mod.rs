@@ -418,8 +418,13 @@ fn conclude(
     let mut stamps = BTreeMap::new();
     let mut skipped = walk_skips;
     let mut steps_kept = Vec::with_capacity(steps.len());
+    // A file hashed again because its stamp was racily clean: saving only helps when the
+    // new read time makes its stamp trustworthy (a file dated in the future stays racy,
+    // and saving a whole snapshot at every run for it was waste).
+    let mut clears_racy = false;
     for (e, (st, stamp, hashed)) in walked_files.iter().zip(steps) {
         if let Some(s) = stamp {
+            clears_racy |= hashed && is_racy(&s, prev.stamped_at_ns) && !is_racy(&s, stamped_at_ns);
             stamps.insert(e.path.clone(), s);
         }
         changes.hashed += u64::from(hashed);
@@ -455,7 +460,7 @@ fn conclude(
         skipped.sort_by(|a, b| a.0.cmp(&b.0));
         let walk_same = stats.files_seen == prev.stats.files_seen
             && stats.paths_ignored == prev.stats.paths_ignored;
-        if walk_same && skipped == prev.skipped && stamps == prev.stamps && changes.hashed == 0 {
+        if walk_same && skipped == prev.skipped && stamps == prev.stamps && !clears_racy {
             return Reconciled::Unchanged;
         }
         let mut index = assemble(
