@@ -222,24 +222,18 @@ pub(crate) fn build(
     config: &Config,
     quiet: bool,
 ) -> Result<&'static Index> {
-    Ok(Box::leak(Box::new(
-        open_index(cli, root, config, quiet, false)?.0,
-    )))
+    Ok(Box::leak(Box::new(open_index(cli, root, config, quiet)?.0)))
 }
 
 /// As [`build`], also returning the [`Session`] (what the cache did, where search indexes
-/// may be written); `rebuild` discards the cache first.
+/// may be written).
 pub(crate) fn open_index(
     cli: &Cli,
     root: &Path,
     config: &Config,
     quiet: bool,
-    rebuild: bool,
 ) -> Result<(Index, Session)> {
     let mut session = open_session(cli, root);
-    if rebuild {
-        session.clear().context("discarding the cache")?;
-    }
     let idx = open_index_in(&mut session, root, config, quiet)?;
     Ok((idx, session))
 }

@@ -74,7 +74,7 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
         (None, Some(f)) => read_batch(f)?,
         _ => bail!("give either QUERY or --batch FILE"),
     };
-    let (idx, session) = super::open_index(cli, root, config, a.json || a.batch.is_some(), false)?;
+    let (idx, session) = super::open_index(cli, root, config, a.json || a.batch.is_some())?;
     let searcher = Searcher::build(
         &idx,
         a.mode,
