@@ -323,13 +323,15 @@ impl Store {
         Ok(self.dir.join(name))
     }
 
-    /// Loads the live snapshot for `root` (canonical) written with `options`.
+    /// The live snapshot's folder and manifest, when it was written for `root` with
+    /// `options`.
     ///
-    /// Errors: [`LoadError::Missing`] when nothing was saved; [`LoadError::Stale`] for
-    /// another engine build, other options or another root; [`LoadError::Corrupt`] for
-    /// any damage (the reason names the file).
-    pub fn load(&self, root: &Path, options: &IndexOptions) -> Result<Index, LoadError> {
-        let started = std::time::Instant::now();
+    /// Errors: as [`load`](Store::load), for the manifest.
+    fn manifest(
+        &self,
+        root: &Path,
+        options: &IndexOptions,
+    ) -> Result<(PathBuf, Manifest), LoadError> {
         let snap = self.current()?;
         let manifest: Manifest = decode(&read_checked(&snap.join("manifest.bin"))?, "manifest")?;
         if manifest.options != options_fingerprint(options) {
@@ -341,6 +343,17 @@ impl Store {
                 manifest.root.display()
             )));
         }
+        Ok((snap, manifest))
+    }
+
+    /// Loads the live snapshot for `root` (canonical) written with `options`.
+    ///
+    /// Errors: [`LoadError::Missing`] when nothing was saved; [`LoadError::Stale`] for
+    /// another engine build, other options or another root; [`LoadError::Corrupt`] for
+    /// any damage (the reason names the file).
+    pub fn load(&self, root: &Path, options: &IndexOptions) -> Result<Index, LoadError> {
+        let started = std::time::Instant::now();
+        let (snap, manifest) = self.manifest(root, options)?;
         let ((facts, edges), (unresolved, names)) = rayon::join(
             || {
                 rayon::join(
@@ -436,17 +449,7 @@ impl Store {
     ///
     /// Errors: as [`load`](Store::load), for the manifest.
     pub fn summary(&self, root: &Path, options: &IndexOptions) -> Result<Summary, LoadError> {
-        let snap = self.current()?;
-        let manifest: Manifest = decode(&read_checked(&snap.join("manifest.bin"))?, "manifest")?;
-        if manifest.options != options_fingerprint(options) {
-            return Err(LoadError::Stale("other index options".into()));
-        }
-        if manifest.root != root {
-            return Err(LoadError::Stale(format!(
-                "another root ({})",
-                manifest.root.display()
-            )));
-        }
+        let (snap, manifest) = self.manifest(root, options)?;
         Ok(Summary {
             stats: manifest.stats,
             skipped: manifest.skipped,
