@@ -40,18 +40,24 @@ pub struct Hit<'a> {
 /// ([`crate::index::CodeGraph::pinned_matches`]): nucleo alone scores `FlaskTask` and
 /// `Flask` the same for `Flask`.
 pub fn search<'a>(idx: &'a Index, query: &str, limit: usize) -> Vec<Hit<'a>> {
-    let mut matcher = Matcher::new(Config::DEFAULT);
+    use rayon::prelude::*;
     let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
-    let mut buf = Vec::new();
+    // Scored on every thread, then only the best `limit` sorted: on the 1.17M
+    // definitions of the fetch.sh Rust tree the scan was 0.22 s on one thread and the
+    // sort of every hit came after it.
     let mut hits: Vec<Hit<'a>> = idx
         .graph
-        .nodes()
+        .par_nodes()
         .filter(|n| n.kind != Kind::File)
-        .filter_map(|n| {
-            let a = pattern.score(Utf32Str::new(&n.name, &mut buf), &mut matcher);
-            let b = pattern.score(Utf32Str::new(&n.qualified_name, &mut buf), &mut matcher);
-            a.max(b).map(|score| Hit { node: n, score })
-        })
+        .map_init(
+            || (Matcher::new(Config::DEFAULT), Vec::new()),
+            |(matcher, buf), n| {
+                let a = pattern.score(Utf32Str::new(&n.name, buf), matcher);
+                let b = pattern.score(Utf32Str::new(&n.qualified_name, buf), matcher);
+                a.max(b).map(|score| Hit { node: n, score })
+            },
+        )
+        .flatten()
         .collect();
     let mut pinned: Vec<&str> = Vec::new();
     for n in idx.graph.pinned_matches(query) {
@@ -61,13 +67,19 @@ pub fn search<'a>(idx: &'a Index, query: &str, limit: usize) -> Vec<Hit<'a>> {
         pinned.push(&n.id);
     }
     let is_pinned = |h: &Hit| pinned.contains(&&*h.node.id);
-    hits.sort_by(|x, y| {
+    let order = |x: &Hit, y: &Hit| {
         is_pinned(y)
             .cmp(&is_pinned(x))
             .then_with(|| y.score.cmp(&x.score))
             .then_with(|| x.node.id.cmp(&y.node.id))
-    });
+    };
+    // The order is total (ids are unique): the best `limit` are the same whichever way
+    // they are picked.
+    if hits.len() > limit && limit > 0 {
+        hits.select_nth_unstable_by(limit - 1, order);
+    }
     hits.truncate(limit);
+    hits.sort_by(order);
     hits
 }
 

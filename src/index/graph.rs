@@ -954,6 +954,13 @@ impl CodeGraph {
         self.nodes.iter()
     }
 
+    /// All nodes as a parallel iterator (rayon), in no particular order: for scans of
+    /// every node, such as fuzzy name matching over the 1.17M definitions of a large repo.
+    pub fn par_nodes(&self) -> impl rayon::iter::ParallelIterator<Item = &Node> {
+        use rayon::prelude::*;
+        self.nodes.chunks.par_iter().flat_map_iter(|c| c.iter())
+    }
+
     /// Unresolved references whose caller is `id`.
     pub fn unresolved_of(&self, id: &str) -> &[Unresolved] {
         self.unresolved.get(id).map_or(&[], |v| v)
