@@ -679,6 +679,14 @@ fn a_new_snapshot_rereads_the_shown_file_and_clears_an_old_error() {
     )));
     let error = app.status.error.clone().unwrap_or_default();
     assert!(error.contains("is gone after re-indexing"), "{error:?}");
+    // Its row stays (nothing under it), so that restoring the file brings the tree back.
+    let rows_of = |app: &App| {
+        app.tree
+            .as_ref()
+            .map(|t| (t.root().to_string(), app.tree_rows().len()))
+    };
+    let gone = rows_of(&app).expect("a placeholder tree");
+    assert_eq!(gone.1, 1, "only the root's row");
     std::fs::write(&file, &body).unwrap();
     app.set_snapshot(Arc::new(Snapshot::new(
         4,
@@ -686,6 +694,9 @@ fn a_new_snapshot_rereads_the_shown_file_and_clears_an_old_error() {
         Duration::ZERO,
     )));
     assert_eq!(app.status.error, None);
+    let back = rows_of(&app).unwrap();
+    assert_eq!(back.0, gone.0);
+    assert!(back.1 > 1, "its callers are back: {back:?}");
 }
 
 #[test]
@@ -777,4 +788,55 @@ fn a_new_snapshot_keeps_the_tree_expanded_and_the_selection() {
             .map(|i| app.tree.as_ref().unwrap().nodes[i].id.to_string()),
         Some("app/router.py::Router.add_route".to_string())
     );
+}
+
+#[test]
+fn a_filter_toggle_keeps_the_selected_symbol() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join("tests")).unwrap();
+    std::fs::write(repo.join("a.py"), "def leaf():\n    return 1\n").unwrap();
+    for (file, caller) in [
+        ("b.py", "def other():\n    return leaf()\n"),
+        (
+            "tests/test_leaf.py",
+            "def test_leaf():\n    assert leaf()\n",
+        ),
+        ("z.py", "def zed():\n    return leaf()\n"),
+    ] {
+        std::fs::write(repo.join(file), format!("from a import leaf\n\n\n{caller}")).unwrap();
+    }
+    let theme = Theme::load("dark", None).unwrap();
+    let mut app = app_on(&repo, theme);
+    typ(&mut app, "leaf");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Tab);
+    let selected = |app: &App| {
+        app.selected_tree_node()
+            .map(|i| app.tree.as_ref().unwrap().nodes[i].id.to_string())
+    };
+    let select = |app: &mut App, id: &str| {
+        let rows = app.tree_rows();
+        let t = app.tree.as_mut().unwrap();
+        t.selected = rows
+            .iter()
+            .position(
+                |r| matches!(r, codegraph_tui::tui::tree::Row::Node(i) if &*t.nodes[*i].id == id),
+            )
+            .unwrap();
+    };
+    select(&mut app, "z.py::zed");
+    for _ in 0..2 {
+        key(&mut app, KeyCode::Char('t'));
+        assert_eq!(
+            selected(&app).as_deref(),
+            Some("z.py::zed"),
+            "rows moved under it"
+        );
+    }
+    assert!(app.source.path.ends_with("z.py"), "{}", app.source.path);
+    // The selected row hidden: its nearest shown ancestor, the root.
+    select(&mut app, "tests/test_leaf.py::test_leaf");
+    key(&mut app, KeyCode::Char('t'));
+    assert_eq!(selected(&app).as_deref(), Some("a.py::leaf"));
 }

@@ -289,28 +289,72 @@ impl App {
         // The shown file may have changed on disk: read again, not only the other files.
         self.sources.clear();
         self.source = SourceView::default();
+        // A toggle's or a cycle's message is about the old tree: the update's notice shows.
+        self.status.message = None;
         // The selection, found while the old snapshot is still the one the rows come from.
-        let keep = self.selected_tree_node();
+        let keep = self.selected_row();
         self.snapshot = Some(snap.clone());
         if let Some(t) = &self.tree {
-            let root = t.root().clone();
+            let (root, dir) = (t.root().clone(), t.direction);
             if snap.index.graph.node(&root).is_some() {
                 // Expanded nodes stay expanded and the selection stays on its node: an
                 // edit saved elsewhere must not fold the tree the user was walking.
-                let (tree, at) = t.carried_to(&snap, keep);
+                let (tree, at) = t.carried_to(&snap, keep.map(|k| k.0));
                 self.tree = Some(tree);
-                let rows = self.tree_rows();
-                if let Some(t) = &mut self.tree {
-                    t.selected = rows.iter().position(|r| *r == Row::Node(at)).unwrap_or(0);
-                }
+                self.select(Some((at, keep.is_some_and(|k| k.1))));
                 self.impact = ImpactView::compute(&snap, &root, &self.root);
             } else {
                 self.status.error = Some(format!("{root} is gone after re-indexing"));
-                self.tree = None;
+                // Its row stays, as `]` to a gone root shows it: when the symbol comes
+                // back (the file restored), the next update brings its tree back.
+                self.tree = Some(CallTree::new(&snap, root, dir));
                 self.impact = None;
             }
         }
         self.sync_source(true);
+    }
+
+    /// The selected row as (arena node, whether it is the node's unresolved-count row).
+    fn selected_row(&self) -> Option<(usize, bool)> {
+        let rows = self.tree_rows();
+        let t = self.tree.as_ref()?;
+        match rows.get(t.selected.min(rows.len().saturating_sub(1)))? {
+            Row::Node(i) => Some((*i, false)),
+            Row::Unresolved { node, .. } => Some((*node, true)),
+        }
+    }
+
+    /// Selects the row of arena node `keep.0` (its unresolved-count row when `keep.1` and
+    /// the row is shown); when the node is filtered out, its nearest shown ancestor.
+    fn select(&mut self, keep: Option<(usize, bool)>) {
+        let rows = self.tree_rows();
+        let Some(t) = &mut self.tree else { return };
+        let Some((mut i, unresolved)) = keep.filter(|k| k.0 < t.nodes.len()) else {
+            t.selected = t.selected.min(rows.len().saturating_sub(1));
+            return;
+        };
+        if unresolved {
+            if let Some(r) = rows
+                .iter()
+                .position(|r| matches!(r, Row::Unresolved { node, .. } if *node == i))
+            {
+                t.selected = r;
+                return;
+            }
+        }
+        loop {
+            if let Some(r) = rows.iter().position(|r| *r == Row::Node(i)) {
+                t.selected = r;
+                return;
+            }
+            match t.nodes[i].parent {
+                Some(p) => i = p,
+                None => {
+                    t.selected = 0;
+                    return;
+                }
+            }
+        }
     }
 
     /// Makes `id` the root of the call tree (callers first), recording it in the history.
@@ -402,6 +446,7 @@ impl App {
                 }
             }
             Action::ToggleTests => {
+                let keep = self.selected_row();
                 self.filters.hide_tests = !self.filters.hide_tests;
                 self.status.message = Some(
                     if self.filters.hide_tests {
@@ -411,9 +456,12 @@ impl App {
                     }
                     .into(),
                 );
-                self.clamp_tree();
+                // The same symbol stays selected (or its nearest shown ancestor).
+                self.select(keep);
+                self.sync_source(true);
             }
             Action::ToggleUniqueName => {
+                let keep = self.selected_row();
                 self.filters.hide_unique_name = !self.filters.hide_unique_name;
                 self.status.message = Some(
                     if self.filters.hide_unique_name {
@@ -423,7 +471,8 @@ impl App {
                     }
                     .into(),
                 );
-                self.clamp_tree();
+                self.select(keep);
+                self.sync_source(true);
             }
             Action::CycleSearchMode => {
                 self.mode = self.mode.next();
