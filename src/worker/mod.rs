@@ -615,7 +615,16 @@ impl Job<'_> {
                     generation,
                     snapshot: snap,
                 });
-                let message = if self.prev.is_some() {
+                let message = if self.prev.is_some() && changes.is_empty() {
+                    // Files read again (new stamps, racily clean ones) whose content and
+                    // the walk came out as before: nothing to report as changed.
+                    format!(
+                        "no source file changed ({} read again, {} ms){}",
+                        changes.hashed,
+                        elapsed.as_millis(),
+                        self.read_only_note()
+                    )
+                } else if self.prev.is_some() {
                     format!(
                         "updated: +{} ~{} -{} files in {} ms{}",
                         changes.added.len(),
