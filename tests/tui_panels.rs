@@ -687,6 +687,10 @@ fn a_new_snapshot_rereads_the_shown_file_and_clears_an_old_error() {
     };
     let gone = rows_of(&app).expect("a placeholder tree");
     assert_eq!(gone.1, 1, "only the root's row");
+    app.focus = codegraph_tui::tui::app::Focus::Tree;
+    key(&mut app, KeyCode::Char('x'));
+    let said = app.status.message.clone().unwrap_or_default();
+    assert!(said.contains("nothing to export"), "{said:?}");
     std::fs::write(&file, &body).unwrap();
     app.set_snapshot(Arc::new(Snapshot::new(
         4,
@@ -839,4 +843,31 @@ fn a_filter_toggle_keeps_the_selected_symbol() {
     select(&mut app, "tests/test_leaf.py::test_leaf");
     key(&mut app, KeyCode::Char('t'));
     assert_eq!(selected(&app).as_deref(), Some("a.py::leaf"));
+}
+
+#[test]
+fn a_file_changed_since_indexing_is_marked_in_the_source_panel() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    common::copy_dir(&common::fixture("python"), &repo);
+    let theme = Theme::load("dark", None).unwrap();
+    let mut app = app_on(&repo, theme);
+    // Edited after the index was made, before anything re-indexed (as with --no-watch).
+    let file = repo.join("app/render.py");
+    let body = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("# a new first line\n{body}")).unwrap();
+    typ(&mut app, "render_json");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.source.path, "app/render.py");
+    assert!(app.source.changed_on_disk);
+    assert!(screen(&mut app, 160, 40).contains("changed since indexed"));
+    // Re-indexed: the marks fit the file again.
+    app.set_snapshot(Arc::new(Snapshot::new(
+        2,
+        common::index(&repo, 2),
+        Duration::ZERO,
+    )));
+    assert_eq!(app.source.path, "app/render.py");
+    assert!(!app.source.changed_on_disk);
+    assert!(!screen(&mut app, 160, 40).contains("changed since indexed"));
 }

@@ -492,6 +492,16 @@ impl App {
                 }
             }
             Action::Export => match &self.tree {
+                // A root gone after re-indexing keeps its row, but there is no graph to
+                // export under it.
+                Some(t)
+                    if self
+                        .snapshot
+                        .as_ref()
+                        .is_some_and(|s| s.index.graph.node(t.root()).is_none()) =>
+                {
+                    self.status.message = Some(format!("nothing to export: {} is gone", t.root()));
+                }
                 Some(t) => {
                     let name = self
                         .snapshot
@@ -816,13 +826,19 @@ impl App {
                 .sources
                 .get(&self.root, &node.file, &node.language, &self.theme)
             {
-                Ok(lines) => {
-                    self.source.lines = lines;
+                Ok(shown) => {
+                    self.source.lines = shown.lines;
                     self.source.error = None;
+                    self.source.changed_on_disk = snap
+                        .index
+                        .files
+                        .binary_search_by(|f| f.path.as_str().cmp(&node.file))
+                        .is_ok_and(|i| snap.index.files[i].content_hash != shown.content_hash);
                 }
                 Err(e) => {
                     self.source.lines = Arc::new(Vec::new());
                     self.source.error = Some(e);
+                    self.source.changed_on_disk = false;
                 }
             }
             self.source.path = node.file.to_string();

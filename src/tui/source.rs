@@ -32,6 +32,9 @@ pub struct SourceView {
     pub scroll: usize,
     /// Why the file could not be shown, if it could not.
     pub error: Option<String>,
+    /// The file on disk is not the one indexed (its content hash differs): the marked
+    /// lines come from the index and may be off until the next update.
+    pub changed_on_disk: bool,
 }
 
 impl SourceView {
@@ -61,8 +64,18 @@ impl SourceView {
 /// Highlighted files by path.
 #[derive(Debug, Default)]
 pub struct SourceCache {
-    files: HashMap<String, Arc<Vec<Line<'static>>>>,
+    files: HashMap<String, Shown>,
     order: Vec<String>,
+}
+
+/// One file as read for the panel.
+#[derive(Debug, Clone)]
+pub struct Shown {
+    /// Highlighted lines.
+    pub lines: Arc<Vec<Line<'static>>>,
+    /// BLAKE3 of the bytes read (hex), as the index's `content_hash`: when they differ the
+    /// file changed on disk since it was indexed, and the graph's lines may not match.
+    pub content_hash: String,
 }
 
 impl SourceCache {
@@ -75,7 +88,7 @@ impl SourceCache {
         path: &str,
         language: &str,
         theme: &Theme,
-    ) -> Result<Arc<Vec<Line<'static>>>, String> {
+    ) -> Result<Shown, String> {
         if let Some(l) = self.files.get(path) {
             return Ok(l.clone());
         }
@@ -85,6 +98,7 @@ impl SourceCache {
             return Err(format!("too large to show ({} bytes)", meta.len()));
         }
         let bytes = std::fs::read(&full).map_err(|e| format!("cannot read: {e}"))?;
+        let content_hash = blake3::hash(&bytes).to_hex().to_string();
         let text = String::from_utf8_lossy(&bytes);
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         let lines = Arc::new(highlight::highlight(language, text, theme));
@@ -93,8 +107,12 @@ impl SourceCache {
             self.files.remove(&old);
         }
         self.order.push(path.to_string());
-        self.files.insert(path.to_string(), lines.clone());
-        Ok(lines)
+        let shown = Shown {
+            lines,
+            content_hash,
+        };
+        self.files.insert(path.to_string(), shown.clone());
+        Ok(shown)
     }
 
     /// Forgets every file (after a re-index, files may have changed).

@@ -15,9 +15,14 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let title = if s.path.is_empty() {
         " Source ".to_string()
     } else {
+        let stale = if s.changed_on_disk {
+            "· changed since indexed, `r` re-reads "
+        } else {
+            ""
+        };
         match s.range {
-            Some((a, b)) => format!(" {} :{a}-{b} ", safe(&s.path)),
-            None => format!(" {} ", safe(&s.path)),
+            Some((a, b)) => format!(" {} :{a}-{b} {stale}", safe(&s.path)),
+            None => format!(" {} {stale}", safe(&s.path)),
         }
     };
     let block = panel(app, Line::from(title), Focus::Source);
