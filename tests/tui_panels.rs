@@ -28,6 +28,24 @@ fn app_on(root: &std::path::Path, theme: Theme) -> App {
     app
 }
 
+/// The app on a copy of the Python fixture that a test may edit: (guard, repo, app).
+fn python_copy() -> (tempfile::TempDir, std::path::PathBuf, App) {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    common::copy_dir(&common::fixture("python"), &repo);
+    let app = app_on(&repo, Theme::load("dark", None).unwrap());
+    (tmp, repo, app)
+}
+
+/// A new index of `repo` handed to `app`, as the worker publishes one after an edit.
+fn reindex(app: &mut App, repo: &std::path::Path, generation: u64) {
+    app.set_snapshot(Arc::new(Snapshot::new(
+        generation,
+        common::index(repo, 2),
+        Duration::ZERO,
+    )));
+}
+
 fn python() -> App {
     app_on(
         &common::fixture("python"),
@@ -638,11 +656,7 @@ fn enter_before_the_matcher_catches_up_opens_nothing_stale() {
 /// the copy it had), and ends a "gone after re-indexing" error once the root is back.
 #[test]
 fn a_new_snapshot_rereads_the_shown_file_and_clears_an_old_error() {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("repo");
-    common::copy_dir(&common::fixture("python"), &repo);
-    let theme = Theme::load("dark", None).unwrap();
-    let mut app = app_on(&repo, theme);
+    let (_tmp, repo, mut app) = python_copy();
     typ(&mut app, "render_json");
     key(&mut app, KeyCode::Enter);
     let shown = app.source.path.clone();
@@ -661,8 +675,7 @@ fn a_new_snapshot_rereads_the_shown_file_and_clears_an_old_error() {
     let mut body = std::fs::read_to_string(&file).unwrap();
     body.push_str("\n# EDITED_MARKER\n");
     std::fs::write(&file, &body).unwrap();
-    let idx = common::index(&repo, 2);
-    app.set_snapshot(Arc::new(Snapshot::new(2, idx, Duration::ZERO)));
+    reindex(&mut app, &repo, 2);
     assert_eq!(app.source.path, shown);
     assert!(
         text(&app).contains("EDITED_MARKER"),
@@ -672,11 +685,7 @@ fn a_new_snapshot_rereads_the_shown_file_and_clears_an_old_error() {
     // The tree's root renamed away: the error says so; renamed back: it goes.
     let renamed = body.replace("def render_json(", "def render_json_gone(");
     std::fs::write(&file, &renamed).unwrap();
-    app.set_snapshot(Arc::new(Snapshot::new(
-        3,
-        common::index(&repo, 2),
-        Duration::ZERO,
-    )));
+    reindex(&mut app, &repo, 3);
     let error = app.status.error.clone().unwrap_or_default();
     assert!(error.contains("is gone after re-indexing"), "{error:?}");
     // Its row stays (nothing under it), so that restoring the file brings the tree back.
@@ -692,11 +701,7 @@ fn a_new_snapshot_rereads_the_shown_file_and_clears_an_old_error() {
     let said = app.status.message.clone().unwrap_or_default();
     assert!(said.contains("nothing to export"), "{said:?}");
     std::fs::write(&file, &body).unwrap();
-    app.set_snapshot(Arc::new(Snapshot::new(
-        4,
-        common::index(&repo, 2),
-        Duration::ZERO,
-    )));
+    reindex(&mut app, &repo, 4);
     assert_eq!(app.status.error, None);
     let back = rows_of(&app).unwrap();
     assert_eq!(back.0, gone.0);
@@ -706,11 +711,7 @@ fn a_new_snapshot_rereads_the_shown_file_and_clears_an_old_error() {
 #[test]
 fn a_new_snapshot_keeps_the_tree_expanded_and_the_selection() {
     use codegraph_tui::tui::tree::Row;
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("repo");
-    common::copy_dir(&common::fixture("python"), &repo);
-    let theme = Theme::load("dark", None).unwrap();
-    let mut app = app_on(&repo, theme);
+    let (_tmp, repo, mut app) = python_copy();
     typ(&mut app, "normalize_path");
     key(&mut app, KeyCode::Enter);
     assert_eq!(
@@ -754,11 +755,7 @@ fn a_new_snapshot_keeps_the_tree_expanded_and_the_selection() {
     let mut body = std::fs::read_to_string(&render).unwrap();
     body.push_str("\n\ndef added_elsewhere():\n    return 1\n");
     std::fs::write(&render, &body).unwrap();
-    app.set_snapshot(Arc::new(Snapshot::new(
-        2,
-        common::index(&repo, 2),
-        Duration::ZERO,
-    )));
+    reindex(&mut app, &repo, 2);
     assert_eq!(shown(&app), before, "the tree was folded or changed");
     assert_eq!(
         app.selected_tree_node()
@@ -771,11 +768,7 @@ fn a_new_snapshot_keeps_the_tree_expanded_and_the_selection() {
     let cut = text.replace("self.add_route(", "print(");
     assert_ne!(cut, text, "the fixture calls add_route from the decorator");
     std::fs::write(&router, cut).unwrap();
-    app.set_snapshot(Arc::new(Snapshot::new(
-        3,
-        common::index(&repo, 2),
-        Duration::ZERO,
-    )));
+    reindex(&mut app, &repo, 3);
     let after = shown(&app);
     assert!(
         !after.iter().any(|r| r.contains("Router.route.decorator")),
@@ -847,11 +840,7 @@ fn a_filter_toggle_keeps_the_selected_symbol() {
 
 #[test]
 fn a_file_changed_since_indexing_is_marked_in_the_source_panel() {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("repo");
-    common::copy_dir(&common::fixture("python"), &repo);
-    let theme = Theme::load("dark", None).unwrap();
-    let mut app = app_on(&repo, theme);
+    let (_tmp, repo, mut app) = python_copy();
     // Edited after the index was made, before anything re-indexed (as with --no-watch).
     let file = repo.join("app/render.py");
     let body = std::fs::read_to_string(&file).unwrap();
@@ -862,11 +851,7 @@ fn a_file_changed_since_indexing_is_marked_in_the_source_panel() {
     assert!(app.source.changed_on_disk);
     assert!(screen(&mut app, 160, 40).contains("changed since indexed"));
     // Re-indexed: the marks fit the file again.
-    app.set_snapshot(Arc::new(Snapshot::new(
-        2,
-        common::index(&repo, 2),
-        Duration::ZERO,
-    )));
+    reindex(&mut app, &repo, 2);
     assert_eq!(app.source.path, "app/render.py");
     assert!(!app.source.changed_on_disk);
     assert!(!screen(&mut app, 160, 40).contains("changed since indexed"));
