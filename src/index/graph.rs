@@ -954,6 +954,11 @@ impl CodeGraph {
         self.nodes.iter()
     }
 
+    /// All nodes in id order (the name index the graph keeps: no sort).
+    pub fn nodes_by_id(&self) -> impl Iterator<Item = &Node> {
+        self.by_id.iter().map(|&ix| &self.nodes[ix])
+    }
+
     /// All nodes as a parallel iterator (rayon), in no particular order: for scans of
     /// every node, such as fuzzy name matching over the 1.17M definitions of a large repo.
     pub fn par_nodes(&self) -> impl rayon::iter::ParallelIterator<Item = &Node> {
