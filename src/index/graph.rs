@@ -1353,8 +1353,8 @@ impl CodeGraph {
     /// The whole graph as canonical JSON (`codegraph-tui/graph@1`): `{schema, nodes,
     /// edges, unresolved}`, sorted, so equal inputs give equal bytes.
     pub fn to_canonical_json(&self) -> serde_json::Value {
-        let mut nodes: Vec<&Node> = self.nodes.iter().collect();
-        nodes.sort_by(|a, b| a.id.cmp(&b.id));
+        // Id order, which the graph keeps (a sort here was 0.47 s on 1.17M nodes).
+        let nodes: Vec<&Node> = self.nodes_by_id().collect();
         let unresolved: Vec<&Unresolved> = self.all_unresolved().collect();
         serde_json::json!({
             "schema": "codegraph-tui/graph@1",
