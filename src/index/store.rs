@@ -333,7 +333,8 @@ impl Store {
         options: &IndexOptions,
     ) -> Result<(PathBuf, Manifest), LoadError> {
         let snap = self.current()?;
-        let manifest: Manifest = decode(&read_checked(&snap.join("manifest.bin"))?, "manifest")?;
+        let manifest: Manifest =
+            decode(&read_checked(&snap.join("manifest.bin"), None)?, "manifest")?;
         if manifest.options != options_fingerprint(options) {
             return Err(LoadError::Stale("other index options".into()));
         }
@@ -754,15 +755,15 @@ pub(crate) fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// A cache file opened for reading: its header read and checked (magic, engine
-/// fingerprint, a payload length that matches the file's size), positioned at the
-/// payload. Returns the reader, limited to the payload, and the payload's checksum.
+/// fingerprint, a payload length that matches the file's size, and with `expect` the
+/// payload checksum the manifest recorded for it), positioned at the payload. Returns the
+/// reader, limited to the payload, and the payload's checksum.
 fn open_checked(
     path: &Path,
+    expect: Option<&[u8; 32]>,
 ) -> Result<(std::io::Take<std::io::BufReader<File>>, [u8; 32]), LoadError> {
     use std::io::Read;
-    let name = path
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let name = file_label(path);
     let failed = |e: std::io::Error| LoadError::Corrupt(format!("{name}: {e}"));
     let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
     // A regular file only: a symlink, FIFO or device could block or never end.
@@ -798,6 +799,10 @@ fn open_checked(
     if head.checked_add(len) != Some(size) {
         return Err(bad("truncated"));
     }
+    // Its own checksum may hold while the manifest lists another file.
+    if expect.is_some_and(|e| *e != hash) {
+        return Err(bad("from another snapshot than its manifest"));
+    }
     Ok((r.take(len), hash))
 }
 
@@ -830,32 +835,21 @@ const READ_BUFFER: usize = 256 << 10;
 
 /// [`read_checked`] of a snapshot file whose checksum the manifest recorded as `expect`.
 fn read_part(path: &Path, expect: &[u8; 32]) -> Result<Vec<u8>, LoadError> {
-    read_checked_as(path, Some(expect)).map_err(part_error)
+    read_checked(path, Some(expect)).map_err(part_error)
 }
 
-/// The error for a file whose own checksum holds but which the manifest does not list.
-fn not_this_snapshot(path: &Path) -> LoadError {
-    let name = path
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    LoadError::Corrupt(format!("{name}: from another snapshot than its manifest"))
+/// A cache file's name, for error messages.
+fn file_label(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
 }
 
-/// Reads a cache file (see [`begin_checked`]) and returns its verified payload.
-fn read_checked(path: &Path) -> Result<Vec<u8>, LoadError> {
-    read_checked_as(path, None)
-}
-
-/// [`read_checked`], and with `expect` the payload's checksum must be that one.
-fn read_checked_as(path: &Path, expect: Option<&[u8; 32]>) -> Result<Vec<u8>, LoadError> {
+/// Reads a cache file (see [`begin_checked`] and [`open_checked`], which `expect` goes
+/// to) and returns its verified payload.
+fn read_checked(path: &Path, expect: Option<&[u8; 32]>) -> Result<Vec<u8>, LoadError> {
     use std::io::Read;
-    let (mut r, hash) = open_checked(path)?;
-    if expect.is_some_and(|e| *e != hash) {
-        return Err(not_this_snapshot(path));
-    }
-    let name = path
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let (mut r, hash) = open_checked(path, expect)?;
+    let name = file_label(path);
     let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
     // The length is the file's size less the header (checked above).
     let len = r.limit();
@@ -875,13 +869,8 @@ fn read_checked_as(path: &Path, expect: Option<&[u8; 32]>) -> Result<Vec<u8>, Lo
 /// read a block at a time, each block hashed on every thread.
 fn verify_checked(path: &Path, expect: &[u8; 32]) -> Result<(), LoadError> {
     use std::io::Read;
-    let (mut r, hash) = open_checked(path)?;
-    if hash != *expect {
-        return Err(not_this_snapshot(path));
-    }
-    let name = path
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let (mut r, hash) = open_checked(path, Some(expect))?;
+    let name = file_label(path);
     let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
     let mut hasher = blake3::Hasher::new();
     // No bigger than the payload: zeroing 8 MiB blocks for small files was a quarter of a
@@ -960,10 +949,7 @@ fn write_facts(path: &Path, files: &[Arc<FileFacts>]) -> Result<[u8; 32], StoreE
 
 fn read_facts(path: &Path, expect: &[u8; 32]) -> Result<Vec<Arc<FileFacts>>, LoadError> {
     use std::io::Read;
-    let (r, hash) = open_checked(path)?;
-    if hash != *expect {
-        return Err(not_this_snapshot(path));
-    }
+    let (r, hash) = open_checked(path, Some(expect))?;
     let mut r = Hashed {
         inner: r,
         hasher: blake3::Hasher::new(),
