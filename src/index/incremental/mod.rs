@@ -90,6 +90,13 @@ fn is_racy(stamp: &FileStamp, stamped_at_ns: i64) -> bool {
     stamp.mtime_ns >= stamped_at_ns.saturating_sub(RACY_NS)
 }
 
+/// Whether a file whose stamp is now `cur` can be taken as unchanged without reading it:
+/// the same stamp as `old`, recorded by a read that began at `stamped_at_ns`, and not
+/// racily clean.
+fn stamp_holds(old: &FileStamp, cur: &FileStamp, stamped_at_ns: i64) -> bool {
+    old == cur && !is_racy(old, stamped_at_ns)
+}
+
 /// Decides one walked file: reuse by stamp, reuse by content hash, or process.
 fn step(
     src: &FsSource,
@@ -111,7 +118,7 @@ fn step(
         .as_ref()
         .is_some_and(|r| r.contains(&e.path));
     if let (Some(old), Some(cur), false) = (prev.stamps.get(&e.path), src.stamp(e), recheck) {
-        if *old == cur && !is_racy(old, prev.stamped_at_ns) {
+        if stamp_holds(old, &cur, prev.stamped_at_ns) {
             match (prev_fi, prev_skip) {
                 (Some(fi), _) => return (Step::Same(fi), Some(cur), false),
                 (None, Some(r)) => return (Step::SameSkip(r), Some(cur), false),
@@ -177,8 +184,7 @@ pub fn reconcile(
 /// Errors: as [`index_repo`](super::index_repo).
 pub fn walk_matches(root: &Path, prev: &Index, options: &IndexOptions) -> Result<bool, IndexError> {
     let (_, _, _, walked, stats) = begin_run(root, options)?;
-    if stats.files_seen != prev.stats.files_seen || stats.paths_ignored != prev.stats.paths_ignored
-    {
+    if !same_walk_counts(&stats, &prev.stats) {
         return Ok(false);
     }
     let mut was: Vec<&str> = prev
@@ -195,12 +201,21 @@ pub fn walk_matches(root: &Path, prev: &Index, options: &IndexOptions) -> Result
         .collect();
     was.sort_unstable();
     now.sort_unstable();
-    Ok(was == now
-        && walked.skipped.iter().all(|(p, r)| {
-            prev.skipped
-                .binary_search_by(|s| s.0.as_str().cmp(p))
-                .is_ok_and(|i| prev.skipped[i].1 == *r)
-        }))
+    Ok(was == now && same_walk_skips(&walked.skipped, &prev.skipped))
+}
+
+/// The walk's counts (files seen, paths ignored) are the recorded ones.
+fn same_walk_counts(now: &IndexStats, was: &IndexStats) -> bool {
+    now.files_seen == was.files_seen && now.paths_ignored == was.paths_ignored
+}
+
+/// Every path the walk skipped is recorded as skipped for the same reason (`was` sorted
+/// by path).
+fn same_walk_skips(now: &[(String, SkipReason)], was: &[(String, SkipReason)]) -> bool {
+    now.iter().all(|(p, r)| {
+        was.binary_search_by(|s| s.0.as_str().cmp(p))
+            .is_ok_and(|i| was[i].1 == *r)
+    })
 }
 
 /// Whether the tree under `root` is still as the snapshot `s` records it: the same walk
@@ -219,10 +234,7 @@ pub fn unchanged_since(
         return Ok(false);
     }
     let (_, src, pool, walked, stats) = begin_run(root, options)?;
-    if stats.files_seen != s.stats.files_seen
-        || stats.paths_ignored != s.stats.paths_ignored
-        || walked.files.len() != s.stamps.len()
-    {
+    if !same_walk_counts(&stats, &s.stats) || walked.files.len() != s.stamps.len() {
         return Ok(false);
     }
     // Every walked file has its unchanged stamp: with as many stamps as files, the stamped
@@ -234,7 +246,7 @@ pub fn unchanged_since(
                 Err(_) => return false,
             };
             src.stamp(e)
-                .is_some_and(|cur| cur == *old && !is_racy(old, s.stamped_at_ns))
+                .is_some_and(|cur| stamp_holds(old, &cur, s.stamped_at_ns))
         })
     });
     if !stamps_hold {
@@ -252,11 +264,7 @@ pub fn unchanged_since(
         })
         .count();
     Ok(s.skipped.len() == walked.skipped.len() + read_skips
-        && walked.skipped.iter().all(|(p, r)| {
-            s.skipped
-                .binary_search_by(|(q, _)| q.as_str().cmp(p))
-                .is_ok_and(|i| s.skipped[i].1 == *r)
-        }))
+        && same_walk_skips(&walked.skipped, &s.skipped))
 }
 
 impl Run {
@@ -458,9 +466,11 @@ fn conclude(
             }
         }
         skipped.sort_by(|a, b| a.0.cmp(&b.0));
-        let walk_same = stats.files_seen == prev.stats.files_seen
-            && stats.paths_ignored == prev.stats.paths_ignored;
-        if walk_same && skipped == prev.skipped && stamps == prev.stamps && !clears_racy {
+        if same_walk_counts(&stats, &prev.stats)
+            && skipped == prev.skipped
+            && stamps == prev.stamps
+            && !clears_racy
+        {
             return Reconciled::Unchanged;
         }
         let mut index = assemble(
