@@ -320,12 +320,27 @@ pub(crate) fn finish_with(
     tracing::debug!(rss_mib = ?rss_mib(), "facts of every file");
     let t = Instant::now();
     let paths = file_paths(&files);
-    // A full index makes the graph's nodes and sorts their names while resolution runs
-    // (the sorts were 0.3 s of a cold Rust-tree index after resolution, `-v`).
-    let (mut res, nodes) = match prev {
-        Some(_) => (pool.install(|| resolver(&files)), None),
+    let tables_of = |res: &mut resolve::Resolution| {
+        res.tables
+            .take()
+            .map_or_else(std::sync::OnceLock::new, std::sync::OnceLock::from)
+    };
+    let (tables, graph, resolved_ms) = match prev {
+        Some(p) => {
+            let mut res = pool.install(|| resolver(&files));
+            let resolved_ms = t.elapsed().as_millis() as u64;
+            tracing::debug!(rss_mib = ?rss_mib(), "resolved");
+            let shared = shared_files(&p.files, &files);
+            let chunks = pool.install(|| graph_chunks_after(&files, &paths, &shared, &p.graph));
+            let carried = carried_positions(&p.files, &files, &shared);
+            let tables = tables_of(&mut res);
+            let graph = CodeGraph::from_chunks_after(chunks, res, &p.graph, &carried);
+            (tables, graph, resolved_ms)
+        }
+        // A full index makes the graph's nodes and sorts their names while resolution
+        // runs (the sorts were 0.3 s of a cold Rust-tree index after resolution, `-v`).
         None => pool.install(|| {
-            let (res, nodes) = rayon::join(
+            let (mut res, (chunks, order)) = rayon::join(
                 || resolver(&files),
                 || {
                     let chunks = graph_chunks(&files, &paths);
@@ -333,27 +348,13 @@ pub(crate) fn finish_with(
                     (chunks, order)
                 },
             );
-            (res, Some(nodes))
+            let resolved_ms = t.elapsed().as_millis() as u64;
+            tracing::debug!(rss_mib = ?rss_mib(), "resolved");
+            let tables = tables_of(&mut res);
+            let graph = CodeGraph::from_chunks_ordered(chunks, res.edges, res.unresolved, order)
+                .expect("the name order was made from these nodes");
+            (tables, graph, resolved_ms)
         }),
-    };
-    let tables = res
-        .tables
-        .take()
-        .map_or_else(std::sync::OnceLock::new, std::sync::OnceLock::from);
-    let resolved_ms = t.elapsed().as_millis() as u64;
-    tracing::debug!(rss_mib = ?rss_mib(), "resolved");
-    let graph = match (prev, nodes) {
-        (Some(p), _) => {
-            let shared = shared_files(&p.files, &files);
-            let chunks = pool.install(|| graph_chunks_after(&files, &paths, &shared, &p.graph));
-            let carried = carried_positions(&p.files, &files, &shared);
-            CodeGraph::from_chunks_after(chunks, res, &p.graph, &carried)
-        }
-        (None, Some((chunks, order))) => pool.install(|| {
-            CodeGraph::from_chunks_ordered(chunks, res.edges, res.unresolved, order)
-                .expect("the name order was made from these nodes")
-        }),
-        (None, None) => unreachable!("a full index makes its nodes beside resolution"),
     };
     tracing::debug!(
         rss_mib = ?rss_mib(),

@@ -387,11 +387,7 @@ impl App {
 
     /// Arena index of the selected tree node (an unresolved row selects its node).
     pub fn selected_tree_node(&self) -> Option<usize> {
-        let rows = self.tree_rows();
-        let t = self.tree.as_ref()?;
-        match rows.get(t.selected.min(rows.len().saturating_sub(1)))? {
-            Row::Node(i) | Row::Unresolved { node: i, .. } => Some(*i),
-        }
+        self.selected_row().map(|(i, _)| i)
     }
 
     fn page(&self) -> isize {
