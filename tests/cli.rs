@@ -74,6 +74,77 @@ fn graph_json_is_byte_identical_across_runs() {
     assert_eq!(a, run());
 }
 
+/// A warm graph command answers from the snapshot's graph alone (the facts are not
+/// decoded, `cached graph loaded` in the log) and answers exactly as a fresh index does;
+/// after an edit it answers from the updated index.
+#[test]
+fn a_warm_graph_command_answers_as_a_fresh_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    common::copy_dir(&common::fixture("python"), &repo);
+    common::backdate(&repo);
+    let (cache, state) = (tmp.path().join("cache"), tmp.path().join("state"));
+    let run = |cached: bool, args: &[&str]| {
+        let mut c = cg();
+        c.env("XDG_CACHE_HOME", &cache)
+            .env("XDG_STATE_HOME", &state)
+            .arg("-v")
+            .arg("-C")
+            .arg(&repo);
+        if !cached {
+            c.arg("--no-cache");
+        }
+        let out = c.args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        out.stdout
+    };
+    let log = || {
+        let dir = state.join("codegraph-tui/logs");
+        std::fs::read_dir(&dir)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                    .collect::<String>()
+            })
+            .unwrap_or_default()
+    };
+    run(true, &["index"]);
+    let commands: &[&[&str]] = &[
+        &["graph", "--json"],
+        &["callers", "app/store.py::MemoryStore.allocate_id", "--json"],
+        &["callees", "MemoryStore", "--depth", "3", "--json"],
+        &["symbols", "store", "--json"],
+        &["impact", "app/store.py::MemoryStore.allocate_id", "--json"],
+        &["export", "MemoryStore", "--format", "json"],
+    ];
+    for args in commands {
+        let before = log().matches("cached graph loaded").count();
+        let warm = run(true, args);
+        assert_eq!(
+            log().matches("cached graph loaded").count(),
+            before + 1,
+            "{args:?}: not answered from the snapshot's graph"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&warm),
+            String::from_utf8_lossy(&run(false, args)),
+            "{args:?}"
+        );
+    }
+    std::fs::write(
+        repo.join("app/store.py"),
+        std::fs::read_to_string(repo.join("app/store.py")).unwrap()
+            + "\n\ndef late_helper():\n    return MemoryStore().allocate_id()\n",
+    )
+    .unwrap();
+    let before = log().matches("cached graph loaded").count();
+    let args = ["callers", "app/store.py::MemoryStore.allocate_id", "--json"];
+    let warm = run(true, &args);
+    assert_eq!(log().matches("cached graph loaded").count(), before);
+    assert!(String::from_utf8_lossy(&warm).contains("late_helper"));
+    assert_eq!(warm, run(false, &args));
+}
+
 #[test]
 fn callers_json_is_a_subgraph() {
     let v: serde_json::Value = common::json_of(

@@ -23,19 +23,6 @@ fn opts() -> IndexOptions {
 
 /// Sets every file's mtime an hour back, so stamps are not "racily clean" and the
 /// stamp comparison (not only the content hash) decides.
-fn backdate(dir: &Path) {
-    let old = SystemTime::now() - Duration::from_secs(3600);
-    for e in std::fs::read_dir(dir).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            backdate(&e.path());
-        } else {
-            let f = std::fs::File::options().write(true).open(e.path()).unwrap();
-            f.set_modified(old).unwrap();
-        }
-    }
-}
-
 /// Every incremental resolution in these tests is checked against a full one (a
 /// mismatch panics).
 fn verify_incremental() {
@@ -49,7 +36,7 @@ fn scratch(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
     common::copy_dir(&common::fixture(name), &repo);
-    backdate(&repo);
+    common::backdate(&repo);
     let repo = repo.canonicalize().unwrap();
     let cache = tmp.path().join("cache");
     (tmp, repo, cache)
@@ -391,7 +378,7 @@ fn unchanged_stats_answer_only_for_a_tree_as_saved() {
             &format!("{what}, saved again"),
             !what.contains("source file"),
         );
-        backdate(&repo);
+        common::backdate(&repo);
         warm_open(&repo, &cache);
         check(&format!("{what}, backdated and saved"), true);
     }
@@ -405,6 +392,57 @@ fn unchanged_stats_answer_only_for_a_tree_as_saved() {
     let mut s = Session::open(Some(&cache));
     assert!(s.load(&repo, &opts()).is_none());
     assert_eq!(s.report.state, CacheState::Rebuilt);
+}
+
+/// The graph-only load (`Session::load_graph`, what `callers`, `symbols` and the other
+/// graph commands use on a warm start) decodes the nodes through a view of the facts'
+/// encoding: it must give the very graph a full load gives, on fixtures whose facts hold
+/// every kind of field (docs, bases, imports, bindings, tsconfig / go.mod / Cargo.toml
+/// project files), and never answer for a changed tree or a damaged snapshot.
+#[test]
+fn the_graph_alone_loads_as_the_full_index_has_it() {
+    for fixture in ["multi", "typescript", "go", "rust", "python", "javascript"] {
+        let (_tmp, repo, cache) = scratch(fixture);
+        let (idx, _) = warm_open(&repo, &cache);
+        let want = canonical(&idx);
+        let mut s = Session::open(Some(&cache));
+        let graph = s
+            .load_graph(&repo, &opts())
+            .unwrap_or_else(|| panic!("{fixture}: no graph from a snapshot of the tree as it is"));
+        assert_eq!(s.report.state, CacheState::Warm, "{fixture}");
+        assert_eq!(
+            serde_json::to_string_pretty(&graph.to_canonical_json()).unwrap(),
+            want,
+            "{fixture}: the graph-only load differs from the index saved"
+        );
+        assert!(graph.unresolved_count() > 0 || idx.graph.unresolved_count() == 0);
+    }
+    let (_tmp, repo, cache) = scratch("python");
+    warm_open(&repo, &cache);
+    std::fs::write(repo.join("app/late.py"), "def late():\n    return 1\n").unwrap();
+    assert!(
+        Session::open(Some(&cache))
+            .load_graph(&repo, &opts())
+            .is_none(),
+        "a changed tree is never answered from the snapshot's graph"
+    );
+    warm_open(&repo, &cache);
+    common::backdate(&repo);
+    warm_open(&repo, &cache);
+    assert!(Session::open(Some(&cache))
+        .load_graph(&repo, &opts())
+        .is_some());
+    let p = snapshot_dir(&cache).join("facts.bin");
+    let mut b = std::fs::read(&p).unwrap();
+    let i = b.len() / 2;
+    b[i] ^= 0x5a;
+    std::fs::write(&p, b).unwrap();
+    assert!(
+        Session::open(Some(&cache))
+            .load_graph(&repo, &opts())
+            .is_none(),
+        "a damaged snapshot is never answered from"
+    );
 }
 
 #[test]
@@ -624,7 +662,7 @@ fn an_edit_that_keeps_size_and_mtime_is_seen_when_the_watcher_reports_it() {
     let (_tmp, repo, cache) = scratch("python");
     let file = repo.join("app/same.py");
     std::fs::write(&file, "def alpha_fn():\n    return 1\n").unwrap();
-    backdate(&repo);
+    common::backdate(&repo);
 
     // The engine alone: size and mtime restored, but the status-change time moved with the
     // write, so a reconciliation reads the file again (git's `core.trustctime`)...
@@ -654,7 +692,7 @@ fn an_edit_that_keeps_size_and_mtime_is_seen_when_the_watcher_reports_it() {
 
     // The watcher passes the paths it saw, so the same kind of edit reaches the graph.
     std::fs::write(&file, "def alpha_fn():\n    return 1\n").unwrap();
-    backdate(&repo);
+    common::backdate(&repo);
     let setup = Setup {
         cache_dir: Some(cache),
         watch: true,
@@ -1141,7 +1179,7 @@ fn an_impl_in_another_file_than_its_type_survives_every_edit() {
     write("src/m_middle.rs", middle);
     let z_impl = "use crate::a_type::Square;\nuse crate::shape::{Area, Marker};\n\nimpl Area for Square {\n    fn area(&self) -> f64 {\n        self.side * self.side\n    }\n}\n\nimpl Marker for Square {}\n";
     write("src/z_impl.rs", z_impl);
-    backdate(&repo);
+    common::backdate(&repo);
     let repo = repo.canonicalize().unwrap();
     let (sq, area) = ("src/a_type.rs::Square", "src/shape.rs::Area");
 

@@ -15,7 +15,7 @@ use clap::{Args, ValueEnum};
 
 use super::walk;
 use crate::index::export::{self, Format};
-use crate::index::{Index, Walk};
+use crate::index::{CodeGraph, Walk};
 
 /// Which way to walk from SYMBOL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -63,8 +63,8 @@ pub struct ExportArgs {
     pub force: bool,
 }
 
-pub(super) fn run(a: &ExportArgs, idx: &Index) -> Result<i32> {
-    let node = walk::pick(idx, &a.symbol)?;
+pub(super) fn run(a: &ExportArgs, graph: &CodeGraph) -> Result<i32> {
+    let node = walk::pick(graph, &a.symbol)?;
     let w = match a.direction {
         DirectionArg::Callers => Walk::Callers,
         DirectionArg::Callees => Walk::Callees,
@@ -76,7 +76,7 @@ pub(super) fn run(a: &ExportArgs, idx: &Index) -> Result<i32> {
         FormatArg::Graphml => Format::Graphml,
         FormatArg::Mermaid => Format::Mermaid,
     };
-    let Some(sub) = idx.graph.walk(&node.id, w, a.depth) else {
+    let Some(sub) = graph.walk(&node.id, w, a.depth) else {
         bail!("{} vanished from the graph", node.id);
     };
     let text = export::render(&sub, format);

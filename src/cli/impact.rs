@@ -12,7 +12,7 @@ use clap::Args;
 
 use super::{output, walk};
 use crate::index::impact::{self, diff, FsLines, Impact};
-use crate::index::Index;
+use crate::index::CodeGraph;
 
 /// Arguments of `impact`.
 #[derive(Debug, Args)]
@@ -34,12 +34,12 @@ pub struct ImpactArgs {
 
 /// Runs `impact`; `color` paints the text form as `callers`/`callees` do (ids bold, places
 /// and notes dim, the risk in red, yellow or green).
-pub(super) fn run(a: &ImpactArgs, idx: &Index, root: &Path, color: bool) -> Result<i32> {
-    let lines = FsLines::new(idx.root.clone().unwrap_or_else(|| root.to_path_buf()));
+pub(super) fn run(a: &ImpactArgs, graph: &CodeGraph, root: &Path, color: bool) -> Result<i32> {
+    let lines = FsLines::new(root.to_path_buf());
     if let Some(rev) = &a.diff {
         let (changes, diff_text) = diff::git_changes(root, Some(rev))?;
-        let removed = diff::removed_definitions(root, Some(rev), &diff_text, &idx.graph);
-        let d = diff::diff_impact(&idx.graph, rev, &changes, removed, a.depth, &lines);
+        let removed = diff::removed_definitions(root, Some(rev), &diff_text, graph);
+        let d = diff::diff_impact(graph, rev, &changes, removed, a.depth, &lines);
         if a.json {
             output::print_json(&d)?;
             return Ok(0);
@@ -58,7 +58,7 @@ pub(super) fn run(a: &ImpactArgs, idx: &Index, root: &Path, color: bool) -> Resu
                 spans(&c.lines)
             ));
             out.extend(
-                describe(i, idx, color)
+                describe(i, graph, color)
                     .into_iter()
                     .map(|l| format!("   {l}")),
             );
@@ -112,7 +112,7 @@ pub(super) fn run(a: &ImpactArgs, idx: &Index, root: &Path, color: bool) -> Resu
                 )
             });
             out.extend(
-                describe(&d.union, idx, color)
+                describe(&d.union, graph, color)
                     .into_iter()
                     .map(|l| format!("   {l}")),
             );
@@ -123,14 +123,14 @@ pub(super) fn run(a: &ImpactArgs, idx: &Index, root: &Path, color: bool) -> Resu
     let Some(symbol) = &a.symbol else {
         bail!("impact needs a SYMBOL or --diff");
     };
-    let node = walk::pick(idx, symbol)?;
-    let Some(i) = impact::impact(&idx.graph, &node.id, a.depth, &lines) else {
+    let node = walk::pick(graph, symbol)?;
+    let Some(i) = impact::impact(graph, &node.id, a.depth, &lines) else {
         bail!("{} vanished from the graph", node.id);
     };
     if a.json {
         output::print_json(&i)?;
     } else {
-        output::print_lines(&describe(&i, idx, color))?;
+        output::print_lines(&describe(&i, graph, color))?;
     }
     Ok(0)
 }
@@ -150,11 +150,11 @@ fn spans(lines: &[[u32; 2]]) -> String {
 }
 
 /// The text form: every section, every flag, sanitized; painted when `color`.
-fn describe(i: &Impact, idx: &Index, color: bool) -> Vec<String> {
+fn describe(i: &Impact, graph: &CodeGraph, color: bool) -> Vec<String> {
     let s = |x: &str| output::sanitize(x).into_owned();
     let bold = |x: &str| output::paint(&s(x), "1", color);
     let dim = |x: String| output::paint(&x, "2", color);
-    let label = |id: &str| match idx.graph.node(id) {
+    let label = |id: &str| match graph.node(id) {
         Some(n) => format!(
             "{}  {}",
             bold(id),

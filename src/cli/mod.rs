@@ -24,7 +24,7 @@ use std::io::IsTerminal;
 
 use crate::config::{self, Config};
 use crate::index::session::Session;
-use crate::index::{self, Index};
+use crate::index::{self, CodeGraph, Index};
 
 pub use output::sanitize;
 
@@ -135,8 +135,8 @@ fn run_command(cli: &Cli) -> Result<i32> {
         None => tui_launch::run(cli, &root, &config),
         Some(Command::Index(a)) => index_cmd::run(cli, a, &root, &config),
         Some(Command::Graph { json: _ }) => {
-            let idx = build(cli, &root, &config, false)?;
-            output::print_json(&idx.graph.to_canonical_json())?;
+            let graph = build(cli, &root, &config, false)?;
+            output::print_json(&graph.to_canonical_json())?;
             Ok(0)
         }
         Some(Command::Symbols(a)) => symbols::run(
@@ -210,19 +210,26 @@ pub fn repo_root(given: Option<&Path>) -> Result<PathBuf> {
     }
 }
 
-/// The index of `root`, always in step with the disk: the cached snapshot reconciled
-/// with the files (or a fresh index, saved for next time), drawing a progress bar on
-/// stderr when it is a terminal and `quiet` is false.
+/// The graph of `root`, always in step with the disk: when the cached snapshot is of the
+/// tree as it is, its graph alone (the facts behind it are not decoded, see
+/// [`Session::load_graph`]); else the snapshot reconciled with the files (or a fresh
+/// index, saved for next time), drawing a progress bar on stderr when it is a terminal
+/// and `quiet` is false.
 ///
-/// The index is leaked on purpose: the process ends right after the command, and freeing
+/// The graph is leaked on purpose: the process ends right after the command, and freeing
 /// a large graph piece by piece took a fifth of a warm run on the Rust corpus.
 pub(crate) fn build(
     cli: &Cli,
     root: &Path,
     config: &Config,
     quiet: bool,
-) -> Result<&'static Index> {
-    Ok(Box::leak(Box::new(open_index(cli, root, config, quiet)?.0)))
+) -> Result<&'static CodeGraph> {
+    let mut session = open_session(cli, root);
+    if let Some(graph) = session.load_graph(root, &config.index_options()) {
+        return Ok(Box::leak(Box::new(graph)));
+    }
+    let idx = open_index_in(&mut session, root, config, quiet)?;
+    Ok(&Box::leak(Box::new(idx)).graph)
 }
 
 /// As [`build`], also returning the [`Session`] (what the cache did, where search indexes

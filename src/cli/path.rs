@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::{output, walk};
 use crate::index::paths::{self, DEFAULT_MAX_PATHS, DEFAULT_PATH_DEPTH};
-use crate::index::Index;
+use crate::index::CodeGraph;
 
 /// Arguments of `path`.
 #[derive(Debug, Args)]
@@ -29,10 +29,10 @@ pub struct PathArgs {
     pub json: bool,
 }
 
-pub(super) fn run(a: &PathArgs, idx: &Index) -> Result<i32> {
-    let from = walk::pick(idx, &a.from)?;
-    let to = walk::pick(idx, &a.to)?;
-    let Some(p) = paths::shortest_paths(&idx.graph, &from.id, &to.id, a.depth, a.max) else {
+pub(super) fn run(a: &PathArgs, graph: &CodeGraph) -> Result<i32> {
+    let from = walk::pick(graph, &a.from)?;
+    let to = walk::pick(graph, &a.to)?;
+    let Some(p) = paths::shortest_paths(graph, &from.id, &to.id, a.depth, a.max) else {
         bail!("{} or {} vanished from the graph", from.id, to.id);
     };
     let code = if p.length.is_some() { 0 } else { 1 };
@@ -53,7 +53,7 @@ pub(super) fn run(a: &PathArgs, idx: &Index) -> Result<i32> {
             if p.truncated {
                 out.push("(the search was cut by the node cap: a path may exist beyond it)".into());
             }
-            let back = paths::shortest_paths(&idx.graph, &to.id, &from.id, a.depth, 1);
+            let back = paths::shortest_paths(graph, &to.id, &from.id, a.depth, 1);
             if let Some(len) = back.and_then(|b| b.length) {
                 out.push(format!(
                     "(the other way round, {} reaches {} in {len} hops: try `path {} {}`)",

@@ -10,7 +10,7 @@ use nucleo_matcher::{Config, Matcher, Utf32Str};
 use serde::Serialize;
 
 use super::output;
-use crate::index::{Index, Kind, Node};
+use crate::index::{CodeGraph, Kind, Node};
 
 /// Arguments of `symbols`.
 #[derive(Debug, Args)]
@@ -39,14 +39,13 @@ pub struct Hit<'a> {
 /// come the definitions the query names exactly
 /// ([`crate::index::CodeGraph::pinned_matches`]): nucleo alone scores `FlaskTask` and
 /// `Flask` the same for `Flask`.
-pub fn search<'a>(idx: &'a Index, query: &str, limit: usize) -> Vec<Hit<'a>> {
+pub fn search<'a>(graph: &'a CodeGraph, query: &str, limit: usize) -> Vec<Hit<'a>> {
     use rayon::prelude::*;
     let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
     // Scored on every thread, then only the best `limit` sorted: on the 1.17M
     // definitions of the fetch.sh Rust tree the scan was 0.22 s on one thread and the
     // sort of every hit came after it.
-    let mut hits: Vec<Hit<'a>> = idx
-        .graph
+    let mut hits: Vec<Hit<'a>> = graph
         .par_nodes()
         .filter(|n| n.kind != Kind::File)
         .map_init(
@@ -60,7 +59,7 @@ pub fn search<'a>(idx: &'a Index, query: &str, limit: usize) -> Vec<Hit<'a>> {
         .flatten()
         .collect();
     let mut pinned: Vec<&str> = Vec::new();
-    for n in idx.graph.pinned_matches(query) {
+    for n in graph.pinned_matches(query) {
         if !hits.iter().any(|h| h.node.id == n.id) {
             hits.push(Hit { node: n, score: 0 });
         }
@@ -83,11 +82,11 @@ pub fn search<'a>(idx: &'a Index, query: &str, limit: usize) -> Vec<Hit<'a>> {
     hits
 }
 
-pub(super) fn run(a: &SymbolsArgs, idx: &Index, color: bool) -> Result<i32> {
+pub(super) fn run(a: &SymbolsArgs, graph: &CodeGraph, color: bool) -> Result<i32> {
     if a.query.trim().is_empty() {
         anyhow::bail!("empty query: give a name or part of one");
     }
-    let hits = search(idx, &a.query, a.limit);
+    let hits = search(graph, &a.query, a.limit);
     if a.json {
         output::print_json(&serde_json::json!({"query": a.query, "hits": hits}))?;
     } else {

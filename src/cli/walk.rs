@@ -10,7 +10,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 
 use super::{output, symbols};
-use crate::index::{Edge, Index, Kind, Node, Walk};
+use crate::index::{CodeGraph, Edge, Kind, Node, Walk};
 
 /// Arguments of `callers` and `callees`.
 #[derive(Debug, Args)]
@@ -103,12 +103,11 @@ impl std::error::Error for SymbolError {}
 /// it ignoring case, then names within 2 edits of it (Damerau-Levenshtein, ignoring
 /// case; `echoo` for `echo`), then nucleo's fuzzy matches of the lowercased query. Each
 /// node once.
-fn similar<'a>(idx: &'a Index, symbol: &str, n: usize) -> Vec<&'a Node> {
+fn similar<'a>(graph: &'a CodeGraph, symbol: &str, n: usize) -> Vec<&'a Node> {
     let want = symbol.to_lowercase();
     // The last segment of a qualified name is what gets mistyped most.
     let last = want.rsplit(['.', ':']).next().unwrap_or(&want);
-    let mut close: Vec<(usize, &Node)> = idx
-        .graph
+    let mut close: Vec<(usize, &Node)> = graph
         .nodes()
         .filter(|n| n.kind != Kind::File)
         .filter_map(|node| {
@@ -128,7 +127,7 @@ fn similar<'a>(idx: &'a Index, symbol: &str, n: usize) -> Vec<&'a Node> {
     for node in close
         .into_iter()
         .map(|(_, n)| n)
-        .chain(symbols::search(idx, &want, n).into_iter().map(|h| h.node))
+        .chain(symbols::search(graph, &want, n).into_iter().map(|h| h.node))
     {
         if out.len() == n {
             break;
@@ -146,8 +145,8 @@ fn similar<'a>(idx: &'a Index, symbol: &str, n: usize) -> Vec<&'a Node> {
 /// Errors: a [`SymbolError`]: no match (with suggestions, labelled as such: names equal
 /// ignoring case, within two edits, then fuzzy matches) or several matches (all listed
 /// with ids).
-pub fn pick<'a>(idx: &'a Index, symbol: &str) -> Result<&'a Node> {
-    let found = idx.graph.lookup(symbol);
+pub fn pick<'a>(graph: &'a CodeGraph, symbol: &str) -> Result<&'a Node> {
+    let found = graph.lookup(symbol);
     if let [one] = found[..] {
         return Ok(one);
     }
@@ -156,7 +155,7 @@ pub fn pick<'a>(idx: &'a Index, symbol: &str) -> Result<&'a Node> {
             symbol: symbol.to_string(),
             reason: "not_found",
             candidates: Vec::new(),
-            similar: similar(idx, symbol, 5)
+            similar: similar(graph, symbol, 5)
                 .into_iter()
                 .map(Candidate::of)
                 .collect(),
@@ -172,9 +171,9 @@ pub fn pick<'a>(idx: &'a Index, symbol: &str) -> Result<&'a Node> {
     Err(err.into())
 }
 
-pub(super) fn run(a: &WalkArgs, idx: &Index, walk: Walk, color: bool) -> Result<i32> {
-    let node = pick(idx, &a.symbol)?;
-    let Some(sub) = idx.graph.walk(&node.id, walk, a.depth) else {
+pub(super) fn run(a: &WalkArgs, graph: &CodeGraph, walk: Walk, color: bool) -> Result<i32> {
+    let node = pick(graph, &a.symbol)?;
+    let Some(sub) = graph.walk(&node.id, walk, a.depth) else {
         bail!("{} vanished from the graph", node.id);
     };
     if a.json {

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::incremental::{reconcile, unchanged_since, walk_matches, Changes, Reconciled};
 use super::store::{LoadError, Store};
-use super::{index_repo, Index, IndexError, IndexOptions, IndexStats};
+use super::{index_repo, CodeGraph, Index, IndexError, IndexOptions, IndexStats};
 
 /// How long a watcher waits without a change before it saves an updated index (`index
 /// --watch` and the TUI): a save (about 0.6 s on the Rust tree of the fetch.sh corpus) then
@@ -146,6 +146,29 @@ impl Session {
         stats.elapsed_ms.clear();
         stats.elapsed_ms.insert("load".into(), ms);
         Some(stats)
+    }
+
+    /// The graph of the cached index of `root` when the tree has not changed since it was
+    /// saved, decoded without the facts it was resolved from ([`Store::load_graph`]): for
+    /// commands that answer from the graph alone. `None` when there is no usable snapshot
+    /// or anything may have changed: the caller then [`load`](Session::load)s and
+    /// [`refresh`](Session::refresh)es, which bring the index up to date and report why.
+    pub fn load_graph(&mut self, root: &Path, options: &IndexOptions) -> Option<CodeGraph> {
+        let store = self.store.as_ref()?;
+        let t = std::time::Instant::now();
+        let summary = store.summary(root, options).ok()?;
+        if !unchanged_since(root, &summary, options).unwrap_or(false) {
+            return None;
+        }
+        let graph = store
+            .load_graph(&summary)
+            .inspect_err(|e| tracing::debug!("graph load failed, loading it all to say why: {e}"))
+            .ok()?;
+        let ms = t.elapsed().as_millis() as u64;
+        tracing::info!(ms, "cached graph loaded: nothing changed");
+        self.report.state = CacheState::Warm;
+        self.report.load_ms = Some(ms);
+        Some(graph)
     }
 
     /// Brings `prev` up to date with the disk (or, without `prev`, indexes `root` from

@@ -36,7 +36,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::graph::{NameOrder, RawEdge};
+use super::graph::{NameOrder, Node, NodeChunk, RawEdge};
 use super::{graph_chunks, CodeGraph, FileFacts, FileStamp, Index, IndexOptions, IndexStats};
 use super::{SkipReason, Unresolved};
 
@@ -151,6 +151,9 @@ pub struct Summary {
     snap: PathBuf,
     /// Its files' checksums, from the manifest.
     parts: Parts,
+    /// Files and graph nodes, from the manifest.
+    files: u64,
+    nodes: u64,
 }
 
 /// An unresolved call as stored: the caller as a node position, the site's file only
@@ -227,17 +230,22 @@ fn unresolved_call(
             .id
             .clone(),
     };
-    Ok(Unresolved {
+    Ok(unresolved_of_row(r, caller, &paths[fi]))
+}
+
+/// The unresolved call a stored row describes, made by `caller` in the file `path`.
+fn unresolved_of_row(r: UnresolvedRow<'_>, caller: Arc<str>, path: &Arc<str>) -> Unresolved {
+    Unresolved {
         caller,
         name: Arc::from(&*r.name),
         receiver: r.receiver.map(|r| Arc::from(&*r)),
         site: super::graph::Site {
-            file: r.file.map_or_else(|| paths[fi].clone(), |f| Arc::from(&*f)),
+            file: r.file.map_or_else(|| path.clone(), |f| Arc::from(&*f)),
             line: r.line,
             column: r.column,
         },
         reason: r.reason,
-    })
+    }
 }
 
 /// One repository's cache folder, opened as the writer or read-only.
@@ -443,6 +451,96 @@ impl Store {
         })
     }
 
+    /// The graph of the snapshot `summary` describes, without the facts it was resolved
+    /// from: the nodes are decoded from `facts.bin` through
+    /// [`FileView`](super::facts::FileView), the edges, unresolved calls and name order as
+    /// [`load`](Store::load) decodes them. For commands that answer from the graph alone
+    /// once [`unchanged_since`](super::incremental::unchanged_since) has found the tree as
+    /// saved: on the fetch.sh Rust tree (1.17M definitions) about half the time and heap
+    /// of a full load (see README's warm-start table).
+    ///
+    /// Errors: [`LoadError::Corrupt`] for any damage, as `load` reports it.
+    pub fn load_graph(&self, summary: &Summary) -> Result<CodeGraph, LoadError> {
+        let started = std::time::Instant::now();
+        let snap = &summary.snap;
+        let parts = &summary.parts;
+        let ((chunks, edges), (unresolved, names)) = rayon::join(
+            || {
+                rayon::join(
+                    || read_node_chunks(&snap.join("facts.bin"), &parts.facts).map_err(part_error),
+                    || {
+                        read_part(&snap.join("edges.bin"), &parts.edges)
+                            .and_then(|b| decode::<Vec<RawEdge>>(&b, "edges"))
+                    },
+                )
+            },
+            || {
+                rayon::join(
+                    || {
+                        read_part(&snap.join("unresolved.bin"), &parts.unresolved)
+                            .and_then(|b| decode::<Vec<UnresolvedRow>>(&b, "unresolved"))
+                    },
+                    || {
+                        read_part(&snap.join("names.bin"), &parts.names)
+                            .and_then(|b| decode::<NameOrder>(&b, "names"))
+                    },
+                )
+            },
+        );
+        let (chunks, edges, unresolved, names) = (chunks?, edges?, unresolved?, names?);
+        if chunks.len() as u64 != summary.files {
+            return Err(LoadError::Corrupt(format!(
+                "facts: {} files, manifest says {}",
+                chunks.len(),
+                summary.files
+            )));
+        }
+        let mut offsets = Vec::with_capacity(chunks.len());
+        let mut n = 0u32;
+        for c in &chunks {
+            offsets.push(n);
+            n += c.len() as u32;
+        }
+        if n as u64 != summary.nodes {
+            return Err(LoadError::Corrupt(
+                "node count differs from manifest".into(),
+            ));
+        }
+        if edges.iter().any(|e| e.source >= n || e.target >= n) {
+            return Err(LoadError::Corrupt("edge to a missing node".into()));
+        }
+        tracing::debug!(
+            ms = started.elapsed().as_millis() as u64,
+            "load graph: decoded"
+        );
+        // The unresolved calls are made while the graph is built, as in `load`.
+        let (graph, calls) = rayon::join(
+            || CodeGraph::from_chunks_ordered(chunks.clone(), edges, Vec::new(), names),
+            || {
+                unresolved
+                    .into_iter()
+                    .map(|r| {
+                        let missing =
+                            || LoadError::Corrupt("unresolved call of a missing node".into());
+                        let (fi, local) =
+                            super::resolve::locate(&offsets, r.caller).ok_or_else(missing)?;
+                        let chunk = &chunks[fi];
+                        let caller = chunk.get(local as usize).ok_or_else(missing)?;
+                        Ok(unresolved_of_row(r, caller.id.clone(), &chunk[0].id))
+                    })
+                    .collect::<Result<Vec<_>, LoadError>>()
+                    .map(super::graph::UnresolvedMap::from_calls)
+            },
+        );
+        let mut graph = graph.map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
+        graph.set_unresolved(calls?);
+        tracing::debug!(
+            ms = started.elapsed().as_millis() as u64,
+            "load graph: built"
+        );
+        Ok(graph)
+    }
+
     /// What the live snapshot for `root` (canonical) written with `options` records about
     /// the tree, from its manifest alone: enough to tell whether anything changed since
     /// ([`incremental::unchanged_since`](super::incremental::unchanged_since)) and to
@@ -458,6 +556,8 @@ impl Store {
             stamped_at_ns: manifest.stamped_at_ns,
             snap,
             parts: manifest.parts,
+            files: manifest.files,
+            nodes: manifest.nodes,
         })
     }
 
@@ -754,26 +854,46 @@ pub(crate) fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// A cache file opened for reading: its header read and checked (magic, engine
-/// fingerprint, a payload length that matches the file's size, and with `expect` the
-/// payload checksum the manifest recorded for it), positioned at the payload. Returns the
-/// reader, limited to the payload, and the payload's checksum.
+/// A cache file opened for reading: its header read and checked (see [`check_header`]),
+/// positioned at the payload. Returns the reader, limited to the payload, and the
+/// payload's checksum.
 fn open_checked(
     path: &Path,
     expect: Option<&[u8; 32]>,
 ) -> Result<(std::io::Take<std::io::BufReader<File>>, [u8; 32]), LoadError> {
     use std::io::Read;
+    let (file, size) = open_regular(path)?;
+    let mut r = std::io::BufReader::with_capacity(READ_BUFFER, file);
+    let (head, hash) = check_header(&mut r, size, path, expect)?;
+    Ok((r.take(size - head), hash))
+}
+
+/// Opens a cache file when it is a regular file (a symlink, FIFO or device could block or
+/// never end); with its size.
+fn open_regular(path: &Path) -> Result<(File, u64), LoadError> {
     let name = file_label(path);
     let failed = |e: std::io::Error| LoadError::Corrupt(format!("{name}: {e}"));
-    let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
-    // A regular file only: a symlink, FIFO or device could block or never end.
     let meta = std::fs::symlink_metadata(path).map_err(failed)?;
     if !meta.is_file() {
         return Err(failed(std::io::Error::other("not a regular file")));
     }
     let file = File::open(path).map_err(failed)?;
     let size = file.metadata().map_err(failed)?.len();
-    let mut r = std::io::BufReader::with_capacity(READ_BUFFER, file);
+    Ok((file, size))
+}
+
+/// Reads and checks the header of the cache file `path` (of `size` bytes) from `r`:
+/// magic, engine fingerprint, a payload length that matches the size, and with `expect`
+/// the payload checksum the manifest recorded for it. Returns the header's length in
+/// bytes and the payload's checksum.
+fn check_header(
+    r: &mut impl std::io::Read,
+    size: u64,
+    path: &Path,
+    expect: Option<&[u8; 32]>,
+) -> Result<(u64, [u8; 32]), LoadError> {
+    let name = file_label(path);
+    let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
     let mut magic = [0u8; 10];
     if r.read_exact(&mut magic).is_err() || &magic[..8] != MAGIC {
         return Err(bad("not a cache file"));
@@ -803,7 +923,7 @@ fn open_checked(
     if expect.is_some_and(|e| *e != hash) {
         return Err(bad("from another snapshot than its manifest"));
     }
-    Ok((r.take(len), hash))
+    Ok((head, hash))
 }
 
 /// Whether `s` has the shape of an [`engine_fingerprint`] (`s1-v0.1.0-` and 16 hex
@@ -948,93 +1068,145 @@ fn write_facts(path: &Path, files: &[Arc<FileFacts>]) -> Result<[u8; 32], StoreE
 }
 
 fn read_facts(path: &Path, expect: &[u8; 32]) -> Result<Vec<Arc<FileFacts>>, LoadError> {
-    use std::io::Read;
-    let (r, hash) = open_checked(path, Some(expect))?;
-    let mut r = Hashed {
-        inner: r,
-        hasher: blake3::Hasher::new(),
-    };
-    let bad = |why: &str| LoadError::Corrupt(format!("facts.bin: {why}"));
-    let mut files = Vec::new();
-    // The shards are read and decoded a batch at a time, the next batch read while one
-    // decodes: a load never holds the whole encoded payload (372 MB on the fetch.sh
-    // corpus) beside the facts decoded from it. The checksum covers the whole payload,
-    // so nothing is returned before all of it is read and hashed; a damaged file is
-    // reported as such before any decoding error it causes.
-    let decoded = (|| -> Result<(), LoadError> {
-        let mut count = [0u8; 4];
-        r.read_exact(&mut count).map_err(|_| bad("truncated"))?;
-        let mut left = u32::from_le_bytes(count) as usize;
-        let mut batch = read_shards(&mut r, &mut left)?;
-        while !batch.is_empty() {
-            let (shards, next) = rayon::join(
-                || {
-                    batch
-                        .par_iter()
-                        .map(|b| decode::<Vec<Arc<FileFacts>>>(b, "facts"))
-                        .collect::<Result<Vec<_>, _>>()
-                },
-                || read_shards(&mut r, &mut left),
-            );
-            files.extend(shards?.into_iter().flatten());
-            batch = next?;
+    read_facts_as(path, expect, |b| decode::<Vec<Arc<FileFacts>>>(b, "facts"))
+}
+
+/// The graph's nodes of every file in `facts.bin`, one chunk per file in file order (as
+/// [`graph_chunks`] makes them from the facts), decoded through
+/// [`FileView`](super::facts::FileView): only the nodes' own strings are allocated.
+fn read_node_chunks(path: &Path, expect: &[u8; 32]) -> Result<Vec<NodeChunk>, LoadError> {
+    read_facts_as(path, expect, |b| {
+        let bad = |why: String| LoadError::Corrupt(format!("facts (graph view): {why}"));
+        let (views, rest): (Vec<super::facts::FileView<'_>>, _) =
+            postcard::take_from_bytes(b).map_err(|e| bad(e.to_string()))?;
+        if !rest.is_empty() {
+            return Err(bad(format!("{} bytes after the shard's files", rest.len())));
         }
-        if r.inner.limit() != 0 {
+        Ok(views.iter().map(view_chunk).collect())
+    })
+}
+
+/// [`file_chunk`](super::file_chunk) of a [`FileView`](super::facts::FileView): the same
+/// nodes, field for field.
+fn view_chunk(f: &super::facts::FileView<'_>) -> NodeChunk {
+    let path: Arc<str> = f.path.into();
+    let language: Arc<str> = f.language.into();
+    let file_node = Node {
+        id: path.clone(),
+        kind: super::Kind::File,
+        name: f.path.rsplit('/').next().unwrap_or(f.path).into(),
+        qualified_name: path.clone(),
+        file: path.clone(),
+        start_line: 1,
+        end_line: f.lines.max(1),
+        language: language.clone(),
+    };
+    std::iter::once(file_node)
+        .chain(f.definitions.iter().map(|d| Node {
+            id: d.id.into(),
+            kind: d.kind,
+            name: d.name.into(),
+            qualified_name: d.qualified_name.into(),
+            file: path.clone(),
+            start_line: d.start_line,
+            end_line: d.end_line,
+            language: language.clone(),
+        }))
+        .collect()
+}
+
+/// Reads `facts.bin` (checked against `expect`), decoding each shard with `shard` on
+/// the current pool; the items of all shards in order.
+///
+/// The file is mapped into memory, not read: the shards are decoded where they lie, a
+/// batch of up to [`BATCH_BYTES`] at a time, each batch hashed first and released from
+/// the mapping after, so a load holds neither a copy of the encoded payload (342 MB on the
+/// fetch.sh Rust tree) nor more than a batch of it mapped. Copying it through read buffers
+/// was about a fifth of a warm graph load's CPU (`perf`: the kernel's copy, the buffers'
+/// zeroing and their page faults). The checksum covers the whole payload and speaks
+/// first: a damaged file is reported as such, never as the decoding error it causes.
+fn read_facts_as<T: Send>(
+    path: &Path,
+    expect: &[u8; 32],
+    shard: impl Fn(&[u8]) -> Result<Vec<T>, LoadError> + Sync,
+) -> Result<Vec<T>, LoadError> {
+    let bad = |why: &str| LoadError::Corrupt(format!("facts.bin: {why}"));
+    let (file, size) = open_regular(path)?;
+    // SAFETY: snapshot files are written once under a temporary name and never modified
+    // after the rename that publishes them (a later save writes a new folder; removal
+    // only unlinks, which leaves a mapping intact).
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| bad(&e.to_string()))?;
+    if map.len() as u64 != size {
+        return Err(bad("changed while opened"));
+    }
+    let mut head_reader: &[u8] = &map;
+    let (head, hash) = check_header(&mut head_reader, size, path, Some(expect))?;
+    let payload = &map[head as usize..];
+    let _ = map.advise(memmap2::Advice::Sequential);
+    let mut hasher = blake3::Hasher::new();
+    // Releases `payload[from..end]` from the mapping once hashed and decoded.
+    let release = |from: usize, end: usize| {
+        // SAFETY: a read-only private file mapping: released pages read back from the file.
+        let _ = unsafe {
+            map.unchecked_advise_range(
+                memmap2::UncheckedAdvice::DontNeed,
+                head as usize + from,
+                end - from,
+            )
+        };
+    };
+    let mut hashed = 0usize;
+    let mut files = Vec::new();
+    let decoded = (|| -> Result<(), LoadError> {
+        let count = payload.get(..4).ok_or_else(|| bad("truncated"))?;
+        let mut left = u32::from_le_bytes(count.try_into().unwrap_or_default()) as usize;
+        let mut at = 4usize;
+        while left > 0 {
+            // The next batch: shards up to BATCH_BYTES (at least one).
+            let mut batch: Vec<&[u8]> = Vec::new();
+            let mut bytes = 0usize;
+            while left > 0 && (batch.is_empty() || bytes < BATCH_BYTES) {
+                let len = payload
+                    .get(at..at + 8)
+                    .ok_or_else(|| bad("truncated shard table"))?;
+                let len = u64::from_le_bytes(len.try_into().unwrap_or_default());
+                let start = at + 8;
+                let end = usize::try_from(len)
+                    .ok()
+                    .and_then(|l| start.checked_add(l))
+                    .filter(|&e| e <= payload.len())
+                    .ok_or_else(|| bad("shard past the end"))?;
+                batch.push(&payload[start..end]);
+                bytes += end - start;
+                at = end;
+                left -= 1;
+            }
+            hasher.update_rayon(&payload[hashed..at]);
+            let shards = batch
+                .par_iter()
+                .map(|b| shard(b))
+                .collect::<Result<Vec<_>, _>>();
+            release(hashed, at);
+            hashed = at;
+            files.extend(shards?.into_iter().flatten());
+        }
+        if at != payload.len() {
             return Err(bad("bytes after the last shard"));
         }
         Ok(())
     })();
     // Whatever went wrong, the checksum of the whole payload speaks first.
-    std::io::copy(&mut r, &mut std::io::sink()).map_err(|e| bad(&e.to_string()))?;
-    if *r.hasher.finalize().as_bytes() != hash {
+    hasher.update_rayon(&payload[hashed..]);
+    release(hashed, payload.len());
+    if *hasher.finalize().as_bytes() != hash {
         return Err(bad("checksum mismatch"));
     }
     decoded?;
     Ok(files)
 }
 
-/// Encoded facts read per batch at most (a batch holds at least one shard).
-const READ_BATCH_BYTES: usize = 32 << 20;
-
-/// Reads the next batch of facts shards (each a length, u64 LE, then its bytes): up to
-/// two per thread and [`READ_BATCH_BYTES`]; `left` counts the shards still to read.
-fn read_shards(r: &mut Hashed, left: &mut usize) -> Result<Vec<Vec<u8>>, LoadError> {
-    use std::io::Read;
-    let bad = |why: &str| LoadError::Corrupt(format!("facts.bin: {why}"));
-    let (mut batch, mut bytes) = (Vec::new(), 0);
-    while *left > 0 && batch.len() < 2 * rayon::current_num_threads().max(1) {
-        let mut len = [0u8; 8];
-        r.read_exact(&mut len)
-            .map_err(|_| bad("truncated shard table"))?;
-        let len = u64::from_le_bytes(len);
-        if len > r.inner.limit() {
-            return Err(bad("shard past the end"));
-        }
-        let mut shard = vec![0u8; len as usize];
-        r.read_exact(&mut shard).map_err(|_| bad("truncated"))?;
-        *left -= 1;
-        bytes += shard.len();
-        batch.push(shard);
-        if bytes >= READ_BATCH_BYTES {
-            break;
-        }
-    }
-    Ok(batch)
-}
-
-/// A cache file's payload being read, hashed as it passes.
-struct Hashed {
-    inner: std::io::Take<std::io::BufReader<File>>,
-    hasher: blake3::Hasher,
-}
-
-impl std::io::Read for Hashed {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.hasher.update(&buf[..n]);
-        Ok(n)
-    }
-}
+/// Encoded facts decoded per batch at most (a batch holds at least one shard).
+const BATCH_BYTES: usize = 32 << 20;
 
 fn sync_dir(dir: &Path) -> Result<(), StoreError> {
     // Opening a directory read-only and fsyncing it persists the renames in it (POSIX);
