@@ -163,7 +163,7 @@ pub struct Index {
     /// Facts of every indexed or windowed file, sorted by path.
     pub files: Vec<Arc<FileFacts>>,
     /// The resolved graph.
-    pub graph: CodeGraph,
+    pub graph: Arc<CodeGraph>,
     /// Counts.
     pub stats: IndexStats,
     /// Skipped paths with their reasons, sorted by path.
@@ -369,7 +369,7 @@ pub(crate) fn finish_with(
     let index = assemble(
         root,
         files,
-        graph,
+        Arc::new(graph),
         stats,
         skipped,
         stamps,
@@ -427,7 +427,7 @@ fn carried_positions(
 pub(crate) fn assemble(
     root: Option<PathBuf>,
     files: Vec<Arc<FileFacts>>,
-    graph: CodeGraph,
+    graph: Arc<CodeGraph>,
     mut stats: IndexStats,
     mut skipped: Vec<(String, SkipReason)>,
     stamps: BTreeMap<String, FileStamp>,

@@ -442,7 +442,7 @@ impl Store {
         Ok(Index {
             root: Some(manifest.root),
             files,
-            graph,
+            graph: Arc::new(graph),
             stats,
             skipped: manifest.skipped,
             stamps: manifest.stamps.into_iter().collect(),
