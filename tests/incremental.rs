@@ -395,10 +395,9 @@ fn unchanged_stats_answer_only_for_a_tree_as_saved() {
 }
 
 /// The graph-only load (`Session::load_graph`, what `callers`, `symbols` and the other
-/// graph commands use on a warm start) decodes the nodes through a view of the facts'
-/// encoding: it must give the very graph a full load gives, on fixtures whose facts hold
-/// every kind of field (docs, bases, imports, bindings, tsconfig / go.mod / Cargo.toml
-/// project files), and never answer for a changed tree or a damaged snapshot.
+/// graph commands use on a warm start) reads the graph's parts of the snapshot, not the
+/// facts: it must give the very graph a full load gives (and a full load the very index
+/// that was saved), and never answer for a changed tree or a damaged snapshot.
 #[test]
 fn the_graph_alone_loads_as_the_full_index_has_it() {
     for fixture in ["multi", "typescript", "go", "rust", "python", "javascript"] {
@@ -416,6 +415,20 @@ fn the_graph_alone_loads_as_the_full_index_has_it() {
             "{fixture}: the graph-only load differs from the index saved"
         );
         assert!(graph.unresolved_count() > 0 || idx.graph.unresolved_count() == 0);
+        // The full load: the facts come back whole (their definitions' ids and names are
+        // stored with the nodes and put back), sharing the graph's strings.
+        let full = Session::open(Some(&cache))
+            .load(&repo, &opts())
+            .unwrap_or_else(|| panic!("{fixture}: no full load"));
+        assert_eq!(
+            full.files, idx.files,
+            "{fixture}: the facts differ after a load"
+        );
+        assert_eq!(canonical(&full), want, "{fixture}");
+        let d = full.files.iter().find_map(|f| f.definitions.first());
+        let d = d.unwrap_or_else(|| panic!("{fixture}: no definitions"));
+        let n = full.graph.node(&d.id).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&d.id, &n.id) && std::sync::Arc::ptr_eq(&d.name, &n.name));
     }
     let (_tmp, repo, cache) = scratch("python");
     warm_open(&repo, &cache);
@@ -432,11 +445,20 @@ fn the_graph_alone_loads_as_the_full_index_has_it() {
     assert!(Session::open(Some(&cache))
         .load_graph(&repo, &opts())
         .is_some());
-    let p = snapshot_dir(&cache).join("facts.bin");
-    let mut b = std::fs::read(&p).unwrap();
-    let i = b.len() / 2;
-    b[i] ^= 0x5a;
-    std::fs::write(&p, b).unwrap();
+    // Damaged facts: the graph alone still stands (its parts hold); a full load refuses.
+    let damage = |name: &str| {
+        let p = snapshot_dir(&cache).join(name);
+        let mut b = std::fs::read(&p).unwrap();
+        let i = b.len() / 2;
+        b[i] ^= 0x5a;
+        std::fs::write(&p, b).unwrap();
+    };
+    damage("facts.bin");
+    assert!(Session::open(Some(&cache)).load(&repo, &opts()).is_none());
+    assert!(Session::open(Some(&cache))
+        .load_graph(&repo, &opts())
+        .is_some());
+    damage("nodes.bin");
     assert!(
         Session::open(Some(&cache))
             .load_graph(&repo, &opts())

@@ -132,18 +132,36 @@ pub struct BaseRef {
     pub column: u32,
 }
 
+/// The empty string every deserialized [`Definition`] holds in its id and names until the
+/// cache puts them back: one `Arc` per thread, not an allocation per field (3.5M of them
+/// on the fetch.sh Rust tree) nor one counter that every thread contends for.
+fn no_name() -> Arc<str> {
+    thread_local! {
+        static EMPTY: Arc<str> = Arc::from("");
+    }
+    EMPTY.with(Arc::clone)
+}
+
 /// One definition found in a file.
+///
+/// Its serde form (the cache's `facts.bin`) leaves out `id`, `name` and `qualified_name`,
+/// which deserialize empty: the cache keeps them once, with the graph's nodes
+/// (`nodes.bin`), which is all a warm command that answers from the graph reads, and puts
+/// them back into the facts on a full load.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Definition {
     /// Node id: `<path>::<in-file name>`, plus `#2`, `#3` for later duplicates (DESIGN
     /// section 4). Shared with the graph node (hence `Arc`).
+    #[serde(skip, default = "no_name")]
     pub id: Arc<str>,
     /// Node kind.
     pub kind: Kind,
     /// The definition's own name (last segment), generics stripped.
+    #[serde(skip, default = "no_name")]
     pub name: Arc<str>,
     /// Language-level full name: module path (where the language has one) plus the chain
     /// of enclosing definitions.
+    #[serde(skip, default = "no_name")]
     pub qualified_name: Arc<str>,
     /// Index (into [`FileFacts::definitions`]) of the enclosing definition, if any.
     pub parent: Option<u32>,
@@ -379,143 +397,4 @@ pub struct FileFacts {
     pub project: Option<super::project::ProjectFile>,
     /// Search chunks in source order.
     pub chunks: Vec<Chunk>,
-}
-
-/// What the graph needs of a [`FileFacts`] (its path, language, line count and
-/// definitions' ids, names, kinds and lines), decoded from the cache's encoding of a
-/// `FileFacts` without allocating anything else: every other string is borrowed from the
-/// encoded bytes as bytes (not even checked as UTF-8; the file's checksum stands for it)
-/// and dropped. A warm command that answers from the graph alone (`callers`,
-/// `symbols`, ...) decodes this instead of the facts (see `Store::load_graph`).
-///
-/// The fields mirror [`FileFacts`]'s, in order and type for type, because postcard's
-/// encoding is positional: a field added to `FileFacts` or a type it holds must be added
-/// here too (the test `the_graph_alone_loads_as_the_full_index_has_it` in
-/// `tests/incremental.rs` fails until it is).
-#[derive(Deserialize)]
-pub(crate) struct FileView<'a> {
-    pub path: &'a str,
-    pub language: &'a str,
-    _content_hash: &'a [u8],
-    _bytes: u64,
-    pub lines: u32,
-    _mode: FileMode,
-    _parse_errors: bool,
-    #[serde(borrow)]
-    _module_path: Vec<&'a [u8]>,
-    #[serde(borrow)]
-    pub definitions: Vec<DefinitionView<'a>>,
-    #[serde(borrow)]
-    _calls: Vec<CallSiteView<'a>>,
-    #[serde(borrow)]
-    _imports: Vec<ImportView<'a>>,
-    #[serde(borrow)]
-    _default_export: Option<&'a [u8]>,
-    #[serde(borrow)]
-    _package: Option<&'a [u8]>,
-    #[serde(borrow)]
-    _bindings: Vec<BindingView<'a>>,
-    #[serde(borrow)]
-    _project: Option<ProjectView<'a>>,
-    _chunks: Vec<Chunk>,
-}
-
-/// [`Definition`] as [`FileView`] reads it.
-#[derive(Deserialize)]
-pub(crate) struct DefinitionView<'a> {
-    pub id: &'a str,
-    pub kind: Kind,
-    pub name: &'a str,
-    pub qualified_name: &'a str,
-    _parent: Option<u32>,
-    pub start_line: u32,
-    pub end_line: u32,
-    _name_line: u32,
-    _start_byte: u32,
-    _end_byte: u32,
-    _signature: &'a [u8],
-    #[serde(borrow)]
-    _details: Option<DefDetailsView<'a>>,
-    _arity: Option<u32>,
-}
-
-/// [`DefDetails`] as [`FileView`] reads it (a `Box` is encoded as what it holds).
-#[derive(Deserialize)]
-struct DefDetailsView<'a> {
-    #[serde(borrow)]
-    _container: Option<&'a [u8]>,
-    #[serde(borrow)]
-    _doc: Option<&'a [u8]>,
-    #[serde(borrow)]
-    _bases: Vec<BaseRefView<'a>>,
-    #[serde(borrow)]
-    _returns: Option<&'a [u8]>,
-    #[serde(borrow)]
-    _self_name: Option<&'a [u8]>,
-}
-
-/// [`BaseRef`] as [`FileView`] reads it.
-#[derive(Deserialize)]
-struct BaseRefView<'a> {
-    _name: &'a [u8],
-    #[serde(borrow)]
-    _qualifier: Option<&'a [u8]>,
-    _implements: bool,
-    _line: u32,
-    _column: u32,
-}
-
-/// [`CallSite`] as [`FileView`] reads it.
-#[derive(Deserialize)]
-struct CallSiteView<'a> {
-    _caller: Option<u32>,
-    _name: &'a [u8],
-    #[serde(borrow)]
-    _receiver: Option<&'a [u8]>,
-    _is_new: bool,
-    _is_path: bool,
-    _is_reference: bool,
-    _args: Option<u32>,
-    _line: u32,
-    _column: u32,
-}
-
-/// [`Import`] as [`FileView`] reads it.
-#[derive(Deserialize)]
-struct ImportView<'a> {
-    _module: &'a [u8],
-    #[serde(borrow)]
-    _name: Option<&'a [u8]>,
-    #[serde(borrow)]
-    _alias: Option<&'a [u8]>,
-    _line: u32,
-}
-
-/// [`Binding`] as [`FileView`] reads it.
-#[derive(Deserialize)]
-struct BindingView<'a> {
-    _scope: Option<u32>,
-    _name: &'a [u8],
-    _type_name: &'a [u8],
-    _line: u32,
-}
-
-/// [`ProjectFile`](super::project::ProjectFile) as [`FileView`] reads it: the same
-/// variants in the same order.
-#[derive(Deserialize)]
-enum ProjectView<'a> {
-    TsConfig {
-        #[serde(borrow)]
-        _base_url: Option<&'a [u8]>,
-        #[serde(borrow)]
-        _paths: Vec<(&'a [u8], Vec<&'a [u8]>)>,
-        #[serde(borrow)]
-        _extends: Option<&'a [u8]>,
-    },
-    GoMod {
-        _module: &'a [u8],
-    },
-    Cargo {
-        _package: &'a [u8],
-    },
 }

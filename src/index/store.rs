@@ -8,7 +8,11 @@
 //! CURRENT                 name of the live snapshot folder, replaced atomically
 //! snap-<id>/manifest.bin  engine and options fingerprints, root, per-file size, mtime
 //!                         (the content hash is in the facts), skips, counts
-//! snap-<id>/facts.bin     every FileFacts, in shards that decode in parallel
+//! snap-<id>/facts.bin     every FileFacts, in shards that decode in parallel, without
+//!                         the definitions' ids and names (nodes.bin has them)
+//! snap-<id>/nodes.bin     the graph's nodes, per file (shards as in facts.bin): what a
+//!                         command that answers from the graph alone reads instead of
+//!                         the facts (`Store::load_graph`)
 //! snap-<id>/edges.bin     the resolved edges (CodeGraph::to_raw_parts)
 //! snap-<id>/unresolved.bin  the unresolved calls
 //! snap-<id>/names.bin     the graph's name indexes (CodeGraph::name_order), so a load
@@ -21,13 +25,15 @@
 //! folder (each file fsynced), renames it into place, then replaces `CURRENT` (temporary
 //! file, fsync, rename, fsync of the folder) and only then deletes older snapshots: a
 //! crash at any moment leaves `CURRENT` naming a complete snapshot, the old or the new.
-//! A load checks every header, length and hash, the fingerprints and the root; any
+//! `facts.bin` and `nodes.bin` are memory-mapped and decoded in place. A load checks
+//! every header, length and hash it reads, the fingerprints and the root; any
 //! mismatch is a [`LoadError`] and the caller rebuilds (never a panic, never a partly
 //! trusted cache).
 //!
 //! The engine fingerprint (`build.rs`) hashes every source file of `src/index/` and every
 //! query, so a cache written by another build of the extractor or resolver is rebuilt.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -37,11 +43,11 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::graph::{NameOrder, Node, NodeChunk, RawEdge};
-use super::{graph_chunks, CodeGraph, FileFacts, FileStamp, Index, IndexOptions, IndexStats};
+use super::{CodeGraph, FileFacts, FileStamp, Index, IndexOptions, IndexStats};
 use super::{SkipReason, Unresolved};
 
 /// Bumped when the layout of this module's files changes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// First bytes of every cache file.
 const MAGIC: &[u8; 8] = b"CGTIDX\x00\x01";
@@ -130,6 +136,7 @@ struct Manifest {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Parts {
     facts: [u8; 32],
+    nodes: [u8; 32],
     edges: [u8; 32],
     unresolved: [u8; 32],
     names: [u8; 32],
@@ -205,32 +212,6 @@ impl Serialize for UnresolvedRows<'_> {
         }
         seq.end()
     }
-}
-
-/// The unresolved call a cache row stands for. `offsets` is
-/// [`node_offsets`](super::resolve::node_offsets) of `files`, `paths` their
-/// [`file_paths`](super::file_paths): the caller id and the site's file are the very
-/// `Arc`s of the caller's node, as after a resolution.
-///
-/// Errors: [`LoadError::Corrupt`] when the row's caller is not a node.
-fn unresolved_call(
-    r: UnresolvedRow<'_>,
-    files: &[Arc<FileFacts>],
-    paths: &[Arc<str>],
-    offsets: &[u32],
-) -> Result<Unresolved, LoadError> {
-    let missing = || LoadError::Corrupt("unresolved call of a missing node".into());
-    let (fi, local) = super::resolve::locate(offsets, r.caller).ok_or_else(missing)?;
-    let caller = match local as usize {
-        0 => paths[fi].clone(),
-        d => files[fi]
-            .definitions
-            .get(d - 1)
-            .ok_or_else(missing)?
-            .id
-            .clone(),
-    };
-    Ok(unresolved_of_row(r, caller, &paths[fi]))
 }
 
 /// The unresolved call a stored row describes, made by `caller` in the file `path`.
@@ -363,77 +344,8 @@ impl Store {
     pub fn load(&self, root: &Path, options: &IndexOptions) -> Result<Index, LoadError> {
         let started = std::time::Instant::now();
         let (snap, manifest) = self.manifest(root, options)?;
-        let ((facts, edges), (unresolved, names)) = rayon::join(
-            || {
-                rayon::join(
-                    || {
-                        let t = std::time::Instant::now();
-                        let r = read_facts(&snap.join("facts.bin"), &manifest.parts.facts)
-                            .map_err(part_error);
-                        tracing::debug!(ms = t.elapsed().as_millis() as u64, "load: facts");
-                        r
-                    },
-                    || {
-                        read_part(&snap.join("edges.bin"), &manifest.parts.edges)
-                            .and_then(|b| decode::<Vec<RawEdge>>(&b, "edges"))
-                    },
-                )
-            },
-            || {
-                rayon::join(
-                    || {
-                        read_part(&snap.join("unresolved.bin"), &manifest.parts.unresolved)
-                            .and_then(|b| decode::<Vec<UnresolvedRow>>(&b, "unresolved"))
-                    },
-                    || {
-                        read_part(&snap.join("names.bin"), &manifest.parts.names)
-                            .and_then(|b| decode::<NameOrder>(&b, "names"))
-                    },
-                )
-            },
-        );
-        let (files, edges, unresolved, names) = (facts?, edges?, unresolved?, names?);
-        if files.len() as u64 != manifest.files {
-            return Err(LoadError::Corrupt(format!(
-                "facts: {} files, manifest says {}",
-                files.len(),
-                manifest.files
-            )));
-        }
-        // The graph's nodes are made from the facts, a chunk per file (in parallel, below).
-        let paths = super::file_paths(&files);
-        let n = files.iter().map(|f| 1 + f.definitions.len()).sum::<usize>();
-        if n as u64 != manifest.nodes {
-            return Err(LoadError::Corrupt(
-                "node count differs from manifest".into(),
-            ));
-        }
-        tracing::debug!(ms = started.elapsed().as_millis() as u64, "load: decoded");
-        let n = n as u32;
-        if edges.iter().any(|e| e.source >= n || e.target >= n) {
-            return Err(LoadError::Corrupt("edge to a missing node".into()));
-        }
-        // The unresolved calls are made from the facts while the graph is built (their
-        // caller ids are the nodes' own `Arc`s either way): about 100 ms of a Rust-tree
-        // load no longer waits for the graph.
-        let offsets = super::resolve::node_offsets(&files);
-        let (graph, calls) = rayon::join(
-            || {
-                let chunks = graph_chunks(&files, &paths);
-                CodeGraph::from_chunks_ordered(chunks, edges, Vec::new(), names)
-            },
-            || {
-                unresolved
-                    .into_iter()
-                    .map(|r| unresolved_call(r, &files, &paths, &offsets))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map(super::graph::UnresolvedMap::from_calls)
-            },
-        );
-        let mut graph = graph.map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
-        let calls = calls?;
-        graph.set_unresolved(calls);
-        tracing::debug!(ms = started.elapsed().as_millis() as u64, "load: graph");
+        let counts = (manifest.files, manifest.nodes);
+        let (graph, files) = read_graph(&snap, &manifest.parts, counts, true)?;
         let mut stats = manifest.stats;
         stats.elapsed_ms.clear();
         stats
@@ -452,92 +364,15 @@ impl Store {
     }
 
     /// The graph of the snapshot `summary` describes, without the facts it was resolved
-    /// from: the nodes are decoded from `facts.bin` through
-    /// [`FileView`](super::facts::FileView), the edges, unresolved calls and name order as
-    /// [`load`](Store::load) decodes them. For commands that answer from the graph alone
-    /// once [`unchanged_since`](super::incremental::unchanged_since) has found the tree as
-    /// saved: on the fetch.sh Rust tree (1.17M definitions) about half the time and heap
+    /// from (`facts.bin` is not read): for commands that answer from the graph alone once
+    /// [`unchanged_since`](super::incremental::unchanged_since) has found the tree as
+    /// saved. On the fetch.sh Rust tree (1.17M definitions) about half the time and heap
     /// of a full load (see README's warm-start table).
     ///
-    /// Errors: [`LoadError::Corrupt`] for any damage, as `load` reports it.
+    /// Errors: [`LoadError::Corrupt`] for any damage, as [`load`](Store::load) reports it.
     pub fn load_graph(&self, summary: &Summary) -> Result<CodeGraph, LoadError> {
-        let started = std::time::Instant::now();
-        let snap = &summary.snap;
-        let parts = &summary.parts;
-        let ((chunks, edges), (unresolved, names)) = rayon::join(
-            || {
-                rayon::join(
-                    || read_node_chunks(&snap.join("facts.bin"), &parts.facts).map_err(part_error),
-                    || {
-                        read_part(&snap.join("edges.bin"), &parts.edges)
-                            .and_then(|b| decode::<Vec<RawEdge>>(&b, "edges"))
-                    },
-                )
-            },
-            || {
-                rayon::join(
-                    || {
-                        read_part(&snap.join("unresolved.bin"), &parts.unresolved)
-                            .and_then(|b| decode::<Vec<UnresolvedRow>>(&b, "unresolved"))
-                    },
-                    || {
-                        read_part(&snap.join("names.bin"), &parts.names)
-                            .and_then(|b| decode::<NameOrder>(&b, "names"))
-                    },
-                )
-            },
-        );
-        let (chunks, edges, unresolved, names) = (chunks?, edges?, unresolved?, names?);
-        if chunks.len() as u64 != summary.files {
-            return Err(LoadError::Corrupt(format!(
-                "facts: {} files, manifest says {}",
-                chunks.len(),
-                summary.files
-            )));
-        }
-        let mut offsets = Vec::with_capacity(chunks.len());
-        let mut n = 0u32;
-        for c in &chunks {
-            offsets.push(n);
-            n += c.len() as u32;
-        }
-        if n as u64 != summary.nodes {
-            return Err(LoadError::Corrupt(
-                "node count differs from manifest".into(),
-            ));
-        }
-        if edges.iter().any(|e| e.source >= n || e.target >= n) {
-            return Err(LoadError::Corrupt("edge to a missing node".into()));
-        }
-        tracing::debug!(
-            ms = started.elapsed().as_millis() as u64,
-            "load graph: decoded"
-        );
-        // The unresolved calls are made while the graph is built, as in `load`.
-        let (graph, calls) = rayon::join(
-            || CodeGraph::from_chunks_ordered(chunks.clone(), edges, Vec::new(), names),
-            || {
-                unresolved
-                    .into_iter()
-                    .map(|r| {
-                        let missing =
-                            || LoadError::Corrupt("unresolved call of a missing node".into());
-                        let (fi, local) =
-                            super::resolve::locate(&offsets, r.caller).ok_or_else(missing)?;
-                        let chunk = &chunks[fi];
-                        let caller = chunk.get(local as usize).ok_or_else(missing)?;
-                        Ok(unresolved_of_row(r, caller.id.clone(), &chunk[0].id))
-                    })
-                    .collect::<Result<Vec<_>, LoadError>>()
-                    .map(super::graph::UnresolvedMap::from_calls)
-            },
-        );
-        let mut graph = graph.map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
-        graph.set_unresolved(calls?);
-        tracing::debug!(
-            ms = started.elapsed().as_millis() as u64,
-            "load graph: built"
-        );
+        let counts = (summary.files, summary.nodes);
+        let (graph, _) = read_graph(&summary.snap, &summary.parts, counts, false)?;
         Ok(graph)
     }
 
@@ -572,6 +407,7 @@ impl Store {
         let p = &summary.parts;
         let files = [
             ("facts.bin", &p.facts),
+            ("nodes.bin", &p.nodes),
             ("edges.bin", &p.edges),
             ("unresolved.bin", &p.unresolved),
             ("names.bin", &p.names),
@@ -617,20 +453,31 @@ impl Store {
         // index: a save holds no encoded copy of any part (the parts besides the facts
         // were 45 MB on the fetch.sh corpus, in buffers that doubled as they grew).
         let written = (|| {
+            let shards = shard_ranges(&index.files);
+            let chunks = file_chunks_of(index)?;
             let (facts, rest) = rayon::join(
-                || write_facts(&tmp.join("facts.bin"), &index.files),
+                || {
+                    let facts = shards.iter().map(|r| &index.files[r.clone()]).collect();
+                    write_shards(&tmp.join("facts.bin"), facts)
+                },
                 || -> Result<_, StoreError> {
+                    let nodes = shards
+                        .iter()
+                        .map(|r| ShardNodes(&chunks[r.clone()]))
+                        .collect();
                     Ok((
+                        write_shards(&tmp.join("nodes.bin"), nodes)?,
                         write_value(&tmp.join("edges.bin"), &index.graph.raw_edges_ser())?,
                         write_value(&tmp.join("unresolved.bin"), &UnresolvedRows(&index.graph))?,
                         write_value(&tmp.join("names.bin"), &index.graph.name_order_ser())?,
                     ))
                 },
             );
-            let (edges, unresolved, names) = rest?;
+            let (nodes, edges, unresolved, names) = rest?;
             let manifest = Manifest {
                 parts: Parts {
                     facts: facts?,
+                    nodes,
                     edges,
                     unresolved,
                     names,
@@ -1024,26 +871,31 @@ fn verify_checked(path: &Path, expect: &[u8; 32]) -> Result<(), LoadError> {
 /// threads, small enough not to matter beside the index.
 const VERIFY_BLOCK: usize = 8 << 20;
 
-/// Writes `files` as a cache file whose payload is the shard count (u32 LE), then per
-/// shard its length (u64 LE) and the postcard bytes of a `Vec<Arc<FileFacts>>` of up to
-/// [`SHARD_FILES`] files and [`SHARD_SOURCE_BYTES`] of source. The shards' lengths are
-/// counted first, in parallel and without allocating, so each shard is then encoded
-/// straight into the file: no encoded shard is ever in memory (a batch of them in flight
-/// added about 100 MiB to a save's peak on the fetch.sh corpus, where a shard of
-/// generated windows-sys files encodes to tens of MiB).
-fn write_facts(path: &Path, files: &[Arc<FileFacts>]) -> Result<[u8; 32], StoreError> {
-    let mut shards: Vec<&[Arc<FileFacts>]> = Vec::new();
+/// The files of each shard of `facts.bin` and `nodes.bin` (shards are encoded and
+/// decoded in parallel): up to [`SHARD_FILES`] files and [`SHARD_SOURCE_BYTES`] of source.
+fn shard_ranges(files: &[Arc<FileFacts>]) -> Vec<std::ops::Range<usize>> {
+    let mut shards = Vec::new();
     let (mut start, mut bytes) = (0, 0u64);
     for (i, f) in files.iter().enumerate() {
         if i > start && (i - start == SHARD_FILES || bytes + f.bytes > SHARD_SOURCE_BYTES) {
-            shards.push(&files[start..i]);
+            shards.push(start..i);
             (start, bytes) = (i, 0);
         }
         bytes += f.bytes;
     }
     if start < files.len() {
-        shards.push(&files[start..]);
+        shards.push(start..files.len());
     }
+    shards
+}
+
+/// Writes `shards` as a cache file whose payload is the shard count (u32 LE), then per
+/// shard its length (u64 LE) and its postcard bytes. The shards' lengths are counted
+/// first, in parallel and without allocating, so each shard is then encoded straight
+/// into the file: no encoded shard is ever in memory (a batch of them in flight added
+/// about 100 MiB to a save's peak on the fetch.sh corpus, where a shard of generated
+/// windows-sys files encodes to tens of MiB).
+fn write_shards<T: Serialize + Sync>(path: &Path, shards: Vec<T>) -> Result<[u8; 32], StoreError> {
     let sizes: Vec<usize> = shards
         .par_iter()
         .map(postcard::experimental::serialized_size)
@@ -1060,63 +912,323 @@ fn write_facts(path: &Path, files: &[Arc<FileFacts>]) -> Result<[u8; 32], StoreE
         let wrote = w.get_ref().len + w.buffer().len() as u64 - before;
         if wrote != size as u64 {
             return Err(StoreError::Encode(format!(
-                "a facts shard encoded to {wrote} bytes, {size} counted"
+                "a shard of {} encoded to {wrote} bytes, {size} counted",
+                file_label(path)
             )));
         }
     }
     finish_checked(path, w)
 }
 
-fn read_facts(path: &Path, expect: &[u8; 32]) -> Result<Vec<Arc<FileFacts>>, LoadError> {
-    read_facts_as(path, expect, |b| decode::<Vec<Arc<FileFacts>>>(b, "facts"))
-}
-
-/// The graph's nodes of every file in `facts.bin`, one chunk per file in file order (as
-/// [`graph_chunks`] makes them from the facts), decoded through
-/// [`FileView`](super::facts::FileView): only the nodes' own strings are allocated.
-fn read_node_chunks(path: &Path, expect: &[u8; 32]) -> Result<Vec<NodeChunk>, LoadError> {
-    read_facts_as(path, expect, |b| {
-        let bad = |why: String| LoadError::Corrupt(format!("facts (graph view): {why}"));
-        let (views, rest): (Vec<super::facts::FileView<'_>>, _) =
-            postcard::take_from_bytes(b).map_err(|e| bad(e.to_string()))?;
-        if !rest.is_empty() {
-            return Err(bad(format!("{} bytes after the shard's files", rest.len())));
-        }
-        Ok(views.iter().map(view_chunk).collect())
-    })
-}
-
-/// [`file_chunk`](super::file_chunk) of a [`FileView`](super::facts::FileView): the same
-/// nodes, field for field.
-fn view_chunk(f: &super::facts::FileView<'_>) -> NodeChunk {
-    let path: Arc<str> = f.path.into();
-    let language: Arc<str> = f.language.into();
-    let file_node = Node {
-        id: path.clone(),
-        kind: super::Kind::File,
-        name: f.path.rsplit('/').next().unwrap_or(f.path).into(),
-        qualified_name: path.clone(),
-        file: path.clone(),
-        start_line: 1,
-        end_line: f.lines.max(1),
-        language: language.clone(),
-    };
-    std::iter::once(file_node)
-        .chain(f.definitions.iter().map(|d| Node {
-            id: d.id.into(),
-            kind: d.kind,
-            name: d.name.into(),
-            qualified_name: d.qualified_name.into(),
-            file: path.clone(),
-            start_line: d.start_line,
-            end_line: d.end_line,
-            language: language.clone(),
-        }))
+/// The graph's node chunks of `index`, one per file in file order (as every engine graph
+/// has them, see [`NodeChunk`]), checked against the files.
+///
+/// Errors: [`StoreError::Encode`] when a chunk is not its file's (an engine defect).
+fn file_chunks_of(index: &Index) -> Result<Vec<NodeChunk>, StoreError> {
+    let defect =
+        |i: usize| StoreError::Encode(format!("the graph's node chunk {i} is not its file's"));
+    (0..index.files.len())
+        .map(|i| {
+            let c = index.graph.chunk(i).ok_or_else(|| defect(i))?;
+            let f = &index.files[i];
+            let fits = c.len() == 1 + f.definitions.len()
+                && c.first().is_some_and(|n| *n.id == *f.path)
+                && c[1..].iter().zip(&f.definitions).all(|(n, d)| n.id == d.id);
+            if fits {
+                Ok(c.clone())
+            } else {
+                Err(defect(i))
+            }
+        })
         .collect()
 }
 
-/// Reads `facts.bin` (checked against `expect`), decoding each shard with `shard` on
-/// the current pool; the items of all shards in order.
+/// The nodes of the files of one shard, serialized as a `Vec<FileNodes>`.
+struct ShardNodes<'a>(&'a [NodeChunk]);
+
+impl Serialize for ShardNodes<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for chunk in self.0 {
+            seq.serialize_element(&FileNodes::of(chunk))?;
+        }
+        seq.end()
+    }
+}
+
+/// One file's graph nodes as `nodes.bin` stores them: the file node's own fields, then
+/// each definition's. The ids of a file's definitions all start with `<path>::` (DESIGN
+/// section 4); the prefix is not stored (on the fetch.sh Rust tree, whose paths run to
+/// 100 characters, that is most of each id).
+#[derive(Serialize, Deserialize)]
+struct FileNodes<'a> {
+    #[serde(borrow)]
+    path: Cow<'a, str>,
+    #[serde(borrow)]
+    language: Cow<'a, str>,
+    end_line: u32,
+    #[serde(borrow)]
+    definitions: Vec<DefinitionNode<'a>>,
+}
+
+/// A definition's graph node as [`FileNodes`] stores it.
+#[derive(Serialize, Deserialize)]
+struct DefinitionNode<'a> {
+    /// The id after `<path>::`, or the whole id when `whole` (never, for the engine's ids).
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    whole: bool,
+    kind: super::Kind,
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow)]
+    qualified_name: Cow<'a, str>,
+    start_line: u32,
+    end_line: u32,
+}
+
+impl<'a> FileNodes<'a> {
+    /// The record of `chunk` (a file node, then its definitions' nodes), borrowing it.
+    fn of(chunk: &'a [Node]) -> FileNodes<'a> {
+        let Some((file, defs)) = chunk.split_first() else {
+            return FileNodes {
+                path: Cow::Borrowed(""),
+                language: Cow::Borrowed(""),
+                end_line: 0,
+                definitions: Vec::new(),
+            };
+        };
+        FileNodes {
+            path: Cow::Borrowed(&file.id),
+            language: Cow::Borrowed(&file.language),
+            end_line: file.end_line,
+            definitions: defs
+                .iter()
+                .map(|n| {
+                    let tail =
+                        n.id.strip_prefix(&*file.id)
+                            .and_then(|t| t.strip_prefix("::"));
+                    DefinitionNode {
+                        id: Cow::Borrowed(tail.unwrap_or(&n.id)),
+                        whole: tail.is_none(),
+                        kind: n.kind,
+                        name: Cow::Borrowed(&n.name),
+                        qualified_name: Cow::Borrowed(&n.qualified_name),
+                        start_line: n.start_line,
+                        end_line: n.end_line,
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// The nodes of the file, as [`file_chunk`](super::file_chunk) makes them. `id` is a
+    /// buffer to build ids in.
+    fn chunk(&self, id: &mut String) -> NodeChunk {
+        let path: Arc<str> = Arc::from(&*self.path);
+        let language: Arc<str> = Arc::from(&*self.language);
+        let file_node = Node {
+            id: path.clone(),
+            kind: super::Kind::File,
+            name: self.path.rsplit('/').next().unwrap_or(&self.path).into(),
+            qualified_name: path.clone(),
+            file: path.clone(),
+            start_line: 1,
+            end_line: self.end_line,
+            language: language.clone(),
+        };
+        std::iter::once(file_node)
+            .chain(self.definitions.iter().map(|d| {
+                id.clear();
+                if !d.whole {
+                    id.push_str(&self.path);
+                    id.push_str("::");
+                }
+                id.push_str(&d.id);
+                Node {
+                    id: Arc::from(id.as_str()),
+                    kind: d.kind,
+                    name: Arc::from(&*d.name),
+                    qualified_name: Arc::from(&*d.qualified_name),
+                    file: path.clone(),
+                    start_line: d.start_line,
+                    end_line: d.end_line,
+                    language: language.clone(),
+                }
+            }))
+            .collect()
+    }
+}
+
+/// Every file's node chunk from `nodes.bin` (checked against `expect`), in file order.
+fn read_nodes(path: &Path, expect: &[u8; 32]) -> Result<Vec<NodeChunk>, LoadError> {
+    read_sharded(path, expect, |b| {
+        let files: Vec<FileNodes<'_>> = decode_all(b, "nodes")?;
+        let mut id = String::new();
+        Ok(files.iter().map(|f| f.chunk(&mut id)).collect())
+    })
+}
+
+/// Every file's facts from `facts.bin` (checked against `expect`), in file order; their
+/// definitions' ids and names are left empty (see [`Definition`](super::facts::Definition)).
+fn read_facts(path: &Path, expect: &[u8; 32]) -> Result<Vec<Arc<FileFacts>>, LoadError> {
+    read_sharded(path, expect, |b| {
+        decode_all::<Vec<Arc<FileFacts>>>(b, "facts")
+    })
+}
+
+/// `bytes` decoded as one `T`, every byte used.
+fn decode_all<'de, T: Deserialize<'de>>(bytes: &'de [u8], what: &str) -> Result<T, LoadError> {
+    let bad = |why: String| LoadError::Corrupt(format!("{what}: {why}"));
+    let (v, rest) = postcard::take_from_bytes(bytes).map_err(|e| bad(e.to_string()))?;
+    if !rest.is_empty() {
+        return Err(bad(format!("{} bytes after the value", rest.len())));
+    }
+    Ok(v)
+}
+
+/// Puts each definition's id and names back from its graph node (`facts.bin` leaves them
+/// out: `nodes.bin` holds them), so facts and graph share the same strings as after an
+/// index. `chunks` are the graph's, one per file.
+///
+/// Errors: [`LoadError::Corrupt`] when a file's definitions and nodes do not match up.
+fn put_names_back(files: &mut [Arc<FileFacts>], chunks: &[NodeChunk]) -> Result<(), LoadError> {
+    if files.len() != chunks.len() {
+        return Err(LoadError::Corrupt(
+            "facts and nodes of a different file count".into(),
+        ));
+    }
+    files.par_iter_mut().zip(chunks).try_for_each(|(f, chunk)| {
+        let path = f.path.clone();
+        let bad = || LoadError::Corrupt(format!("facts and nodes of {path} differ"));
+        let facts = Arc::get_mut(f).ok_or_else(bad)?;
+        if chunk.len() != 1 + facts.definitions.len() || *chunk[0].id != *facts.path {
+            return Err(bad());
+        }
+        for (d, n) in facts.definitions.iter_mut().zip(&chunk[1..]) {
+            if d.kind != n.kind || d.start_line != n.start_line || d.end_line != n.end_line {
+                return Err(bad());
+            }
+            put_back(&mut d.id, &n.id);
+            put_back(&mut d.name, &n.name);
+            put_back(&mut d.qualified_name, &n.qualified_name);
+        }
+        Ok(())
+    })
+}
+
+/// Sets `slot` (a deserialized definition's empty placeholder) to `value`. The
+/// placeholders are clones of one empty `Arc` per decoding thread (see
+/// [`Definition`](super::facts::Definition)): they are forgotten, not dropped, so that
+/// 3.5M decrements on the Rust tree do not contend for its counter (which only ever grows):
+/// 130-190 ms of a full load down to about 25 (`-v`).
+fn put_back(slot: &mut Arc<str>, value: &Arc<str>) {
+    let old = std::mem::replace(slot, value.clone());
+    if old.is_empty() {
+        std::mem::forget(old);
+    }
+}
+
+/// The graph of the snapshot in `snap` whose manifest lists `parts` and counts
+/// `(files, nodes)`, with every file's facts when `with_facts` (else none: `facts.bin`
+/// is not read). The unresolved calls are made while the graph is built; their caller
+/// ids and site files are the nodes' own `Arc`s, as after a resolution.
+///
+/// Errors: [`LoadError::Corrupt`] for any damage (the reason names the file).
+fn read_graph(
+    snap: &Path,
+    parts: &Parts,
+    (files, nodes): (u64, u64),
+    with_facts: bool,
+) -> Result<(CodeGraph, Vec<Arc<FileFacts>>), LoadError> {
+    let started = std::time::Instant::now();
+    let ((facts, chunks), (edges, (unresolved, names))) = rayon::join(
+        || {
+            rayon::join(
+                || {
+                    with_facts
+                        .then(|| {
+                            read_facts(&snap.join("facts.bin"), &parts.facts).map_err(part_error)
+                        })
+                        .transpose()
+                },
+                || read_nodes(&snap.join("nodes.bin"), &parts.nodes).map_err(part_error),
+            )
+        },
+        || {
+            rayon::join(
+                || {
+                    read_part(&snap.join("edges.bin"), &parts.edges)
+                        .and_then(|b| decode::<Vec<RawEdge>>(&b, "edges"))
+                },
+                || {
+                    rayon::join(
+                        || {
+                            read_part(&snap.join("unresolved.bin"), &parts.unresolved)
+                                .and_then(|b| decode::<Vec<UnresolvedRow>>(&b, "unresolved"))
+                        },
+                        || {
+                            read_part(&snap.join("names.bin"), &parts.names)
+                                .and_then(|b| decode::<NameOrder>(&b, "names"))
+                        },
+                    )
+                },
+            )
+        },
+    );
+    let (facts, chunks, edges, unresolved, names) = (facts?, chunks?, edges?, unresolved?, names?);
+    tracing::debug!(ms = started.elapsed().as_millis() as u64, "load: decoded");
+    if chunks.len() as u64 != files {
+        return Err(LoadError::Corrupt(format!(
+            "nodes: {} files, manifest says {files}",
+            chunks.len()
+        )));
+    }
+    let mut offsets = Vec::with_capacity(chunks.len());
+    let mut n = 0u32;
+    for c in &chunks {
+        offsets.push(n);
+        n += c.len() as u32;
+    }
+    if u64::from(n) != nodes {
+        return Err(LoadError::Corrupt(
+            "node count differs from manifest".into(),
+        ));
+    }
+    if edges.iter().any(|e| e.source >= n || e.target >= n) {
+        return Err(LoadError::Corrupt("edge to a missing node".into()));
+    }
+    let (graph, (calls, facts)) = rayon::join(
+        || CodeGraph::from_chunks_ordered(chunks.clone(), edges, Vec::new(), names),
+        || {
+            let calls = unresolved
+                .into_iter()
+                .map(|r| {
+                    let missing = || LoadError::Corrupt("unresolved call of a missing node".into());
+                    let (fi, local) =
+                        super::resolve::locate(&offsets, r.caller).ok_or_else(missing)?;
+                    let chunk = &chunks[fi];
+                    let caller = chunk.get(local as usize).ok_or_else(missing)?;
+                    Ok(unresolved_of_row(r, caller.id.clone(), &chunk[0].id))
+                })
+                .collect::<Result<Vec<_>, LoadError>>()
+                .map(super::graph::UnresolvedMap::from_calls);
+            let facts = facts.map_or(Ok(Vec::new()), |mut facts| {
+                put_names_back(&mut facts, &chunks).map(|()| facts)
+            });
+            (calls, facts)
+        },
+    );
+    let mut graph = graph.map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
+    graph.set_unresolved(calls?);
+    let facts = facts?;
+    tracing::debug!(ms = started.elapsed().as_millis() as u64, "load: graph");
+    Ok((graph, facts))
+}
+
+/// Reads a sharded cache file (see [`write_shards`]; checked against `expect`), decoding
+/// each shard with `shard` on the current pool; the items of all shards in order.
 ///
 /// The file is mapped into memory, not read: the shards are decoded where they lie, a
 /// batch of up to [`BATCH_BYTES`] at a time, each batch hashed first and released from
@@ -1125,12 +1237,13 @@ fn view_chunk(f: &super::facts::FileView<'_>) -> NodeChunk {
 /// was about a fifth of a warm graph load's CPU (`perf`: the kernel's copy, the buffers'
 /// zeroing and their page faults). The checksum covers the whole payload and speaks
 /// first: a damaged file is reported as such, never as the decoding error it causes.
-fn read_facts_as<T: Send>(
+fn read_sharded<T: Send>(
     path: &Path,
     expect: &[u8; 32],
     shard: impl Fn(&[u8]) -> Result<Vec<T>, LoadError> + Sync,
 ) -> Result<Vec<T>, LoadError> {
-    let bad = |why: &str| LoadError::Corrupt(format!("facts.bin: {why}"));
+    let name = file_label(path);
+    let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
     let (file, size) = open_regular(path)?;
     // SAFETY: snapshot files are written once under a temporary name and never modified
     // after the rename that publishes them (a later save writes a new folder; removal
