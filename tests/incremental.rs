@@ -405,10 +405,22 @@ fn the_graph_alone_loads_as_the_full_index_has_it() {
         let (idx, _) = warm_open(&repo, &cache);
         let want = canonical(&idx);
         let mut s = Session::open(Some(&cache));
-        let graph = s
+        let first = s
             .load_graph(&repo, &opts())
             .unwrap_or_else(|| panic!("{fixture}: no graph from a snapshot of the tree as it is"));
         assert_eq!(s.report.state, CacheState::Warm, "{fixture}");
+        assert!(first.index().files.is_empty());
+        // The facts joined to that graph afterwards (what the TUI's worker does): the
+        // index saved, the graph shared.
+        let staged = s.load_facts(&first).expect("facts");
+        assert!(std::sync::Arc::ptr_eq(&staged.graph, &first.graph));
+        assert_eq!(
+            staged.files, idx.files,
+            "{fixture}: facts loaded after the graph"
+        );
+        assert_eq!(staged.stamps, idx.stamps, "{fixture}");
+        assert_eq!(canonical(&staged), want, "{fixture}");
+        let graph = &first.graph;
         assert_eq!(
             serde_json::to_string_pretty(&graph.to_canonical_json()).unwrap(),
             want,
@@ -660,6 +672,49 @@ fn the_watcher_turns_a_saved_file_into_a_new_snapshot() {
         }
         other => panic!("expected the cached snapshot first, got {other:?}"),
     }
+}
+
+/// A warm start with nothing changed shows the cached graph before the facts are decoded:
+/// a graph-only snapshot (no facts), then, in the same generation, the full snapshot of
+/// the very same graph (shared, not loaded twice), then no other snapshot.
+#[test]
+fn a_warm_start_serves_the_graph_then_the_same_graph_with_its_facts() {
+    let (_tmp, repo, cache) = scratch("python");
+    let (saved, _) = warm_open(&repo, &cache);
+    let setup = Setup {
+        cache_dir: Some(cache.clone()),
+        watch: false,
+    };
+    let (_w, rx) = Worker::with_channel(repo.clone(), opts(), setup).unwrap();
+    let mut ready = Vec::new();
+    loop {
+        match rx.recv_timeout(Duration::from_secs(30)).unwrap() {
+            IndexEvent::Ready {
+                generation,
+                snapshot,
+            } => ready.push((generation, snapshot)),
+            // The reconciliation that follows found nothing to do.
+            IndexEvent::Notice { generation: 2, .. } => break,
+            IndexEvent::Failed { message, .. } => panic!("{message}"),
+            _ => {}
+        }
+    }
+    assert_eq!(
+        ready.len(),
+        2,
+        "the graph, then the full snapshot; nothing else"
+    );
+    let ((g1, graph), (g2, full)) = (&ready[0], &ready[1]);
+    assert_eq!((*g1, *g2), (1, 1));
+    assert!(graph.graph_only && graph.index.files.is_empty());
+    assert!(!full.graph_only);
+    assert!(std::sync::Arc::ptr_eq(
+        &graph.index.graph,
+        &full.index.graph
+    ));
+    assert_eq!(full.index.files, saved.files);
+    assert_eq!(canonical(&full.index), canonical(&saved));
+    assert_eq!(graph.index.stats.files_indexed, saved.stats.files_indexed);
 }
 
 /// Rewrites `path` with `text` (the same length as before) and puts its mtime back, so

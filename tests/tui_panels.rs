@@ -116,6 +116,58 @@ fn search_panel_ranks_and_marks_matches() {
     assert_eq!(marked, "rndr");
 }
 
+/// A warm start shows the cached graph before its facts (`Snapshot::graph_only`): the
+/// search, the call tree and the status bar work on it, and the full snapshot of the same
+/// graph that follows changes none of what is on screen (nothing is fed to the search
+/// again) while text search, which reads the facts, starts only with it.
+#[test]
+fn a_graph_served_before_its_facts_is_usable_and_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    common::copy_dir(&common::fixture("python"), &repo);
+    let idx = common::index(&repo, 2);
+    let root = idx.root.clone().expect("root");
+    let again = idx.clone();
+    let mut alone = idx.clone();
+    alone.files.clear();
+    let mut first = Snapshot::new(1, alone, Duration::ZERO);
+    first.graph_only = true;
+    let first = Arc::new(first);
+    let mut app = App::new(root.clone(), Theme::load("dark", None).unwrap());
+    app.set_snapshot(first.clone());
+    app.search.settle();
+    app.tick();
+    typ(&mut app, "render_json");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Focus::Tree);
+    let files = idx.stats.files_indexed + idx.stats.files_windowed;
+    let before = screen(&mut app, 100, 30);
+    assert!(before.contains("Callers of render_json"), "{before}");
+    assert!(before.contains(&format!("{files} files")), "{before}");
+    let matched = app.search.matched();
+    assert!(matched > 0);
+    app.set_snapshot(Arc::new(first.with_facts(again, Duration::ZERO)));
+    // No settle: a search fed again would have no matches until it finished.
+    app.tick();
+    assert_eq!(app.search.matched(), matched);
+    assert_eq!(screen(&mut app, 100, 30), before);
+    // A file edited after it was indexed is marked once the facts (its hash) are known.
+    let edited = repo.join("app/render.py");
+    let text = std::fs::read_to_string(&edited).unwrap();
+    std::fs::write(&edited, text + "\n# edited\n").unwrap();
+    let mut app = App::new(root, Theme::load("dark", None).unwrap());
+    app.set_snapshot(first.clone());
+    app.search.settle();
+    app.tick();
+    typ(&mut app, "render_json");
+    key(&mut app, KeyCode::Enter);
+    assert!(!screen(&mut app, 100, 30).contains("changed since indexed"));
+    app.set_snapshot(Arc::new(first.with_facts(idx, Duration::ZERO)));
+    app.tick();
+    let after = screen(&mut app, 100, 30);
+    assert!(after.contains("changed since indexed"), "{after}");
+}
+
 #[test]
 fn enter_shows_callers_with_tiers_source_and_impact() {
     let mut app = focused_render_json();

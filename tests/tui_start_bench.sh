@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Time from start to the TUI's first frame, and to the first finished index ("ready"),
-# for the real binary in a real terminal (tmux, 120x40), RUNS times on DIR.
+# Time from start to the TUI's first frame, to the cached graph being shown (warm starts
+# with nothing changed: "graph"), and to the first finished index or full cached snapshot
+# ("ready"), for the real binary in a real terminal (tmux, 120x40), RUNS times on DIR.
 # Usage: tests/tui_start_bench.sh [BIN] DIR [RUNS]   (BIN defaults to target/release/codegraph-tui)
 # The numbers come from the TUI's own log (`first frame since_start_ms`, `indexing done ms`),
 # written to a private XDG_STATE_HOME. All runs share one fresh index cache
@@ -17,7 +18,7 @@ for run in $(seq 1 "$RUNS"); do
   state=$(mktemp -d)
   sock="cgstart-$$-$run"
   tmux -L "$sock" new-session -d -x 120 -y 40 \
-    "env XDG_STATE_HOME=$state XDG_CACHE_HOME=$cache CODEGRAPH_CONFIG=/nonexistent/cg.toml TERM=xterm-256color '$BIN' '$DIR'"
+    "echo \$\$ > $state/pid; exec env XDG_STATE_HOME=$state XDG_CACHE_HOME=$cache CODEGRAPH_CONFIG=/nonexistent/cg.toml TERM=xterm-256color '$BIN' '$DIR'"
   log() { cat "$state"/codegraph-tui/logs/* "$state"/*/logs/* 2>/dev/null || true; }
   for _ in $(seq 1 6000); do
     if log | grep -qE "indexing done|cached snapshot served"; then break; fi
@@ -25,13 +26,21 @@ for run in $(seq 1 "$RUNS"); do
   done
   first=$(log | grep "first frame" | sed -E 's/.*since_start_ms=([0-9]+).*/\1/' | head -1)
   ready=$(log | grep -E "indexing done|cached snapshot served" | sed -E 's/.* ms=([0-9]+).*/\1/' | head -1)
+  graph=$( (log | grep "cached graph served" || true) | sed -E 's/.* ms=([0-9]+).*/\1/' | head -1)
   kind=$(log | grep -q "cached snapshot served" && echo warm || echo cold)
   # A cold start saves its snapshot after showing it: let that finish for the next run.
   for _ in $(seq 1 600); do
     if log | grep -q "cache saved"; then break; fi
     sleep 0.1
   done
+  pid=$(cat "$state/pid" 2>/dev/null || true)
   tmux -L "$sock" kill-server 2>/dev/null || true
+  # The next run starts once this one has exited (its worker may still be busy), so it
+  # never shares the cores with it.
+  for _ in $(seq 1 600); do
+    if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
   rm -rf "$state"
-  echo "{\"run\": $run, \"dir\": \"$DIR\", \"first_frame_ms\": ${first:-null}, \"start\": \"$kind\", \"index_ready_ms\": ${ready:-null}}"
+  echo "{\"run\": $run, \"dir\": \"$DIR\", \"first_frame_ms\": ${first:-null}, \"start\": \"$kind\", \"graph_ready_ms\": ${graph:-null}, \"index_ready_ms\": ${ready:-null}}"
 done

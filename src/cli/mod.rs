@@ -225,8 +225,8 @@ pub(crate) fn build(
     quiet: bool,
 ) -> Result<&'static CodeGraph> {
     let mut session = open_session(cli, root);
-    if let Some(graph) = session.load_graph(root, &config.index_options()) {
-        return Ok(Box::leak(Box::new(graph)));
+    if let Some(first) = session.load_graph(root, &config.index_options()) {
+        return Ok(Box::leak(Box::new(first.graph)));
     }
     let idx = open_index_in(&mut session, root, config, quiet)?;
     Ok(&Box::leak(Box::new(idx)).graph)

@@ -6,11 +6,12 @@
 //! the result when something changed and this instance holds the cache's lock.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::incremental::{reconcile, unchanged_since, walk_matches, Changes, Reconciled};
-use super::store::{LoadError, Store};
+use super::store::{LoadError, Store, Summary};
 use super::{index_repo, CodeGraph, Index, IndexError, IndexOptions, IndexStats};
 
 /// How long a watcher waits without a change before it saves an updated index (`index
@@ -48,6 +49,34 @@ pub struct CacheReport {
     pub load_ms: Option<u64>,
     /// A snapshot was written by the last refresh.
     pub saved: bool,
+}
+
+/// The graph of a cached index loaded ahead of its facts ([`Session::load_graph`]).
+#[derive(Debug)]
+pub struct GraphOnly {
+    /// The repository root (canonical).
+    pub root: PathBuf,
+    /// The graph, as the full index will share it.
+    pub graph: Arc<CodeGraph>,
+    summary: Summary,
+}
+
+impl GraphOnly {
+    /// The index as far as it is loaded: everything but the facts (`files` is empty).
+    pub fn index(&self) -> Index {
+        let mut stats = self.summary.stats.clone();
+        stats.elapsed_ms.clear();
+        Index {
+            root: Some(self.root.clone()),
+            files: Vec::new(),
+            graph: self.graph.clone(),
+            stats,
+            skipped: self.summary.skipped.clone(),
+            stamps: self.summary.stamps.iter().cloned().collect(),
+            stamped_at_ns: self.summary.stamped_at_ns,
+            tables: std::sync::OnceLock::new(),
+        }
+    }
 }
 
 /// One repository's index source: an optional [`Store`] plus what happened so far.
@@ -150,10 +179,12 @@ impl Session {
 
     /// The graph of the cached index of `root` when the tree has not changed since it was
     /// saved, decoded without the facts it was resolved from ([`Store::load_graph`]): for
-    /// commands that answer from the graph alone. `None` when there is no usable snapshot
-    /// or anything may have changed: the caller then [`load`](Session::load)s and
-    /// [`refresh`](Session::refresh)es, which bring the index up to date and report why.
-    pub fn load_graph(&mut self, root: &Path, options: &IndexOptions) -> Option<CodeGraph> {
+    /// commands that answer from the graph alone, and for a front end to show before the
+    /// facts follow ([`load_facts`](Session::load_facts)). `None` when there is no usable
+    /// snapshot or anything may have changed: the caller then [`load`](Session::load)s
+    /// and [`refresh`](Session::refresh)es, which bring the index up to date and report
+    /// why.
+    pub fn load_graph(&mut self, root: &Path, options: &IndexOptions) -> Option<GraphOnly> {
         let store = self.store.as_ref()?;
         let t = std::time::Instant::now();
         let summary = store.summary(root, options).ok()?;
@@ -168,7 +199,37 @@ impl Session {
         tracing::info!(ms, "cached graph loaded: nothing changed");
         self.report.state = CacheState::Warm;
         self.report.load_ms = Some(ms);
-        Some(graph)
+        Some(GraphOnly {
+            root: root.to_path_buf(),
+            graph: Arc::new(graph),
+            summary,
+        })
+    }
+
+    /// The whole cached index of which `first` is the graph (the facts decoded and joined
+    /// to it; the graph is shared, not copied). `None` when the facts are damaged: logged
+    /// and noted in the report (the caller then indexes afresh).
+    pub fn load_facts(&mut self, first: &GraphOnly) -> Option<Index> {
+        let store = self.store.as_ref()?;
+        let t = std::time::Instant::now();
+        match store.load_facts(&first.summary, &first.graph) {
+            Ok(files) => {
+                let mut index = first.index();
+                index.files = files;
+                tracing::info!(
+                    files = index.files.len(),
+                    ms = t.elapsed().as_millis() as u64,
+                    "cache loaded: facts"
+                );
+                Some(index)
+            }
+            Err(e) => {
+                tracing::warn!(dir = %store.dir().display(), "{e}");
+                self.report.state = CacheState::Rebuilt;
+                self.report.reason = Some(e.to_string());
+                None
+            }
+        }
     }
 
     /// Brings `prev` up to date with the disk (or, without `prev`, indexes `root` from

@@ -376,6 +376,38 @@ impl Store {
         Ok(graph)
     }
 
+    /// The facts of the snapshot `summary` describes, for `graph`, the graph
+    /// [`load_graph`](Store::load_graph) gave from it: its definitions' ids and names are
+    /// the graph's nodes' own (shared, as after an index).
+    ///
+    /// Errors: [`LoadError::Corrupt`] for any damage, or facts that do not fit `graph`.
+    pub fn load_facts(
+        &self,
+        summary: &Summary,
+        graph: &CodeGraph,
+    ) -> Result<Vec<Arc<FileFacts>>, LoadError> {
+        let t = std::time::Instant::now();
+        let mut files = read_facts(&summary.snap.join("facts.bin"), &summary.parts.facts)
+            .map_err(part_error)?;
+        if files.len() as u64 != summary.files {
+            return Err(LoadError::Corrupt(format!(
+                "facts: {} files, manifest says {}",
+                files.len(),
+                summary.files
+            )));
+        }
+        let chunks = (0..files.len())
+            .map(|i| graph.chunk(i).cloned())
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| LoadError::Corrupt("facts of more files than the graph".into()))?;
+        put_names_back(&mut files, &chunks)?;
+        tracing::debug!(
+            ms = t.elapsed().as_millis() as u64,
+            "load: facts for the graph"
+        );
+        Ok(files)
+    }
+
     /// What the live snapshot for `root` (canonical) written with `options` records about
     /// the tree, from its manifest alone: enough to tell whether anything changed since
     /// ([`incremental::unchanged_since`](super::incremental::unchanged_since)) and to

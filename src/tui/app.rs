@@ -281,11 +281,27 @@ impl App {
         // A new snapshot ends what the previous one's errors said (a root gone after
         // re-indexing, a failed run); this one's are set below.
         self.status.error = None;
-        self.search.load(&snap);
-        self.chunks.load(&snap);
-        if let Some(m) = self.mode.engine() {
-            self.chunks.query(&self.search.query, m);
+        // Text search reads the facts: a graph served alone leaves it to the full snapshot.
+        if !snap.graph_only {
+            self.chunks.load(&snap);
+            if let Some(m) = self.mode.engine() {
+                self.chunks.query(&self.search.query, m);
+            }
         }
+        if self
+            .snapshot
+            .as_ref()
+            .is_some_and(|old| Arc::ptr_eq(&old.index.graph, &snap.index.graph))
+        {
+            // The facts of the graph on screen (a cached graph is served first): nothing
+            // is fed to the search again, the tree, source and impact stay as they are;
+            // only the source's "changed on disk" mark, which compares with the facts.
+            self.search.keep(&snap);
+            self.snapshot = Some(snap);
+            self.source.changed_on_disk = self.source_changed_on_disk();
+            return;
+        }
+        self.search.load(&snap);
         // The shown file may have changed on disk: read again, not only the other files.
         self.sources.clear();
         self.source = SourceView::default();
@@ -823,13 +839,9 @@ impl App {
                 .get(&self.root, &node.file, &node.language, &self.theme)
             {
                 Ok(shown) => {
+                    self.source.changed_on_disk = changed_on_disk(&snap, &node.file, &shown);
                     self.source.lines = shown.lines;
                     self.source.error = None;
-                    self.source.changed_on_disk = snap
-                        .index
-                        .files
-                        .binary_search_by(|f| f.path.as_str().cmp(&node.file))
-                        .is_ok_and(|i| snap.index.files[i].content_hash != shown.content_hash);
                 }
                 Err(e) => {
                     self.source.lines = Arc::new(Vec::new());
@@ -844,6 +856,21 @@ impl App {
         let h = (self.areas.source.height.saturating_sub(2) as usize).max(10);
         let line = self.source.focus_line();
         self.source.center_on(line, h);
+    }
+
+    /// Whether the file the source panel shows differs from what the snapshot indexed
+    /// (false when nothing is shown, it cannot be read, or the facts are not loaded).
+    fn source_changed_on_disk(&mut self) -> bool {
+        let (Some(snap), false) = (self.snapshot.clone(), self.source.path.is_empty()) else {
+            return false;
+        };
+        let path = self.source.path.clone();
+        let Some(language) = snap.index.graph.node(&path).map(|n| n.language.clone()) else {
+            return false;
+        };
+        self.sources
+            .get(&self.root, &path, &language, &self.theme)
+            .is_ok_and(|shown| changed_on_disk(&snap, &path, &shown))
     }
 
     /// Applies a mouse event: a click focuses the panel under it and selects the row; the
@@ -933,4 +960,13 @@ fn file_safe(name: &str) -> String {
     } else {
         s
     }
+}
+
+/// Whether `shown` (file `path` as read now) differs from what `snap` indexed of it, by
+/// content hash; false when the snapshot has no facts of it (a graph served alone).
+fn changed_on_disk(snap: &Snapshot, path: &str, shown: &crate::tui::source::Shown) -> bool {
+    snap.index
+        .files
+        .binary_search_by(|f| f.path.as_str().cmp(path))
+        .is_ok_and(|i| snap.index.files[i].content_hash != shown.content_hash)
 }

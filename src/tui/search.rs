@@ -135,6 +135,12 @@ impl SymbolSearch {
         let _ = self.waker.set(w);
     }
 
+    /// Takes `snap` in place of the snapshot being searched when both have the same graph
+    /// (the same `Arc`): the items fed stay, nothing is matched again.
+    pub fn keep(&mut self, snap: &Arc<Snapshot>) {
+        self.snapshot = Some(snap.clone());
+    }
+
     /// Replaces the items with the snapshot's definitions, injected from a thread (items
     /// of an older snapshot still being injected go to a disconnected store and vanish).
     pub fn load(&mut self, snap: &Arc<Snapshot>) {

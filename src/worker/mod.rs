@@ -126,9 +126,14 @@ pub struct Snapshot {
     pub index: Index,
     /// Unresolved references that are not `external`, counted by callee name: the calls
     /// that might be missing callers of any definition with that name.
-    pub unresolved_by_name: HashMap<Arc<str>, u32>,
+    pub unresolved_by_name: Arc<HashMap<Arc<str>, u32>>,
     /// How long the run took.
     pub elapsed: Duration,
+    /// The index's graph alone (a cached one, served before its facts are decoded):
+    /// `index.files` is empty and a full snapshot of the same graph follows in the same
+    /// generation. What needs the facts (text search, the "changed on disk" mark) waits
+    /// for it.
+    pub graph_only: bool,
 }
 
 impl Snapshot {
@@ -143,8 +148,23 @@ impl Snapshot {
         Snapshot {
             generation,
             index,
-            unresolved_by_name,
+            unresolved_by_name: Arc::new(unresolved_by_name),
             elapsed,
+            graph_only: false,
+        }
+    }
+
+    /// The full snapshot of which `self` is the graph alone ([`graph_only`]): `index` is
+    /// the same graph with its facts, so the derived lookups are shared, not made again.
+    ///
+    /// [`graph_only`]: Snapshot::graph_only
+    pub fn with_facts(&self, index: Index, elapsed: Duration) -> Snapshot {
+        Snapshot {
+            generation: self.generation,
+            index,
+            unresolved_by_name: self.unresolved_by_name.clone(),
+            elapsed,
+            graph_only: false,
         }
     }
 
@@ -256,10 +276,35 @@ fn run(
     {
         let started = Instant::now();
         let mut s = session.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(idx) = s.load(&root, &options) {
-            generation += 1;
-            let files = idx.files.len();
-            let snap = Arc::new(Snapshot::new(generation, idx, started.elapsed()));
+        // With nothing changed, the graph is shown before the facts are decoded (about
+        // 0.4 s against 0.6 s for all of it on the fetch.sh Rust tree); the full snapshot
+        // of the same graph follows in the same generation.
+        let loaded = match s.load_graph(&root, &options) {
+            Some(first) => {
+                generation += 1;
+                let mut graph = Snapshot::new(generation, first.index(), started.elapsed());
+                graph.graph_only = true;
+                let graph = Arc::new(graph);
+                tracing::info!(
+                    generation,
+                    ms = started.elapsed().as_millis() as u64,
+                    "cached graph served"
+                );
+                sink(IndexEvent::Ready {
+                    generation,
+                    snapshot: graph.clone(),
+                });
+                s.load_facts(&first)
+                    .map(|idx| graph.with_facts(idx, started.elapsed()))
+            }
+            None => s.load(&root, &options).map(|idx| {
+                generation += 1;
+                Snapshot::new(generation, idx, started.elapsed())
+            }),
+        };
+        if let Some(snap) = loaded {
+            let files = snap.index.files.len();
+            let snap = Arc::new(snap);
             tracing::info!(
                 generation,
                 files,

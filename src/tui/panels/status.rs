@@ -36,7 +36,7 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         let st = &snap.index.stats;
         spans.push(Span::raw(format!(
             "· {} files · {} symbols · {} calls ",
-            snap.index.files.len(),
+            st.files_indexed + st.files_windowed,
             st.definitions,
             st.edges.get("calls").copied().unwrap_or(0)
         )));
