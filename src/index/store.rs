@@ -165,13 +165,17 @@ pub struct Summary {
 
 /// An unresolved call as stored: the caller as a node position, the site's file only
 /// when it is not the caller's (it always is today; the field keeps the format honest).
-/// Strings are borrowed from the graph when saving (`Cow`), owned when loading.
+/// Strings are borrowed (`Cow`): from the graph when saving, from the file's bytes when
+/// loading (the `Arc`s of the graph are made from them directly).
 #[derive(Debug, Serialize, Deserialize)]
 struct UnresolvedRow<'a> {
     caller: u32,
-    name: std::borrow::Cow<'a, str>,
-    receiver: Option<std::borrow::Cow<'a, str>>,
-    file: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow)]
+    receiver: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    file: Option<Cow<'a, str>>,
     line: u32,
     column: u32,
     reason: super::UnresolvedReason,
@@ -1196,10 +1200,7 @@ fn read_graph(
                 },
                 || {
                     rayon::join(
-                        || {
-                            read_part(&snap.join("unresolved.bin"), &parts.unresolved)
-                                .and_then(|b| decode::<Vec<UnresolvedRow>>(&b, "unresolved"))
-                        },
+                        || read_part(&snap.join("unresolved.bin"), &parts.unresolved),
                         || {
                             read_part(&snap.join("names.bin"), &parts.names)
                                 .and_then(|b| decode::<NameOrder>(&b, "names"))
@@ -1234,18 +1235,22 @@ fn read_graph(
     let (graph, (calls, facts)) = rayon::join(
         || CodeGraph::from_chunks_ordered(chunks.clone(), edges, Vec::new(), names),
         || {
-            let calls = unresolved
-                .into_iter()
-                .map(|r| {
-                    let missing = || LoadError::Corrupt("unresolved call of a missing node".into());
-                    let (fi, local) =
-                        super::resolve::locate(&offsets, r.caller).ok_or_else(missing)?;
-                    let chunk = &chunks[fi];
-                    let caller = chunk.get(local as usize).ok_or_else(missing)?;
-                    Ok(unresolved_of_row(r, caller.id.clone(), &chunk[0].id))
-                })
-                .collect::<Result<Vec<_>, LoadError>>()
-                .map(super::graph::UnresolvedMap::from_calls);
+            // Decoded here, where the rows' strings can be borrowed from the bytes.
+            let rows = decode_all::<Vec<UnresolvedRow>>(&unresolved, "unresolved");
+            let calls = rows.and_then(|rows| {
+                rows.into_iter()
+                    .map(|r| {
+                        let missing =
+                            || LoadError::Corrupt("unresolved call of a missing node".into());
+                        let (fi, local) =
+                            super::resolve::locate(&offsets, r.caller).ok_or_else(missing)?;
+                        let chunk = &chunks[fi];
+                        let caller = chunk.get(local as usize).ok_or_else(missing)?;
+                        Ok(unresolved_of_row(r, caller.id.clone(), &chunk[0].id))
+                    })
+                    .collect::<Result<Vec<_>, LoadError>>()
+                    .map(super::graph::UnresolvedMap::from_calls)
+            });
             let facts = facts.map_or(Ok(Vec::new()), |mut facts| {
                 put_names_back(&mut facts, &chunks).map(|()| facts)
             });
