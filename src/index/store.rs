@@ -1372,6 +1372,71 @@ fn sync_dir(dir: &Path) -> Result<(), StoreError> {
 mod tests {
     use super::*;
 
+    /// A file's nodes survive `nodes.bin`'s encoding field for field, ids with the file's
+    /// `<path>::` prefix (stored without it) and without (stored whole) alike.
+    #[test]
+    fn a_files_nodes_round_trip_with_and_without_the_path_prefix() {
+        let path: Arc<str> = "src/a.rs".into();
+        let lang: Arc<str> = "rust".into();
+        let node = |id: &str, kind, name: &str, qn: &str, lines: (u32, u32)| Node {
+            id: id.into(),
+            kind,
+            name: name.into(),
+            qualified_name: qn.into(),
+            file: path.clone(),
+            start_line: lines.0,
+            end_line: lines.1,
+            language: lang.clone(),
+        };
+        let chunk: NodeChunk = vec![
+            node(
+                "src/a.rs",
+                super::super::Kind::File,
+                "a.rs",
+                "src/a.rs",
+                (1, 40),
+            ),
+            node(
+                "src/a.rs::Foo::bar",
+                super::super::Kind::Method,
+                "bar",
+                "a::Foo::bar",
+                (3, 9),
+            ),
+            node(
+                "src/a.rs::f#2",
+                super::super::Kind::Function,
+                "f",
+                "a::f",
+                (10, 12),
+            ),
+            node(
+                "elsewhere::g",
+                super::super::Kind::Function,
+                "g",
+                "g",
+                (13, 14),
+            ),
+            node(
+                "src/a.rsx::h",
+                super::super::Kind::Function,
+                "h",
+                "h",
+                (15, 16),
+            ),
+        ]
+        .into();
+        let bytes = postcard::to_allocvec(&ShardNodes(std::slice::from_ref(&chunk))).unwrap();
+        let files: Vec<FileNodes<'_>> = decode_all(&bytes, "nodes").unwrap();
+        let whole: Vec<bool> = files[0].definitions.iter().map(|d| d.whole).collect();
+        assert_eq!(whole, [false, false, true, true]);
+        let back = files[0].chunk(&mut String::new());
+        assert_eq!(back.len(), chunk.len());
+        for (a, b) in back.iter().zip(chunk.iter()) {
+            assert_eq!(a, b);
+        }
+    }
+
     #[test]
     fn a_fingerprint_is_told_from_a_garbled_header() {
         let ours = engine_fingerprint();
