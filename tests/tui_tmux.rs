@@ -435,3 +435,52 @@ fn sigterm_right_after_start_ends_the_tui() {
     );
     s.assert_restored(143);
 }
+
+/// CPU seconds (user + system) process `pid` has used so far, from `/proc/<pid>/stat`.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces) start after its ')'.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = [11, 12]
+        .iter()
+        .filter_map(|&i| f.get(i)?.parse::<f64>().ok())
+        .sum();
+    ticks / 100.0
+}
+
+/// A resize, then a key: the key takes effect at once and the TUI then idles. crossterm
+/// reported the resize and forgot the key's readiness when both came in one wake-up, so
+/// the loop spun at full CPU with the key unread until another one came (and `q` did not
+/// quit).
+#[test]
+fn a_key_after_a_resize_is_read_at_once_without_spinning() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(s) = Session::start("resize", &common::fixture("python"), dir.path(), &[]) else {
+        return;
+    };
+    s.wait_for(&["ready", "Search symbols"]);
+    s.text("normalize_path");
+    s.wait_for(&["> normalize_path"]);
+    s.keys(&["Enter"]);
+    s.wait_for(&["Callers of normalize_path"]);
+    let pid = s.tui_pid();
+    for (x, y) in [("140", "40"), ("90", "28")] {
+        let ok = s
+            .tmux()
+            .args(["resize-window", "-t", &s.name, "-x", x, "-y", y])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        std::thread::sleep(Duration::from_millis(400));
+    }
+    // `c` switches the tree to callees.
+    s.keys(&["c"]);
+    s.wait_for(&["Callees of normalize_path"]);
+    let before = cpu_seconds(pid);
+    std::thread::sleep(Duration::from_secs(1));
+    let used = cpu_seconds(pid) - before;
+    assert!(used < 0.5, "{used} CPU s in 1 s of idling after the key");
+    s.keys(&["q"]);
+    s.assert_restored(0);
+}

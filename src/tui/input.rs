@@ -105,6 +105,22 @@ impl InputWait {
     }
 }
 
+impl InputWait {
+    /// Makes crossterm see input it has lost track of. crossterm waits on the terminal with
+    /// edge-triggered epoll (mio), and when one wake-up reports both a resize and input it
+    /// returns the resize and forgets the input's readiness: the bytes then stay unread
+    /// until the next key, while [`wait`](InputWait::wait) (level-triggered) keeps saying
+    /// [`Ready::Input`]. Setting the terminal's attributes to what they are wakes its
+    /// readers (Linux's `n_tty_set_termios`), which epoll reports as a new edge.
+    ///
+    /// Errors: the terminal's attributes cannot be read or set.
+    pub fn nudge(&self) -> io::Result<()> {
+        let attrs = rustix::termios::tcgetattr(&self.tty)?;
+        rustix::termios::tcsetattr(&self.tty, rustix::termios::OptionalActions::Now, &attrs)?;
+        Ok(())
+    }
+}
+
 /// True when the terminal behind `fd` has hung up (a zero-timeout `poll(2)`).
 fn hung_up(fd: &OwnedFd) -> bool {
     let mut fds = [PollFd::new(fd, PollFlags::IN)];

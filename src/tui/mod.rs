@@ -230,19 +230,41 @@ fn event_loop(
                 tracing::info!("the terminal hung up: exiting");
                 return Ok(128 + signal_hook::consts::SIGHUP);
             }
-            // A resize needs no event: the next draw reads the new size.
-            input::Ready::Signal => dirty = true,
+            // A resize needs no event (the next draw reads the new size), but crossterm's
+            // own resize signal is taken now, before a key can arrive with it (see
+            // `InputWait::nudge`).
+            input::Ready::Signal => {
+                drain_events(app)?;
+                dirty = true;
+            }
             input::Ready::Timeout => {}
             input::Ready::Input => {
                 input_at = Some(Instant::now());
-                // Take whatever is queued before drawing (fast typing, wheel bursts).
-                while event::poll(Duration::ZERO)? {
-                    app.handle(AppEvent::Input(event::read()?));
+                if drain_events(app)? == 0 {
+                    // Readable, yet crossterm reports nothing: it lost the input's edge.
+                    // Without this the loop would spin until the next key.
+                    if let Err(e) = signals.input.nudge() {
+                        tracing::debug!("cannot nudge the terminal: {e}");
+                    }
+                    drain_events(app)?;
                 }
                 dirty = true;
             }
         }
     }
+}
+
+/// Hands every event crossterm has queued to the app, without waiting (fast typing and
+/// wheel bursts are taken before the next draw); returns how many.
+///
+/// Errors: reading the terminal failed.
+fn drain_events(app: &mut App) -> Result<usize> {
+    let mut n = 0;
+    while event::poll(Duration::ZERO)? {
+        app.handle(AppEvent::Input(event::read()?));
+        n += 1;
+    }
+    Ok(n)
 }
 
 /// Runs what only the loop can: `$EDITOR`, suspension.
