@@ -13,12 +13,14 @@
 //! has the latency.
 //!
 //! Cache file `<cache dir>/vectors/<16 hex of BLAKE3(embedder cache slot)>.bin`: magic
-//! `CGTVEC02`, the embedder id's length (u32 LE) and UTF-8 bytes, dimension (u32 LE),
-//! count (u64 LE), then per vector its 32-byte input hash and `dimension` little-endian
-//! f32 (as the embedder returned them; quantised when loaded). A file written by another
-//! embedder id (an older fit of the offline model) is ignored and replaced, so one slot
-//! never grows stale copies. A file that fails these checks is ignored (and rebuilt); a
-//! new file replaces the old one atomically.
+//! `CGTVEC03`, the embedder id's length (u32 LE) and UTF-8 bytes, dimension (u32 LE),
+//! count (u64 LE), the BLAKE3 checksum of the rest of the file (everything before it and
+//! the records after it), then per vector its 32-byte input hash and `dimension`
+//! little-endian f32 (as the embedder returned them; quantised when loaded). A file
+//! written by another embedder id (an older fit of the offline model) is ignored and
+//! replaced, so one slot never grows stale copies. A file that fails these checks (its
+//! length, its checksum: a flipped byte would otherwise change a score silently) is
+//! ignored, logged and rebuilt; a new file replaces the old one atomically.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -28,7 +30,7 @@ use rayon::prelude::*;
 use super::embed::{normalize, Embedder};
 use super::{write_atomic, SearchChunk, SearchError};
 
-const MAGIC: &[u8; 8] = b"CGTVEC02";
+const MAGIC: &[u8; 8] = b"CGTVEC03";
 
 /// Inputs per embedder call in [`embed_chunks`]; progress is saved between calls.
 const CHECKPOINT_INPUTS: usize = 128;
@@ -369,12 +371,17 @@ pub fn load_cache(path: &Path, embedder_id: &str) -> Option<(usize, CachedVector
     if b.get(12..id_end)? != embedder_id.as_bytes() {
         return None;
     }
-    let head = id_end + 12;
+    let sum_at = id_end + 12;
+    let head = sum_at + 32;
     let dim = u32::from_le_bytes(b.get(id_end..id_end + 4)?.try_into().ok()?) as usize;
-    let count = u64::from_le_bytes(b.get(id_end + 4..head)?.try_into().ok()?) as usize;
+    let count = u64::from_le_bytes(b.get(id_end + 4..sum_at)?.try_into().ok()?) as usize;
     let rec = 32 + 4 * dim;
     if dim == 0 || b.len() != head.checked_add(count.checked_mul(rec)?)? {
         tracing::warn!(path = %path.display(), "vector cache fails its checks; ignored");
+        return None;
+    }
+    if b[sum_at..head] != checksum(&b[..sum_at], &b[head..]) {
+        tracing::warn!(path = %path.display(), "vector cache damaged (checksum); rebuilding");
         return None;
     }
     // Decoded on both cores: a large repository's cache holds 1M+ rows.
@@ -408,13 +415,26 @@ pub fn save_cache(
     b.extend_from_slice(embedder_id.as_bytes());
     b.extend_from_slice(&(dim as u32).to_le_bytes());
     b.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    let sum_at = b.len();
+    b.extend_from_slice(&[0u8; 32]);
     for (k, v) in entries {
         b.extend_from_slice(k);
         for x in v.iter() {
             b.extend_from_slice(&x.to_le_bytes());
         }
     }
+    let sum = checksum(&b[..sum_at], &b[sum_at + 32..]);
+    b[sum_at..sum_at + 32].copy_from_slice(&sum);
     write_atomic(path, &b)
+}
+
+/// The BLAKE3 checksum a cache file stores: of its header before the checksum, then its
+/// records.
+fn checksum(head: &[u8], records: &[u8]) -> [u8; 32] {
+    let mut h = blake3::Hasher::new();
+    h.update(head);
+    h.update_rayon(records);
+    *h.finalize().as_bytes()
 }
 
 /// What [`embed_chunks`] did.
@@ -716,9 +736,20 @@ mod tests {
         let (dim, m) = load_cache(&p, "model-a").expect("load");
         assert_eq!((dim, m[&k].clone()), (3, vec![1.0, 2.0, 3.0]));
         assert!(load_cache(&p, "model-b").is_none());
-        let mut b = std::fs::read(&p).expect("read");
+        let good = std::fs::read(&p).expect("read");
+        let mut b = good.clone();
         b.pop();
         std::fs::write(&p, b).expect("write");
         assert!(load_cache(&p, "model-a").is_none());
+        // A flipped byte anywhere (a vector's value, its key, the checksum) is refused:
+        // the length alone would let a changed score through.
+        for at in [good.len() - 3, good.len() - 14, good.len() - 40, 20] {
+            let mut b = good.clone();
+            b[at] ^= 0x10;
+            std::fs::write(&p, &b).expect("write");
+            assert!(load_cache(&p, "model-a").is_none(), "byte {at} flipped");
+        }
+        std::fs::write(&p, &good).expect("write");
+        assert!(load_cache(&p, "model-a").is_some());
     }
 }
