@@ -224,7 +224,8 @@ pub(crate) fn build(
     config: &Config,
     quiet: bool,
 ) -> Result<&'static CodeGraph> {
-    let mut session = open_session(cli, root);
+    // A graph command does not wait for the lock a running TUI or watcher holds.
+    let mut session = Session::open_for_command(session_dir(cli, root).as_deref());
     if let Some(first) = session.load_graph(root, &config.index_options()) {
         return Ok(Box::leak(Box::new(first.graph)));
     }
@@ -247,12 +248,16 @@ pub(crate) fn open_index(
 
 /// The cache session of `root` (in memory with `--no-cache`).
 pub(crate) fn open_session(cli: &Cli, root: &Path) -> Session {
-    let dir = if cli.no_cache {
+    Session::open(session_dir(cli, root).as_deref())
+}
+
+/// The cache folder of `root`, `None` with `--no-cache`.
+fn session_dir(cli: &Cli, root: &Path) -> Option<std::path::PathBuf> {
+    if cli.no_cache {
         None
     } else {
         config::cache_dir(root)
-    };
-    Session::open(dir.as_deref())
+    }
 }
 
 /// [`open_index`] with a session already open.

@@ -91,6 +91,18 @@ impl Session {
     /// Opens the cache folder `dir` (`None`: in memory only). A folder that cannot be
     /// created or locked leaves the session in memory with the reason in the report.
     pub fn open(dir: Option<&Path>) -> Session {
+        Session::open_with(dir, true)
+    }
+
+    /// [`open`](Session::open) for a command that answers and ends: when another instance
+    /// (a TUI, a watcher) holds the cache's lock, it settles for read-only at once instead
+    /// of waiting up to 200 ms for the lock (see [`Store::open`]); it would only have
+    /// saved what that instance saves anyway.
+    pub fn open_for_command(dir: Option<&Path>) -> Session {
+        Session::open_with(dir, false)
+    }
+
+    fn open_with(dir: Option<&Path>, patient: bool) -> Session {
         let mut report = CacheReport {
             dir: dir.map(Path::to_path_buf),
             state: CacheState::Off,
@@ -99,7 +111,7 @@ impl Session {
             load_ms: None,
             saved: false,
         };
-        let store = match dir.map(Store::open) {
+        let store = match dir.map(|d| Store::open(d, patient)) {
             None => None,
             Some(Ok(s)) => {
                 report.read_only = !s.is_writer();

@@ -250,10 +250,14 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
 
 impl Store {
     /// Opens (creating it) the cache folder `dir` and takes the writer's lock; when another
-    /// process holds it, the store is read-only ([`Store::is_writer`] is `false`).
+    /// process holds it, the store is read-only ([`Store::is_writer`] is `false`). With
+    /// `patient`, a held lock is tried again for up to 200 ms first, for a holder that is
+    /// just going away (an instance exiting, or a child process between fork and exec
+    /// sharing the lock); without, one try (a reader that only may write does not wait
+    /// behind a running TUI on every run).
     ///
     /// Errors: [`StoreError::Io`] when the folder or its lock file cannot be created.
-    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+    pub fn open(dir: &Path, patient: bool) -> Result<Store, StoreError> {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let lock_path = dir.join("lock");
         let file = std::fs::OpenOptions::new()
@@ -263,11 +267,8 @@ impl Store {
             .write(true)
             .open(&lock_path)
             .map_err(io(&lock_path))?;
-        // A holder that is just going away (an instance exiting, or a child process
-        // between fork and exec sharing the lock) gets a moment before we settle for
-        // read-only.
         let mut attempt = file.try_lock();
-        for _ in 0..10 {
+        for _ in 0..if patient { 10 } else { 0 } {
             if !matches!(attempt, Err(std::fs::TryLockError::WouldBlock)) {
                 break;
             }
@@ -1435,6 +1436,29 @@ mod tests {
         for (a, b) in back.iter().zip(chunk.iter()) {
             assert_eq!(a, b);
         }
+    }
+
+    /// A second store on a locked folder is read-only; only a patient one waits (for a
+    /// holder about to exit) before settling for that.
+    #[test]
+    fn only_a_patient_store_waits_for_a_held_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = Store::open(dir.path(), false).unwrap();
+        assert!(writer.is_writer());
+        let t = std::time::Instant::now();
+        let quick = Store::open(dir.path(), false).unwrap();
+        let quick_took = t.elapsed();
+        let t = std::time::Instant::now();
+        let patient = Store::open(dir.path(), true).unwrap();
+        let patient_took = t.elapsed();
+        assert!(!quick.is_writer() && !patient.is_writer());
+        assert!(patient_took >= std::time::Duration::from_millis(200));
+        assert!(
+            quick_took < std::time::Duration::from_millis(150),
+            "{quick_took:?}"
+        );
+        drop(writer);
+        assert!(Store::open(dir.path(), false).unwrap().is_writer());
     }
 
     #[test]
