@@ -800,8 +800,10 @@ fn check_header(
     let len = u64::from_le_bytes(len.try_into().unwrap_or([0; 8]));
     let hash: [u8; 32] = hash.try_into().unwrap_or([0; 32]);
     let head = (magic.len() + engine.len() + rest.len()) as u64;
-    if head.checked_add(len) != Some(size) {
-        return Err(bad("truncated"));
+    match head.checked_add(len) {
+        Some(want) if want == size => {}
+        Some(want) if want < size => return Err(bad("longer than its header says")),
+        _ => return Err(bad("truncated")),
     }
     // Its own checksum may hold while the manifest lists another file.
     if expect.is_some_and(|e| *e != hash) {
