@@ -13,7 +13,10 @@ if [ $# -ge 2 ]; then BIN=$1; shift; else BIN=${CARGO_TARGET_DIR:-target}/releas
 DIR=$(cd "$1" && pwd)
 RUNS=${2:-3}
 cache=$(mktemp -d)
-trap 'rm -rf "$cache"' EXIT
+sock=""
+# Whatever stops the script, the run in flight does not outlive it (a TUI left behind
+# keeps watching and indexing beside every later measurement).
+trap '[ -n "$sock" ] && tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$cache"' EXIT
 for run in $(seq 1 "$RUNS"); do
   state=$(mktemp -d)
   sock="cgstart-$$-$run"
