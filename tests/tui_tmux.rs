@@ -232,6 +232,15 @@ impl Drop for Session {
     }
 }
 
+/// A session on the Python fixture (in a temp working directory, kept alive by the
+/// guard) once its index is ready; `None` where tmux is missing outside CI.
+fn ready_on_python(tag: &str) -> Option<(tempfile::TempDir, Session)> {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Session::start(tag, &common::fixture("python"), dir.path(), &[])?;
+    s.wait_for(&["ready", "Search symbols"]);
+    Some((dir, s))
+}
+
 #[test]
 fn search_enter_expand_export_quit_in_a_real_terminal() {
     let dir = tempfile::tempdir().unwrap();
@@ -323,11 +332,9 @@ fn search_enter_expand_export_quit_in_a_real_terminal() {
 
 #[test]
 fn sigterm_and_ctrl_z_restore_the_terminal() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(s) = Session::start("signals", &common::fixture("python"), dir.path(), &[]) else {
+    let Some((_dir, s)) = ready_on_python("signals") else {
         return;
     };
-    s.wait_for(&["ready", "Search symbols"]);
     let pid = s.tui_pid();
     // Ctrl-Z: the terminal is restored while stopped, set up again on continue.
     s.keys(&["C-z"]);
@@ -377,11 +384,9 @@ fn sigterm_and_ctrl_z_restore_the_terminal() {
 /// write would stop it again with SIGTTOU: "Stopped (tty output)" for ever).
 #[test]
 fn a_suspended_tui_ends_on_kill_from_the_shell() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(s) = Session::start("killz", &common::fixture("python"), dir.path(), &[]) else {
+    let Some((_dir, s)) = ready_on_python("killz") else {
         return;
     };
-    s.wait_for(&["ready", "Search symbols"]);
     let pid = s.tui_pid();
     s.keys(&["C-z"]);
     s.wait_for(&["Stopped"]);
@@ -400,11 +405,9 @@ fn a_suspended_tui_ends_on_kill_from_the_shell() {
 /// must notice and exit, not spin on reads that return EOF (it used to, ignoring SIGTERM).
 #[test]
 fn tui_exits_when_its_terminal_goes_away() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(s) = Session::start("hangup", &common::fixture("python"), dir.path(), &[]) else {
+    let Some((_dir, s)) = ready_on_python("hangup") else {
         return;
     };
-    s.wait_for(&["ready", "Search symbols"]);
     let pid = s.tui_pid();
     let ok = s.tmux().arg("kill-server").status().unwrap();
     assert!(ok.success());
@@ -455,11 +458,9 @@ fn cpu_seconds(pid: u32) -> f64 {
 /// quit).
 #[test]
 fn a_key_after_a_resize_is_read_at_once_without_spinning() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(s) = Session::start("resize", &common::fixture("python"), dir.path(), &[]) else {
+    let Some((_dir, s)) = ready_on_python("resize") else {
         return;
     };
-    s.wait_for(&["ready", "Search symbols"]);
     s.text("normalize_path");
     s.wait_for(&["> normalize_path"]);
     s.keys(&["Enter"]);
