@@ -625,6 +625,12 @@ impl CodeGraph {
         self.nodes.chunks.get(i)
     }
 
+    /// Every chunk of nodes, in order (for an engine's graph, one per file: see
+    /// [`NodeChunk`]).
+    pub fn chunks(&self) -> &[NodeChunk] {
+        &self.nodes.chunks
+    }
+
     /// [`from_parts`](CodeGraph::from_parts) with the name indexes taken from `order`
     /// (saved from a graph with the same nodes) instead of sorted again.
     ///

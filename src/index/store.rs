@@ -394,18 +394,8 @@ impl Store {
         let t = std::time::Instant::now();
         let mut files = read_facts(&summary.snap.join("facts.bin"), &summary.parts.facts)
             .map_err(part_error)?;
-        if files.len() as u64 != summary.files {
-            return Err(LoadError::Corrupt(format!(
-                "facts: {} files, manifest says {}",
-                files.len(),
-                summary.files
-            )));
-        }
-        let chunks = (0..files.len())
-            .map(|i| graph.chunk(i).cloned())
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| LoadError::Corrupt("facts of more files than the graph".into()))?;
-        put_names_back(&mut files, &chunks)?;
+        // The graph has as many chunks as the manifest has files (`load_graph` checked).
+        put_names_back(&mut files, graph.chunks())?;
         tracing::debug!(
             ms = t.elapsed().as_millis() as u64,
             "load: facts for the graph"
@@ -963,23 +953,26 @@ fn write_shards<T: Serialize + Sync>(path: &Path, shards: Vec<T>) -> Result<[u8;
 /// has them, see [`NodeChunk`]), checked against the files.
 ///
 /// Errors: [`StoreError::Encode`] when a chunk is not its file's (an engine defect).
-fn file_chunks_of(index: &Index) -> Result<Vec<NodeChunk>, StoreError> {
-    let defect =
-        |i: usize| StoreError::Encode(format!("the graph's node chunk {i} is not its file's"));
-    (0..index.files.len())
-        .map(|i| {
-            let c = index.graph.chunk(i).ok_or_else(|| defect(i))?;
-            let f = &index.files[i];
-            let fits = c.len() == 1 + f.definitions.len()
-                && c.first().is_some_and(|n| *n.id == *f.path)
-                && c[1..].iter().zip(&f.definitions).all(|(n, d)| n.id == d.id);
-            if fits {
-                Ok(c.clone())
-            } else {
-                Err(defect(i))
-            }
-        })
-        .collect()
+fn file_chunks_of(index: &Index) -> Result<&[NodeChunk], StoreError> {
+    let chunks = index.graph.chunks();
+    if chunks.len() != index.files.len() {
+        return Err(StoreError::Encode(format!(
+            "the graph has {} node chunks for {} files",
+            chunks.len(),
+            index.files.len()
+        )));
+    }
+    for (i, (c, f)) in chunks.iter().zip(&index.files).enumerate() {
+        let fits = c.len() == 1 + f.definitions.len()
+            && c.first().is_some_and(|n| *n.id == *f.path)
+            && c[1..].iter().zip(&f.definitions).all(|(n, d)| n.id == d.id);
+        if !fits {
+            return Err(StoreError::Encode(format!(
+                "the graph's node chunk {i} is not its file's"
+            )));
+        }
+    }
+    Ok(chunks)
 }
 
 /// The nodes of the files of one shard, serialized as a `Vec<FileNodes>`.
