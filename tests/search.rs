@@ -310,7 +310,12 @@ fn a_damaged_search_cache_is_rebuilt_and_answers_as_a_fresh_one() {
                 b[i] ^= 0xa5;
                 flipped += 1;
             }
-            std::fs::write(&p, &b).expect("write");
+            // Written beside and renamed over: a mapping of the old file that tantivy
+            // may still hold (its directory caches them) must not see it truncated,
+            // which is a SIGBUS, not damage a cache load could report.
+            let tmp = p.with_extension("damaged");
+            std::fs::write(&tmp, &b).expect("write");
+            std::fs::rename(&tmp, &p).expect("rename");
         }
     }
     assert!(flipped >= 3, "bytes flipped: {flipped}");

@@ -222,7 +222,7 @@ pub struct NameOrder {
 /// Unresolved calls grouped by caller, as [`CodeGraph`] keeps them; made apart from the
 /// graph so a cache load can group them while the graph is built.
 #[derive(Debug, Default)]
-pub(crate) struct UnresolvedMap(BTreeMap<Arc<str>, CallerCalls>);
+pub struct UnresolvedMap(BTreeMap<Arc<str>, CallerCalls>);
 
 /// One caller's unresolved calls, shared: an incremental update carries an unaffected
 /// caller's calls into the new graph by reference (376K calls of 95K callers on the
@@ -277,11 +277,44 @@ impl UnresolvedMap {
 /// fetch.sh Rust tree making them was most of an update's graph build, `perf`).
 pub type NodeChunk = Arc<[Node]>;
 
+/// Where the chunks of a graph loaded from a cache come from until they are first
+/// needed: each chunk is decoded from the cache's bytes on first access (see
+/// [`CodeGraph::from_source_ordered`]), so a warm start serves the graph before it has
+/// made the 1.17M nodes of a large repo (on the fetch.sh Rust tree, making them was about
+/// half of a warm graph load's wall time and most of its heap, `-v` and `/usr/bin/time`).
+pub trait ChunkSource: Send + Sync + std::fmt::Debug {
+    /// How many chunks there are.
+    fn chunk_count(&self) -> usize;
+    /// How many nodes chunk `i` holds (`i < chunk_count()`); its first is a file node, the others
+    /// are definitions (never file nodes).
+    fn nodes_in(&self, i: usize) -> u32;
+    /// Chunk `i` (`i < chunk_count()`), exactly [`nodes_in(i)`](Self::nodes_in) nodes. A source
+    /// checks its bytes when it is made, so this cannot fail on a cache as written; if the
+    /// bytes changed since, it logs the damage and gives placeholder nodes (ids
+    /// `<path>::<damaged #n>`) rather than panic.
+    fn decode(&self, i: usize) -> NodeChunk;
+}
+
+/// The undecoded unresolved calls of a graph loaded from a cache, grouped on first use
+/// (see [`ChunkSource`]: grouping them takes each caller's id from its node, which would
+/// decode nearly every chunk).
+pub trait UnresolvedSource: Send + Sync + std::fmt::Debug {
+    /// The calls grouped by caller; `node(p)` is the node at position `p` (checked to
+    /// exist when the source was made).
+    fn group<'a>(&self, node: &dyn Fn(u32) -> Option<&'a Node>) -> UnresolvedMap;
+}
+
+/// One chunk of a [`NodeStore`]: decoded, or to be decoded from the store's source.
+#[derive(Debug, Clone, Default)]
+struct Slot(std::sync::OnceLock<NodeChunk>);
+
 /// The nodes of a graph: chunks (see [`NodeChunk`]) and, per node position, where it is.
-/// Indexed by `NodeIndex` like the graph it belongs to.
+/// Indexed by `NodeIndex` like the graph it belongs to. A chunk not yet decoded is
+/// decoded from `source` the first time any of its nodes is asked for.
 #[derive(Debug, Default, Clone)]
 struct NodeStore {
-    chunks: Vec<NodeChunk>,
+    chunks: Vec<Slot>,
+    source: Option<Arc<dyn ChunkSource>>,
     /// (chunk, index in it) of each node position.
     at: Vec<(u32, u32)>,
 }
@@ -293,7 +326,30 @@ impl NodeStore {
         for (c, chunk) in chunks.iter().enumerate() {
             at.extend((0..chunk.len() as u32).map(|l| (c as u32, l)));
         }
-        NodeStore { chunks, at }
+        let chunks = chunks
+            .into_iter()
+            .map(|c| Slot(std::sync::OnceLock::from(c)))
+            .collect();
+        NodeStore {
+            chunks,
+            source: None,
+            at,
+        }
+    }
+
+    /// A store whose chunks are all decoded from `source` when first needed.
+    fn lazy(source: Arc<dyn ChunkSource>) -> NodeStore {
+        let count = source.chunk_count();
+        let n: usize = (0..count).map(|c| source.nodes_in(c) as usize).sum();
+        let mut at = Vec::with_capacity(n);
+        for c in 0..count {
+            at.extend((0..source.nodes_in(c)).map(|l| (c as u32, l)));
+        }
+        NodeStore {
+            chunks: vec![Slot::default(); count],
+            source: Some(source),
+            at,
+        }
     }
 
     /// Nodes in chunks that start at each file node (the engine's order: a file's nodes
@@ -317,8 +373,35 @@ impl NodeStore {
         self.at.len()
     }
 
+    /// Chunk `c`, decoded now if it was not yet.
+    fn chunk(&self, c: usize) -> &NodeChunk {
+        self.chunks[c].0.get_or_init(|| match &self.source {
+            Some(source) => source.decode(c),
+            // Every slot of a store without a source is filled when it is made.
+            None => Arc::from(Vec::new()),
+        })
+    }
+
+    /// Every chunk, decoded (in parallel) where it was not yet.
+    fn all_chunks(&self) -> Vec<NodeChunk> {
+        use rayon::prelude::*;
+        (0..self.chunks.len())
+            .into_par_iter()
+            .map(|c| self.chunk(c).clone())
+            .collect()
+    }
+
     fn iter(&self) -> impl Iterator<Item = &Node> {
-        self.chunks.iter().flat_map(|c| c.iter())
+        (0..self.chunks.len()).flat_map(|c| self.chunk(c).iter())
+    }
+
+    /// Whether each node position holds a file node; from the positions alone (no chunk
+    /// decoded) when the chunks come from a source, whose chunks start with their file.
+    fn file_flags(&self) -> Vec<bool> {
+        match self.source {
+            Some(_) => self.at.iter().map(|&(_, l)| l == 0).collect(),
+            None => self.iter().map(|n| n.kind == Kind::File).collect(),
+        }
     }
 }
 
@@ -344,7 +427,7 @@ impl std::ops::Index<NodeIndex> for NodeStore {
     type Output = Node;
     fn index(&self, ix: NodeIndex) -> &Node {
         let (c, l) = self.at[ix.index()];
-        &self.chunks[c as usize][l as usize]
+        &self.chunk(c as usize)[l as usize]
     }
 }
 
@@ -365,7 +448,15 @@ pub struct CodeGraph {
     /// Position of each node (by `NodeIndex::index`) in id order, so walks can order
     /// neighbours by id with integer comparisons.
     id_rank: Vec<u32>,
-    unresolved: BTreeMap<Arc<str>, CallerCalls>,
+    unresolved: Unresolveds,
+}
+
+/// A graph's unresolved calls by caller: grouped, or to be grouped from `source` on first
+/// use (see [`UnresolvedSource`]).
+#[derive(Debug, Default, Clone)]
+struct Unresolveds {
+    grouped: std::sync::OnceLock<BTreeMap<Arc<str>, CallerCalls>>,
+    source: Option<Arc<dyn UnresolvedSource>>,
 }
 
 /// Bytes `at..at + 8` of `s`, big-endian, zero-padded past its end. For two strings whose
@@ -622,13 +713,66 @@ impl CodeGraph {
 
     /// The `i`-th chunk of nodes (for an engine's graph, file `i`'s: see [`NodeChunk`]).
     pub fn chunk(&self, i: usize) -> Option<&NodeChunk> {
-        self.nodes.chunks.get(i)
+        (i < self.nodes.chunks.len()).then(|| self.nodes.chunk(i))
     }
 
     /// Every chunk of nodes, in order (for an engine's graph, one per file: see
-    /// [`NodeChunk`]).
-    pub fn chunks(&self) -> &[NodeChunk] {
-        &self.nodes.chunks
+    /// [`NodeChunk`]); those not decoded yet (see [`ChunkSource`]) are decoded now, on
+    /// every thread of the pool.
+    pub fn chunks(&self) -> Vec<NodeChunk> {
+        self.nodes.all_chunks()
+    }
+
+    /// Decodes whatever a graph loaded from a cache has not decoded yet (its node chunks
+    /// and its unresolved calls, see [`ChunkSource`]), so later reads do not wait for it:
+    /// for a thread in the background while the graph is already being served.
+    pub fn decode_all(&self) {
+        self.unresolved_map();
+        drop(self.nodes.all_chunks());
+    }
+
+    /// The graph of a cache load: nodes decoded from `nodes` when first needed, edges and
+    /// name indexes given (as in [`from_parts_ordered`](Self::from_parts_ordered)), no
+    /// unresolved calls (see [`with_unresolved_source`](Self::with_unresolved_source)).
+    /// Serves the same answers as [`from_chunks_ordered`](Self::from_chunks_ordered) with
+    /// the decoded chunks.
+    ///
+    /// Errors: as `from_parts_ordered`.
+    pub fn from_source_ordered(
+        nodes: Arc<dyn ChunkSource>,
+        edges: Vec<RawEdge>,
+        order: NameOrder,
+    ) -> Result<CodeGraph, String> {
+        CodeGraph::ordered(NodeStore::lazy(nodes), edges, Vec::new(), order)
+    }
+
+    /// This graph with its unresolved calls grouped from `source` when first needed,
+    /// instead of those it had.
+    pub fn with_unresolved_source(mut self, source: Arc<dyn UnresolvedSource>) -> CodeGraph {
+        self.unresolved = Unresolveds {
+            grouped: std::sync::OnceLock::new(),
+            source: Some(source),
+        };
+        self
+    }
+
+    /// The unresolved calls by caller, grouped now if they were not yet.
+    fn unresolved_map(&self) -> &BTreeMap<Arc<str>, CallerCalls> {
+        self.unresolved
+            .grouped
+            .get_or_init(|| match &self.unresolved.source {
+                Some(source) => {
+                    // The callers' ids are their nodes': nearly every chunk of a large
+                    // repo has one, so all are decoded first, on every thread.
+                    drop(self.nodes.all_chunks());
+                    let node = |p: u32| {
+                        ((p as usize) < self.nodes.len())
+                            .then(|| &self.nodes[NodeIndex::new(p as usize)])
+                    };
+                    source.group(&node).0
+                }
+                None => BTreeMap::new(),
+            })
     }
 
     /// [`from_parts`](CodeGraph::from_parts) with the name indexes taken from `order`
@@ -668,7 +812,7 @@ impl CodeGraph {
         let n = ixs.len();
         // Read in node order once: a lookup per entry below was a random access into the
         // chunks for each of 2.3M entries on the Rust tree (`perf`).
-        let is_file: Vec<bool> = g.nodes.iter().map(|n| n.kind == Kind::File).collect();
+        let is_file = g.nodes.file_flags();
         let defs = is_file.iter().filter(|&&f| !f).count();
         let permutation = |v: &[u32], len: usize, what: &str, defs_only: bool| {
             if v.len() != len {
@@ -858,7 +1002,10 @@ impl CodeGraph {
 
     /// Replaces the unresolved calls with `m` (each caller a node of the graph).
     pub(crate) fn set_unresolved(&mut self, m: UnresolvedMap) {
-        self.unresolved = m.0;
+        self.unresolved = Unresolveds {
+            grouped: std::sync::OnceLock::from(m.0),
+            source: None,
+        };
     }
 
     /// The edges and unresolved calls back in [`from_parts`](CodeGraph::from_parts) form:
@@ -940,6 +1087,12 @@ impl CodeGraph {
         self.graph.node_count()
     }
 
+    /// Number of definitions (the nodes that are not file nodes), read from the name
+    /// index: no node is read.
+    pub fn definition_count(&self) -> usize {
+        self.by_name.len()
+    }
+
     /// Number of edges.
     pub fn edge_count(&self) -> usize {
         self.graph.edge_count()
@@ -972,27 +1125,29 @@ impl CodeGraph {
     /// every node, such as fuzzy name matching over the 1.17M definitions of a large repo.
     pub fn par_nodes(&self) -> impl rayon::iter::ParallelIterator<Item = &Node> {
         use rayon::prelude::*;
-        self.nodes.chunks.par_iter().flat_map_iter(|c| c.iter())
+        (0..self.nodes.chunks.len())
+            .into_par_iter()
+            .flat_map_iter(|c| self.nodes.chunk(c).iter())
     }
 
     /// Unresolved references whose caller is `id`.
     pub fn unresolved_of(&self, id: &str) -> &[Unresolved] {
-        self.unresolved.get(id).map_or(&[], |v| v)
+        self.unresolved_map().get(id).map_or(&[], |v| v)
     }
 
     /// Every unresolved reference, sorted by caller.
     pub fn all_unresolved(&self) -> impl Iterator<Item = &Unresolved> {
-        self.unresolved.values().flat_map(|v| v.iter())
+        self.unresolved_map().values().flat_map(|v| v.iter())
     }
 
     /// Unresolved references by caller (sorted), each caller's shared.
     pub(crate) fn unresolved_groups(&self) -> impl Iterator<Item = (&Arc<str>, &CallerCalls)> {
-        self.unresolved.iter()
+        self.unresolved_map().iter()
     }
 
     /// How many unresolved references there are (`all_unresolved().count()`, by caller).
     pub fn unresolved_count(&self) -> usize {
-        self.unresolved.values().map(|v| v.len()).sum()
+        self.unresolved_map().values().map(|v| v.len()).sum()
     }
 
     /// The definitions a one-word `query` names exactly ([`CodeGraph::lookup`], file nodes

@@ -42,7 +42,9 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::graph::{NameOrder, Node, NodeChunk, RawEdge};
+use super::graph::{
+    ChunkSource, NameOrder, Node, NodeChunk, RawEdge, UnresolvedMap, UnresolvedSource,
+};
 use super::{CodeGraph, FileFacts, FileStamp, Index, IndexOptions, IndexStats};
 use super::{SkipReason, Unresolved};
 
@@ -395,7 +397,7 @@ impl Store {
         let mut files = read_facts(&summary.snap.join("facts.bin"), &summary.parts.facts)
             .map_err(part_error)?;
         // The graph has as many chunks as the manifest has files (`load_graph` checked).
-        put_names_back(&mut files, graph.chunks())?;
+        put_names_back(&mut files, &graph.chunks())?;
         tracing::debug!(
             ms = t.elapsed().as_millis() as u64,
             "load: facts for the graph"
@@ -953,7 +955,7 @@ fn write_shards<T: Serialize + Sync>(path: &Path, shards: Vec<T>) -> Result<[u8;
 /// has them, see [`NodeChunk`]), checked against the files.
 ///
 /// Errors: [`StoreError::Encode`] when a chunk is not its file's (an engine defect).
-fn file_chunks_of(index: &Index) -> Result<&[NodeChunk], StoreError> {
+fn file_chunks_of(index: &Index) -> Result<Vec<NodeChunk>, StoreError> {
     let chunks = index.graph.chunks();
     if chunks.len() != index.files.len() {
         return Err(StoreError::Encode(format!(
@@ -1093,21 +1095,180 @@ impl<'a> FileNodes<'a> {
     }
 }
 
-/// Every file's node chunk from `nodes.bin` (checked against `expect`), in file order.
-fn read_nodes(path: &Path, expect: &[u8; 32]) -> Result<Vec<NodeChunk>, LoadError> {
-    read_sharded(path, expect, |b| {
-        let files: Vec<FileNodes<'_>> = decode_all(b, "nodes")?;
-        let mut id = String::new();
-        Ok(files.iter().map(|f| f.chunk(&mut id)).collect())
+/// `nodes.bin` (checked against `expect`) mapped and checked, each file's node chunk
+/// to be decoded when the graph first needs it (see [`ChunkSource`]).
+fn map_nodes(path: &Path, expect: &[u8; 32]) -> Result<MappedNodes, LoadError> {
+    let (files, map) = read_sharded(path, expect, true, |b, at| {
+        // A shard is a `Vec<FileNodes>`: its length (a varint, as postcard writes every
+        // length), then the records back to back. Each is decoded with its strings
+        // borrowed (checked, nothing allocated) to find where it ends.
+        let bad = |why: String| LoadError::Corrupt(format!("nodes: {why}"));
+        let (count, mut rest) =
+            postcard::take_from_bytes::<u64>(b).map_err(|e| bad(e.to_string()))?;
+        let mut files = Vec::new();
+        for _ in 0..count {
+            let from = at + (b.len() - rest.len());
+            let (f, after) =
+                postcard::take_from_bytes::<FileNodes<'_>>(rest).map_err(|e| bad(e.to_string()))?;
+            if f.definitions.iter().any(|d| d.kind == super::Kind::File) {
+                return Err(bad(format!(
+                    "a file node among the definitions of {}",
+                    f.path
+                )));
+            }
+            rest = after;
+            let to = at + (b.len() - rest.len());
+            files.push(MappedFile {
+                bytes: from..to,
+                nodes: 1 + f.definitions.len() as u32,
+            });
+        }
+        if !rest.is_empty() {
+            return Err(bad(format!("{} bytes after the last file", rest.len())));
+        }
+        Ok(files)
+    })?;
+    Ok(MappedNodes {
+        map: map.ok_or_else(|| LoadError::Corrupt("nodes: not mapped".into()))?,
+        files,
     })
+}
+
+/// Where one file's [`FileNodes`] record lies in a mapped `nodes.bin`.
+#[derive(Debug)]
+struct MappedFile {
+    /// Byte range of the record in the mapping.
+    bytes: std::ops::Range<usize>,
+    /// Nodes it makes: the file node and one per definition.
+    nodes: u32,
+}
+
+/// A mapped `nodes.bin` whose records were checked to decode (see [`map_nodes`]): the
+/// node source of a graph loaded from the cache.
+#[derive(Debug)]
+struct MappedNodes {
+    map: memmap2::Mmap,
+    files: Vec<MappedFile>,
+}
+
+impl ChunkSource for MappedNodes {
+    fn chunk_count(&self) -> usize {
+        self.files.len()
+    }
+
+    fn nodes_in(&self, i: usize) -> u32 {
+        self.files[i].nodes
+    }
+
+    fn decode(&self, i: usize) -> NodeChunk {
+        let f = &self.files[i];
+        match postcard::from_bytes::<FileNodes<'_>>(&self.map[f.bytes.clone()]) {
+            Ok(nodes) if 1 + nodes.definitions.len() == f.nodes as usize => {
+                nodes.chunk(&mut String::new())
+            }
+            // Checked when mapped: only a file changed on disk since gets here.
+            _ => {
+                tracing::error!(file = i, "nodes.bin changed since it was loaded");
+                damaged_chunk(i, f.nodes)
+            }
+        }
+    }
+}
+
+/// `n` placeholder nodes for chunk `i` of a `nodes.bin` that no longer decodes (see
+/// [`ChunkSource::decode`]): a file node, then definitions `<path>::<damaged #k>`.
+fn damaged_chunk(i: usize, n: u32) -> NodeChunk {
+    let path: Arc<str> = Arc::from(format!("<damaged cache chunk {i}>"));
+    let none: Arc<str> = Arc::from("");
+    (0..n)
+        .map(|k| {
+            let id: Arc<str> = if k == 0 {
+                path.clone()
+            } else {
+                Arc::from(format!("{path}::<damaged #{k}>"))
+            };
+            Node {
+                id: id.clone(),
+                kind: if k == 0 {
+                    super::Kind::File
+                } else {
+                    super::Kind::Function
+                },
+                name: id.clone(),
+                qualified_name: id,
+                file: path.clone(),
+                start_line: 1,
+                end_line: 1,
+                language: none.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The rows of `unresolved.bin`, checked, grouped by caller when the graph first needs
+/// them (see [`UnresolvedSource`]).
+#[derive(Debug)]
+struct UnresolvedBytes(Vec<u8>);
+
+impl UnresolvedBytes {
+    /// Calls `f` with each row of the payload in order, its strings borrowed, until `f`
+    /// fails.
+    ///
+    /// Errors: `f`'s, or [`LoadError::Corrupt`] for a row that does not decode or bytes
+    /// after the last.
+    fn for_each_row<'a>(
+        &'a self,
+        mut f: impl FnMut(UnresolvedRow<'a>) -> Result<(), LoadError>,
+    ) -> Result<(), LoadError> {
+        let bad = |why: String| LoadError::Corrupt(format!("unresolved: {why}"));
+        let (count, mut rest) =
+            postcard::take_from_bytes::<u64>(&self.0).map_err(|e| bad(e.to_string()))?;
+        for _ in 0..count {
+            let (row, after) = postcard::take_from_bytes::<UnresolvedRow<'_>>(rest)
+                .map_err(|e| bad(e.to_string()))?;
+            rest = after;
+            f(row)?;
+        }
+        if !rest.is_empty() {
+            return Err(bad(format!("{} bytes after the last row", rest.len())));
+        }
+        Ok(())
+    }
+
+    /// Checks that every row decodes and its caller is one of `nodes` node positions.
+    fn check(bytes: Vec<u8>, nodes: u32) -> Result<UnresolvedBytes, LoadError> {
+        let u = UnresolvedBytes(bytes);
+        u.for_each_row(|row| match row.caller < nodes {
+            true => Ok(()),
+            false => Err(LoadError::Corrupt(
+                "unresolved call of a missing node".into(),
+            )),
+        })?;
+        Ok(u)
+    }
+}
+
+impl UnresolvedSource for UnresolvedBytes {
+    fn group<'a>(&self, node: &dyn Fn(u32) -> Option<&'a Node>) -> UnresolvedMap {
+        let mut calls = Vec::new();
+        // Checked when loaded: only a file changed on disk since fails here.
+        let _ = self.for_each_row(|r| {
+            if let Some(caller) = node(r.caller) {
+                calls.push(unresolved_of_row(r, caller.id.clone(), &caller.file));
+            }
+            Ok(())
+        });
+        UnresolvedMap::from_calls(calls)
+    }
 }
 
 /// Every file's facts from `facts.bin` (checked against `expect`), in file order; their
 /// definitions' ids and names are left empty (see [`Definition`](super::facts::Definition)).
 fn read_facts(path: &Path, expect: &[u8; 32]) -> Result<Vec<Arc<FileFacts>>, LoadError> {
-    read_sharded(path, expect, |b| {
+    let (files, _) = read_sharded(path, expect, false, |b, _| {
         decode_all::<Vec<Arc<FileFacts>>>(b, "facts")
-    })
+    })?;
+    Ok(files)
 }
 
 /// `bytes` decoded as one `T`, every byte used.
@@ -1175,7 +1336,7 @@ fn read_graph(
     with_facts: bool,
 ) -> Result<(CodeGraph, Vec<Arc<FileFacts>>), LoadError> {
     let started = std::time::Instant::now();
-    let ((facts, chunks), (edges, (unresolved, names))) = rayon::join(
+    let ((facts, mapped), (edges, (unresolved, names))) = rayon::join(
         || {
             rayon::join(
                 || {
@@ -1185,7 +1346,7 @@ fn read_graph(
                         })
                         .transpose()
                 },
-                || read_nodes(&snap.join("nodes.bin"), &parts.nodes).map_err(part_error),
+                || map_nodes(&snap.join("nodes.bin"), &parts.nodes).map_err(part_error),
             )
         },
         || {
@@ -1206,62 +1367,44 @@ fn read_graph(
             )
         },
     );
-    let (facts, chunks, edges, unresolved, names) = (facts?, chunks?, edges?, unresolved?, names?);
+    let (facts, mapped, edges, unresolved, names) = (facts?, mapped?, edges?, unresolved?, names?);
     tracing::debug!(ms = started.elapsed().as_millis() as u64, "load: decoded");
-    if chunks.len() as u64 != files {
+    if mapped.files.len() as u64 != files {
         return Err(LoadError::Corrupt(format!(
             "nodes: {} files, manifest says {files}",
-            chunks.len()
+            mapped.files.len()
         )));
     }
-    let mut offsets = Vec::with_capacity(chunks.len());
-    let mut n = 0u32;
-    for c in &chunks {
-        offsets.push(n);
-        n += c.len() as u32;
-    }
-    if u64::from(n) != nodes {
+    let n: u64 = mapped.files.iter().map(|f| u64::from(f.nodes)).sum();
+    if n != nodes {
         return Err(LoadError::Corrupt(
             "node count differs from manifest".into(),
         ));
     }
+    let n = n as u32;
     if edges.iter().any(|e| e.source >= n || e.target >= n) {
         return Err(LoadError::Corrupt("edge to a missing node".into()));
     }
-    let (graph, (calls, facts)) = rayon::join(
-        || CodeGraph::from_chunks_ordered(chunks.clone(), edges, Vec::new(), names),
-        || {
-            // Decoded here, where the rows' strings can be borrowed from the bytes.
-            let rows = decode_all::<Vec<UnresolvedRow>>(&unresolved, "unresolved");
-            let calls = rows.and_then(|rows| {
-                rows.into_iter()
-                    .map(|r| {
-                        let missing =
-                            || LoadError::Corrupt("unresolved call of a missing node".into());
-                        let (fi, local) =
-                            super::resolve::locate(&offsets, r.caller).ok_or_else(missing)?;
-                        let chunk = &chunks[fi];
-                        let caller = chunk.get(local as usize).ok_or_else(missing)?;
-                        Ok(unresolved_of_row(r, caller.id.clone(), &chunk[0].id))
-                    })
-                    .collect::<Result<Vec<_>, LoadError>>()
-                    .map(super::graph::UnresolvedMap::from_calls)
-            });
-            let facts = facts.map_or(Ok(Vec::new()), |mut facts| {
-                put_names_back(&mut facts, &chunks).map(|()| facts)
-            });
-            (calls, facts)
-        },
+    let (graph, unresolved) = rayon::join(
+        || CodeGraph::from_source_ordered(Arc::new(mapped), edges, names),
+        || UnresolvedBytes::check(unresolved, n),
     );
-    let mut graph = graph.map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
-    graph.set_unresolved(calls?);
-    let facts = facts?;
+    let graph = graph.map_err(|e| LoadError::Corrupt(format!("names.bin: {e}")))?;
+    let graph = graph.with_unresolved_source(Arc::new(unresolved?));
+    let facts = match facts {
+        Some(mut facts) => {
+            put_names_back(&mut facts, &graph.chunks())?;
+            facts
+        }
+        None => Vec::new(),
+    };
     tracing::debug!(ms = started.elapsed().as_millis() as u64, "load: graph");
     Ok((graph, facts))
 }
 
 /// Reads a sharded cache file (see [`write_shards`]; checked against `expect`), decoding
-/// each shard with `shard` on the current pool; the items of all shards in order.
+/// each shard with `shard` (given its bytes and where they start in the mapping) on the
+/// current pool; the items of all shards in order, and the mapping when `keep`.
 ///
 /// The file is mapped into memory, not read: the shards are decoded where they lie, a
 /// batch of up to [`BATCH_BYTES`] at a time, each batch hashed first and released from
@@ -1270,11 +1413,13 @@ fn read_graph(
 /// was about a fifth of a warm graph load's CPU (`perf`: the kernel's copy, the buffers'
 /// zeroing and their page faults). The checksum covers the whole payload and speaks
 /// first: a damaged file is reported as such, never as the decoding error it causes.
+/// When `keep`, nothing is released: the caller decodes from the mapping later.
 fn read_sharded<T: Send>(
     path: &Path,
     expect: &[u8; 32],
-    shard: impl Fn(&[u8]) -> Result<Vec<T>, LoadError> + Sync,
-) -> Result<Vec<T>, LoadError> {
+    keep: bool,
+    shard: impl Fn(&[u8], usize) -> Result<Vec<T>, LoadError> + Sync,
+) -> Result<(Vec<T>, Option<memmap2::Mmap>), LoadError> {
     let name = file_label(path);
     let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
     let (file, size) = open_regular(path)?;
@@ -1292,6 +1437,9 @@ fn read_sharded<T: Send>(
     let mut hasher = blake3::Hasher::new();
     // Releases `payload[from..end]` from the mapping once hashed and decoded.
     let release = |from: usize, end: usize| {
+        if keep {
+            return;
+        }
         // SAFETY: a read-only private file mapping: released pages read back from the file.
         let _ = unsafe {
             map.unchecked_advise_range(
@@ -1309,7 +1457,7 @@ fn read_sharded<T: Send>(
         let mut at = 4usize;
         while left > 0 {
             // The next batch: shards up to BATCH_BYTES (at least one).
-            let mut batch: Vec<&[u8]> = Vec::new();
+            let mut batch: Vec<(&[u8], usize)> = Vec::new();
             let mut bytes = 0usize;
             while left > 0 && (batch.is_empty() || bytes < BATCH_BYTES) {
                 let len = payload
@@ -1322,7 +1470,7 @@ fn read_sharded<T: Send>(
                     .and_then(|l| start.checked_add(l))
                     .filter(|&e| e <= payload.len())
                     .ok_or_else(|| bad("shard past the end"))?;
-                batch.push(&payload[start..end]);
+                batch.push((&payload[start..end], head as usize + start));
                 bytes += end - start;
                 at = end;
                 left -= 1;
@@ -1330,7 +1478,7 @@ fn read_sharded<T: Send>(
             hasher.update_rayon(&payload[hashed..at]);
             let shards = batch
                 .par_iter()
-                .map(|b| shard(b))
+                .map(|&(b, at)| shard(b, at))
                 .collect::<Result<Vec<_>, _>>();
             release(hashed, at);
             hashed = at;
@@ -1348,7 +1496,7 @@ fn read_sharded<T: Send>(
         return Err(bad("checksum mismatch"));
     }
     decoded?;
-    Ok(files)
+    Ok((files, keep.then_some(map)))
 }
 
 /// Encoded facts decoded per batch at most (a batch holds at least one shard).
@@ -1431,6 +1579,80 @@ mod tests {
         for (a, b) in back.iter().zip(chunk.iter()) {
             assert_eq!(a, b);
         }
+    }
+
+    /// `nodes.bin` mapped for a lazy graph: the chunk decoded on demand is the one saved;
+    /// a definition claiming to be a file node is refused when mapped; a record that no
+    /// longer decodes (the file changed after mapping) gives as many placeholder nodes as
+    /// were counted, never a panic.
+    #[test]
+    fn mapped_nodes_decode_each_file_on_demand_and_survive_damage() {
+        let path: Arc<str> = "src/a.rs".into();
+        let lang: Arc<str> = "rust".into();
+        let node = |id: &str, kind| Node {
+            id: id.into(),
+            kind,
+            name: id.rsplit("::").next().unwrap().into(),
+            qualified_name: id.into(),
+            file: path.clone(),
+            start_line: 1,
+            end_line: 2,
+            language: lang.clone(),
+        };
+        let file = Node {
+            name: "a.rs".into(),
+            ..node("src/a.rs", super::super::Kind::File)
+        };
+        let chunk: NodeChunk = vec![
+            file.clone(),
+            node("src/a.rs::f", super::super::Kind::Function),
+            node("src/a.rs::g", super::super::Kind::Function),
+        ]
+        .into();
+        let b: Arc<str> = "src/b.rs".into();
+        let other: NodeChunk = vec![Node {
+            id: b.clone(),
+            name: "b.rs".into(),
+            qualified_name: b.clone(),
+            file: b,
+            ..file.clone()
+        }]
+        .into();
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("nodes.bin");
+        let both = [chunk.clone(), other.clone()];
+        let shards = vec![ShardNodes(&both[..1]), ShardNodes(&both[1..])];
+        let hash = write_shards(&bin, shards).unwrap();
+        let mapped = map_nodes(&bin, &hash).unwrap();
+        assert_eq!(
+            (mapped.chunk_count(), mapped.nodes_in(0), mapped.nodes_in(1)),
+            (2, 3, 1)
+        );
+        assert_eq!(&*mapped.decode(1), &*other);
+        assert_eq!(&*mapped.decode(0), &*chunk);
+
+        let bad: NodeChunk =
+            vec![file.clone(), node("src/a.rs::h", super::super::Kind::File)].into();
+        let hash = write_shards(&bin, vec![ShardNodes(std::slice::from_ref(&bad))]).unwrap();
+        let err = map_nodes(&bin, &hash).unwrap_err();
+        assert!(
+            format!("{err:?}").contains("a file node among the definitions"),
+            "{err:?}"
+        );
+
+        std::fs::write(dir.path().join("garbage"), [0xffu8; 64]).unwrap();
+        let garbage = File::open(dir.path().join("garbage")).unwrap();
+        let damaged = MappedNodes {
+            map: unsafe { memmap2::Mmap::map(&garbage) }.unwrap(),
+            files: vec![MappedFile {
+                bytes: 0..64,
+                nodes: 3,
+            }],
+        };
+        let placeholders = damaged.decode(0);
+        assert_eq!(placeholders.len(), 3);
+        assert_eq!(placeholders[0].kind, super::super::Kind::File);
+        assert!(placeholders[1].id.starts_with(&*placeholders[0].id));
     }
 
     /// A second store on a locked folder is read-only; only a patient one waits (for a

@@ -148,12 +148,8 @@ impl SymbolSearch {
         self.snapshot = Some(snap.clone());
         let injector: Injector<Symbol> = self.nucleo.injector();
         let snap = snap.clone();
-        self.expected = snap
-            .index
-            .graph
-            .nodes()
-            .filter(|n| n.kind != Kind::File)
-            .count();
+        // Counted without reading a node: a cached graph decodes its nodes on first use.
+        self.expected = snap.index.graph.definition_count();
         let spawned = std::thread::Builder::new()
             .name("codegraph-search-feed".into())
             .spawn(move || {

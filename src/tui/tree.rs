@@ -235,7 +235,7 @@ impl CallTree {
                 .index
                 .graph
                 .node(id)
-                .and_then(|n| snap.unresolved_by_name.get(&*n.name).copied())
+                .and_then(|n| snap.unresolved_by_name().get(&*n.name).copied())
                 .unwrap_or(0),
         }
     }

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -124,9 +124,10 @@ pub struct Snapshot {
     pub generation: u64,
     /// The engine's answer.
     pub index: Index,
-    /// Unresolved references that are not `external`, counted by callee name: the calls
-    /// that might be missing callers of any definition with that name.
-    pub unresolved_by_name: Arc<HashMap<Arc<str>, u32>>,
+    /// Unresolved references that are not `external`, counted by callee name (see
+    /// [`unresolved_by_name`](Snapshot::unresolved_by_name)); counted when the snapshot is
+    /// made, or for a cached graph served alone by the worker right after serving it.
+    unresolved_by_name: Arc<OnceLock<HashMap<Arc<str>, u32>>>,
     /// How long the run took.
     pub elapsed: Duration,
     /// The index's graph alone (a cached one, served before its facts are decoded):
@@ -139,19 +140,40 @@ pub struct Snapshot {
 impl Snapshot {
     /// Wraps an index, computing the derived lookups.
     pub fn new(generation: u64, index: Index, elapsed: Duration) -> Snapshot {
-        let mut unresolved_by_name: HashMap<Arc<str>, u32> = HashMap::new();
-        for u in index.graph.all_unresolved() {
-            if u.reason != UnresolvedReason::External {
-                *unresolved_by_name.entry(u.name.clone()).or_insert(0) += 1;
-            }
+        let snap = Snapshot::graph_alone(generation, index, elapsed);
+        snap.unresolved_by_name();
+        Snapshot {
+            graph_only: false,
+            ..snap
         }
+    }
+
+    /// A cached graph served alone ([`graph_only`](Snapshot::graph_only)), its derived
+    /// lookups left for the worker to make after serving it (they read every unresolved
+    /// call, which a cache load decodes on first use).
+    fn graph_alone(generation: u64, index: Index, elapsed: Duration) -> Snapshot {
         Snapshot {
             generation,
             index,
-            unresolved_by_name: Arc::new(unresolved_by_name),
+            unresolved_by_name: Arc::default(),
             elapsed,
-            graph_only: false,
+            graph_only: true,
         }
+    }
+
+    /// Unresolved references that are not `external`, counted by callee name: the calls
+    /// that might be missing callers of any definition with that name. Counted on first
+    /// use if they were not yet (only a graph served alone leaves them to then).
+    pub fn unresolved_by_name(&self) -> &HashMap<Arc<str>, u32> {
+        self.unresolved_by_name.get_or_init(|| {
+            let mut by_name: HashMap<Arc<str>, u32> = HashMap::new();
+            for u in self.index.graph.all_unresolved() {
+                if u.reason != UnresolvedReason::External {
+                    *by_name.entry(u.name.clone()).or_insert(0) += 1;
+                }
+            }
+            by_name
+        })
     }
 
     /// The full snapshot of which `self` is the graph alone ([`graph_only`]): `index` is
@@ -282,8 +304,7 @@ fn run(
         let loaded = match s.load_graph(&root, &options) {
             Some(first) => {
                 generation += 1;
-                let mut graph = Snapshot::new(generation, first.index(), started.elapsed());
-                graph.graph_only = true;
+                let graph = Snapshot::graph_alone(generation, first.index(), started.elapsed());
                 let graph = Arc::new(graph);
                 tracing::info!(
                     generation,
@@ -294,8 +315,21 @@ fn run(
                     generation,
                     snapshot: graph.clone(),
                 });
-                s.load_facts(&first)
-                    .map(|idx| graph.with_facts(idx, started.elapsed()))
+                // What the graph has not decoded yet and what the snapshot derives from it,
+                // beside the facts being read: the screen waits for none of it.
+                let session: &mut Session = &mut s;
+                let ((), facts) = rayon::join(
+                    || {
+                        graph.index.graph.decode_all();
+                        graph.unresolved_by_name();
+                        tracing::debug!(
+                            ms = started.elapsed().as_millis() as u64,
+                            "cached graph decoded"
+                        );
+                    },
+                    || session.load_facts(&first),
+                );
+                facts.map(|idx| graph.with_facts(idx, started.elapsed()))
             }
             None => s.load(&root, &options).map(|idx| {
                 generation += 1;
