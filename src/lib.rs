@@ -15,3 +15,10 @@ pub mod config;
 pub mod index;
 pub mod tui;
 pub mod worker;
+
+/// The instant of the first call, which `main` makes before anything else: what start-up
+/// times (the TUI's "first frame" and "snapshot drawn" log lines) are measured from.
+pub fn started() -> std::time::Instant {
+    static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *STARTED.get_or_init(std::time::Instant::now)
+}

@@ -13,6 +13,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use codegraph_tui::cli::{self, Cli};
 
 fn main() {
+    codegraph_tui::started();
     let cli = Cli::parse();
     let guard = init_logging(cli.verbose);
     let code = match cli::run(cli) {
