@@ -258,6 +258,15 @@ impl UnresolvedMap {
         UnresolvedMap(map.into_iter().map(|(c, v)| (c, v.into())).collect())
     }
 
+    /// Whole callers' `groups`, sorted by caller, each caller once.
+    pub(crate) fn from_groups(groups: Vec<(Arc<str>, CallerCalls)>) -> UnresolvedMap {
+        debug_assert!(
+            groups.windows(2).all(|w| w[0].0 < w[1].0),
+            "groups out of order"
+        );
+        UnresolvedMap(groups.into_iter().collect())
+    }
+
     /// These calls and whole callers' `groups` (sorted by caller; no caller in both).
     pub(crate) fn with_groups(self, groups: Vec<(Arc<str>, CallerCalls)>) -> UnresolvedMap {
         if groups.is_empty() {
@@ -296,12 +305,11 @@ pub trait ChunkSource: Send + Sync + std::fmt::Debug {
 }
 
 /// The undecoded unresolved calls of a graph loaded from a cache, grouped on first use
-/// (see [`ChunkSource`]: grouping them takes each caller's id from its node, which would
-/// decode nearly every chunk).
+/// (see [`ChunkSource`]): a walk or a look-up that never asks for them does not pay for
+/// the 550K calls of a large repo.
 pub trait UnresolvedSource: Send + Sync + std::fmt::Debug {
-    /// The calls grouped by caller; `node(p)` is the node at position `p` (checked to
-    /// exist when the source was made).
-    fn group<'a>(&self, node: &dyn Fn(u32) -> Option<&'a Node>) -> UnresolvedMap;
+    /// The calls grouped by caller.
+    fn group(&self) -> UnresolvedMap;
 }
 
 /// One chunk of a [`NodeStore`]: decoded, or to be decoded from the store's source.
@@ -761,16 +769,7 @@ impl CodeGraph {
         self.unresolved
             .grouped
             .get_or_init(|| match &self.unresolved.source {
-                Some(source) => {
-                    // The callers' ids are their nodes': nearly every chunk of a large
-                    // repo has one, so all are decoded first, on every thread.
-                    drop(self.nodes.all_chunks());
-                    let node = |p: u32| {
-                        ((p as usize) < self.nodes.len())
-                            .then(|| &self.nodes[NodeIndex::new(p as usize)])
-                    };
-                    source.group(&node).0
-                }
+                Some(source) => source.group().0,
                 None => BTreeMap::new(),
             })
     }
@@ -1143,6 +1142,11 @@ impl CodeGraph {
     /// Unresolved references by caller (sorted), each caller's shared.
     pub(crate) fn unresolved_groups(&self) -> impl Iterator<Item = (&Arc<str>, &CallerCalls)> {
         self.unresolved_map().iter()
+    }
+
+    /// How many callers have unresolved references.
+    pub fn unresolved_callers(&self) -> usize {
+        self.unresolved_map().len()
     }
 
     /// How many unresolved references there are (`all_unresolved().count()`, by caller).
@@ -1557,6 +1561,109 @@ fn ends_on_boundary(qualified: &str, suffix: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A source that records which chunks it was asked to decode.
+    #[derive(Debug)]
+    struct Counting {
+        chunks: Vec<NodeChunk>,
+        decoded: std::sync::Mutex<Vec<usize>>,
+    }
+
+    impl ChunkSource for Counting {
+        fn chunk_count(&self) -> usize {
+            self.chunks.len()
+        }
+        fn nodes_in(&self, i: usize) -> u32 {
+            self.chunks[i].len() as u32
+        }
+        fn decode(&self, i: usize) -> NodeChunk {
+            self.decoded.lock().unwrap().push(i);
+            self.chunks[i].clone()
+        }
+    }
+
+    /// A graph whose nodes come from a [`ChunkSource`] decodes only the files its answers
+    /// read, each once however many threads ask, and answers exactly as the graph of the
+    /// same chunks made at once.
+    #[test]
+    fn a_lazy_graph_decodes_only_what_it_reads_and_answers_alike() {
+        let node = |file: &Arc<str>, name: &str, kind| Node {
+            id: if kind == Kind::File {
+                file.clone()
+            } else {
+                format!("{file}::{name}").into()
+            },
+            kind,
+            name: name.into(),
+            qualified_name: name.into(),
+            file: file.clone(),
+            start_line: 1,
+            end_line: 3,
+            language: "rust".into(),
+        };
+        // 32 files of one function each; function i calls function i + 1.
+        let chunks: Vec<NodeChunk> = (0..32)
+            .map(|i| {
+                let file: Arc<str> = format!("src/f{i:02}.rs").into();
+                vec![
+                    node(&file, &format!("f{i:02}.rs"), Kind::File),
+                    node(&file, &format!("run{i:02}"), Kind::Function),
+                ]
+                .into()
+            })
+            .collect();
+        let edge = |source: u32, target: u32, relation, resolution| RawEdge {
+            source,
+            target,
+            relation,
+            resolution,
+            origin: source - source % 2,
+            sites: if relation == Relation::Calls {
+                vec![(2, 5)]
+            } else {
+                Vec::new()
+            },
+        };
+        let mut edges: Vec<RawEdge> = (0..32)
+            .map(|i| edge(2 * i, 2 * i + 1, Relation::Contains, Tier::Syntax))
+            .collect();
+        edges
+            .extend((0..31).map(|i| edge(2 * i + 1, 2 * i + 3, Relation::Calls, Tier::UniqueName)));
+        let eager = CodeGraph::from_chunks(chunks.clone(), edges.clone(), Vec::new());
+        let source = Arc::new(Counting {
+            chunks,
+            decoded: Default::default(),
+        });
+        let lazy =
+            CodeGraph::from_source_ordered(source.clone(), edges, eager.name_order()).unwrap();
+        assert!(
+            source.decoded.lock().unwrap().is_empty(),
+            "nothing read yet"
+        );
+        assert_eq!(lazy.definition_count(), 32);
+
+        let callees = |g: &CodeGraph| {
+            serde_json::to_value(g.walk("src/f07.rs::run07", Walk::Callees, 2)).unwrap()
+        };
+        assert_eq!(callees(&lazy), callees(&eager));
+        assert!(callees(&eager).to_string().contains("src/f09.rs::run09"));
+        let read = source.decoded.lock().unwrap().len();
+        assert!(read < 16, "a walk of 3 nodes decoded {read} of 32 files");
+
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| lazy.decode_all());
+            }
+        });
+        let mut decoded = source.decoded.lock().unwrap().clone();
+        decoded.sort_unstable();
+        assert_eq!(
+            decoded,
+            (0..32).collect::<Vec<_>>(),
+            "each file decoded once"
+        );
+        assert_eq!(lazy.to_canonical_json(), eager.to_canonical_json());
+    }
 
     #[test]
     fn last_segment_splits_on_dot_and_double_colon() {

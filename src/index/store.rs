@@ -49,7 +49,7 @@ use super::{CodeGraph, FileFacts, FileStamp, Index, IndexOptions, IndexStats};
 use super::{SkipReason, Unresolved};
 
 /// Bumped when the layout of this module's files changes.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// First bytes of every cache file.
 const MAGIC: &[u8; 8] = b"CGTIDX\x00\x01";
@@ -165,13 +165,30 @@ pub struct Summary {
     nodes: u64,
 }
 
-/// An unresolved call as stored: the caller as a node position, the site's file only
-/// when it is not the caller's (it always is today; the field keeps the format honest).
-/// Strings are borrowed (`Cow`): from the graph when saving, from the file's bytes when
-/// loading (the `Arc`s of the graph are made from them directly).
+/// One caller's unresolved calls as `unresolved.bin` stores them: the caller's node
+/// position and id, its file (as the length of the id's prefix that is the path, which it
+/// is for every id the engine makes, DESIGN section 4; or whole), then the calls. With the
+/// id stored, a load groups the calls without decoding the caller's node (see
+/// [`UnresolvedSource`]): on the fetch.sh corpus that was every file's nodes, before any
+/// walk could count what it might be missing. Strings are borrowed (`Cow`): from the
+/// graph when saving, from the file's bytes when loading.
 #[derive(Debug, Serialize, Deserialize)]
-struct UnresolvedRow<'a> {
+struct CallerRow<'a> {
     caller: u32,
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    /// The caller's file is `id[..path_len]` when `file` is `None`.
+    path_len: u32,
+    #[serde(borrow)]
+    file: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    calls: Vec<CallRow<'a>>,
+}
+
+/// An unresolved call as stored in its caller's [`CallerRow`]: the site's file only when
+/// it is not the caller's (it always is today; the field keeps the format honest).
+#[derive(Debug, Serialize, Deserialize)]
+struct CallRow<'a> {
     #[serde(borrow)]
     name: Cow<'a, str>,
     #[serde(borrow)]
@@ -183,37 +200,37 @@ struct UnresolvedRow<'a> {
     reason: super::UnresolvedReason,
 }
 
-/// Every unresolved call of a graph, serialized as a `Vec<UnresolvedRow>` straight from
-/// the graph (no row list is built: 550K rows on the fetch.sh corpus).
+/// Every unresolved call of a graph by caller, serialized as a `Vec<CallerRow>` straight
+/// from the graph (no row list is built: 550K calls of 95K callers on the fetch.sh corpus).
 struct UnresolvedRows<'a>(&'a super::CodeGraph);
 
 impl Serialize for UnresolvedRows<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{Error, SerializeSeq};
         let g = self.0;
-        let mut seq = s.serialize_seq(Some(g.unresolved_count()))?;
-        // Calls come grouped by caller: its position is looked up once per group (a binary
-        // search by id per call was a fifth of a Rust-tree save, `perf`).
-        let mut last: Option<(&Arc<str>, (u32, &str))> = None;
-        for u in g.all_unresolved() {
-            let (caller, file) = match last {
-                Some((c, found)) if *c == u.caller => found,
-                _ => {
-                    let found = g.position_of(&u.caller).ok_or_else(|| {
-                        S::Error::custom(format!("unresolved call of unknown node {}", u.caller))
-                    })?;
-                    last = Some((&u.caller, found));
-                    found
-                }
-            };
-            seq.serialize_element(&UnresolvedRow {
-                caller,
-                name: (&*u.name).into(),
-                receiver: u.receiver.as_deref().map(Into::into),
-                file: (&*u.site.file != file).then(|| (&*u.site.file).into()),
-                line: u.site.line,
-                column: u.site.column,
-                reason: u.reason,
+        let groups = g.unresolved_groups();
+        let mut seq = s.serialize_seq(Some(g.unresolved_callers()))?;
+        for (caller, calls) in groups {
+            let (pos, file) = g.position_of(caller).ok_or_else(|| {
+                S::Error::custom(format!("unresolved call of unknown node {caller}"))
+            })?;
+            let prefix = caller.starts_with(file);
+            seq.serialize_element(&CallerRow {
+                caller: pos,
+                id: Cow::Borrowed(caller),
+                path_len: if prefix { file.len() as u32 } else { 0 },
+                file: (!prefix).then_some(Cow::Borrowed(file)),
+                calls: calls
+                    .iter()
+                    .map(|u| CallRow {
+                        name: (&*u.name).into(),
+                        receiver: u.receiver.as_deref().map(Into::into),
+                        file: (&*u.site.file != file).then(|| (&*u.site.file).into()),
+                        line: u.site.line,
+                        column: u.site.column,
+                        reason: u.reason,
+                    })
+                    .collect(),
             })?;
         }
         seq.end()
@@ -221,9 +238,9 @@ impl Serialize for UnresolvedRows<'_> {
 }
 
 /// The unresolved call a stored row describes, made by `caller` in the file `path`.
-fn unresolved_of_row(r: UnresolvedRow<'_>, caller: Arc<str>, path: &Arc<str>) -> Unresolved {
+fn unresolved_of_row(r: CallRow<'_>, caller: &Arc<str>, path: &Arc<str>) -> Unresolved {
     Unresolved {
-        caller,
+        caller: caller.clone(),
         name: Arc::from(&*r.name),
         receiver: r.receiver.map(|r| Arc::from(&*r)),
         site: super::graph::Site {
@@ -1095,32 +1112,28 @@ impl<'a> FileNodes<'a> {
     }
 }
 
-/// `nodes.bin` (checked against `expect`) mapped and checked, each file's node chunk
-/// to be decoded when the graph first needs it (see [`ChunkSource`]).
+/// `nodes.bin` (checked against `expect`) mapped, each file's record found, its node
+/// chunk to be decoded when the graph first needs it (see [`ChunkSource`]).
 fn map_nodes(path: &Path, expect: &[u8; 32]) -> Result<MappedNodes, LoadError> {
     let (files, map) = read_sharded(path, expect, true, |b, at| {
         // A shard is a `Vec<FileNodes>`: its length (a varint, as postcard writes every
-        // length), then the records back to back. Each is decoded with its strings
-        // borrowed (checked, nothing allocated) to find where it ends.
+        // length), then the records back to back. Each is read as its shape alone to find
+        // where it ends (strings skipped, not checked: the checksum has vouched for the
+        // bytes; decoding a 110 MB `nodes.bin` with its strings checked was 117 ms of a
+        // 194 ms graph load, `-v`).
         let bad = |why: String| LoadError::Corrupt(format!("nodes: {why}"));
         let (count, mut rest) =
             postcard::take_from_bytes::<u64>(b).map_err(|e| bad(e.to_string()))?;
         let mut files = Vec::new();
         for _ in 0..count {
             let from = at + (b.len() - rest.len());
-            let (f, after) =
-                postcard::take_from_bytes::<FileNodes<'_>>(rest).map_err(|e| bad(e.to_string()))?;
-            if f.definitions.iter().any(|d| d.kind == super::Kind::File) {
-                return Err(bad(format!(
-                    "a file node among the definitions of {}",
-                    f.path
-                )));
-            }
+            let (f, after) = postcard::take_from_bytes::<FileNodesShape<'_>>(rest)
+                .map_err(|e| bad(e.to_string()))?;
             rest = after;
             let to = at + (b.len() - rest.len());
             files.push(MappedFile {
                 bytes: from..to,
-                nodes: 1 + f.definitions.len() as u32,
+                nodes: 1 + f.definitions.0,
             });
         }
         if !rest.is_empty() {
@@ -1132,6 +1145,62 @@ fn map_nodes(path: &Path, expect: &[u8; 32]) -> Result<MappedNodes, LoadError> {
         map: map.ok_or_else(|| LoadError::Corrupt("nodes: not mapped".into()))?,
         files,
     })
+}
+
+/// A [`FileNodes`] record read for its extent and definition count alone: the same
+/// fields in the same order, strings as bytes (not checked as UTF-8), definitions counted
+/// (and refused if one claims to be a file node), nothing allocated.
+#[derive(Deserialize)]
+#[allow(dead_code)] // Read for their extent; only the count is used.
+struct FileNodesShape<'a> {
+    path: &'a [u8],
+    language: &'a [u8],
+    end_line: u32,
+    definitions: DefinitionCount,
+}
+
+/// A [`DefinitionNode`] read for its extent alone (see [`FileNodesShape`]).
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct DefinitionShape<'a> {
+    id: &'a [u8],
+    whole: bool,
+    kind: super::Kind,
+    name: &'a [u8],
+    qualified_name: &'a [u8],
+    start_line: u32,
+    end_line: u32,
+}
+
+/// How many definitions a [`FileNodesShape`] holds.
+struct DefinitionCount(u32);
+
+impl<'de> Deserialize<'de> for DefinitionCount {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Counter;
+        impl<'de> serde::de::Visitor<'de> for Counter {
+            type Value = DefinitionCount;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a sequence of definition nodes")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<DefinitionCount, A::Error> {
+                let mut n = 0u32;
+                while let Some(d) = seq.next_element::<DefinitionShape<'de>>()? {
+                    if d.kind == super::Kind::File {
+                        return Err(serde::de::Error::custom(
+                            "a file node among the definitions",
+                        ));
+                    }
+                    n += 1;
+                }
+                Ok(DefinitionCount(n))
+            }
+        }
+        d.deserialize_seq(Counter)
+    }
 }
 
 /// Where one file's [`FileNodes`] record lies in a mapped `nodes.bin`.
@@ -1211,21 +1280,21 @@ fn damaged_chunk(i: usize, n: u32) -> NodeChunk {
 struct UnresolvedBytes(Vec<u8>);
 
 impl UnresolvedBytes {
-    /// Calls `f` with each row of the payload in order, its strings borrowed, until `f`
-    /// fails.
+    /// Calls `f` with each caller's row of the payload in order, its strings borrowed,
+    /// until `f` fails.
     ///
     /// Errors: `f`'s, or [`LoadError::Corrupt`] for a row that does not decode or bytes
     /// after the last.
-    fn for_each_row<'a>(
+    fn for_each_caller<'a>(
         &'a self,
-        mut f: impl FnMut(UnresolvedRow<'a>) -> Result<(), LoadError>,
+        mut f: impl FnMut(CallerRow<'a>) -> Result<(), LoadError>,
     ) -> Result<(), LoadError> {
         let bad = |why: String| LoadError::Corrupt(format!("unresolved: {why}"));
         let (count, mut rest) =
             postcard::take_from_bytes::<u64>(&self.0).map_err(|e| bad(e.to_string()))?;
         for _ in 0..count {
-            let (row, after) = postcard::take_from_bytes::<UnresolvedRow<'_>>(rest)
-                .map_err(|e| bad(e.to_string()))?;
+            let (row, after) =
+                postcard::take_from_bytes::<CallerRow<'_>>(rest).map_err(|e| bad(e.to_string()))?;
             rest = after;
             f(row)?;
         }
@@ -1235,30 +1304,53 @@ impl UnresolvedBytes {
         Ok(())
     }
 
-    /// Checks that every row decodes and its caller is one of `nodes` node positions.
+    /// Checks that every row decodes, its caller is one of `nodes` node positions and its
+    /// path lies within its id.
     fn check(bytes: Vec<u8>, nodes: u32) -> Result<UnresolvedBytes, LoadError> {
         let u = UnresolvedBytes(bytes);
-        u.for_each_row(|row| match row.caller < nodes {
-            true => Ok(()),
-            false => Err(LoadError::Corrupt(
-                "unresolved call of a missing node".into(),
-            )),
+        u.for_each_caller(|row| {
+            if row.caller >= nodes {
+                return Err(LoadError::Corrupt(
+                    "unresolved call of a missing node".into(),
+                ));
+            }
+            if row.file.is_none() && !row.id.is_char_boundary(row.path_len as usize) {
+                return Err(LoadError::Corrupt(format!(
+                    "unresolved: the path of {} is not a prefix of it",
+                    row.id
+                )));
+            }
+            Ok(())
         })?;
         Ok(u)
     }
 }
 
 impl UnresolvedSource for UnresolvedBytes {
-    fn group<'a>(&self, node: &dyn Fn(u32) -> Option<&'a Node>) -> UnresolvedMap {
-        let mut calls = Vec::new();
+    fn group(&self) -> UnresolvedMap {
+        let mut groups: Vec<(Arc<str>, super::graph::CallerCalls)> = Vec::new();
+        // Callers come sorted by id, so one file's callers follow each other: its path is
+        // made once for them.
+        let mut path: Arc<str> = Arc::from("");
         // Checked when loaded: only a file changed on disk since fails here.
-        let _ = self.for_each_row(|r| {
-            if let Some(caller) = node(r.caller) {
-                calls.push(unresolved_of_row(r, caller.id.clone(), &caller.file));
+        let _ = self.for_each_caller(|row| {
+            let file = match &row.file {
+                Some(f) => f,
+                None => row.id.get(..row.path_len as usize).unwrap_or_default(),
+            };
+            if *path != *file {
+                path = Arc::from(file);
             }
+            let caller: Arc<str> = Arc::from(&*row.id);
+            let calls = row
+                .calls
+                .into_iter()
+                .map(|r| unresolved_of_row(r, &caller, &path))
+                .collect();
+            groups.push((caller, calls));
             Ok(())
         });
-        UnresolvedMap::from_calls(calls)
+        UnresolvedMap::from_groups(groups)
     }
 }
 
@@ -1269,6 +1361,34 @@ fn read_facts(path: &Path, expect: &[u8; 32]) -> Result<Vec<Arc<FileFacts>>, Loa
         decode_all::<Vec<Arc<FileFacts>>>(b, "facts")
     })?;
     Ok(files)
+}
+
+/// A `Vec<RawEdge>` as postcard wrote it, decoded into a vector of the length its prefix
+/// gives (no more than the bytes could hold): serde's decoder grows a vector from a
+/// capped guess, which for the 1.44M edges of the fetch.sh corpus meant copying 58 MB
+/// through a dozen reallocations (`perf`: about a third of decoding the edges).
+///
+/// Errors: [`LoadError::Corrupt`] for bytes that do not decode, or bytes after the last.
+fn decode_edges(bytes: &[u8]) -> Result<Vec<RawEdge>, LoadError> {
+    let bad = |why: String| LoadError::Corrupt(format!("edges: {why}"));
+    let (count, mut rest) =
+        postcard::take_from_bytes::<u64>(bytes).map_err(|e| bad(e.to_string()))?;
+    // An edge takes at least 5 bytes (two positions, relation, tier, origin).
+    let count = usize::try_from(count)
+        .ok()
+        .filter(|&c| c <= rest.len() / 5)
+        .ok_or_else(|| bad("more edges than bytes".into()))?;
+    let mut edges = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (e, after) =
+            postcard::take_from_bytes::<RawEdge>(rest).map_err(|e| bad(e.to_string()))?;
+        edges.push(e);
+        rest = after;
+    }
+    if !rest.is_empty() {
+        return Err(bad(format!("{} bytes after the last edge", rest.len())));
+    }
+    Ok(edges)
 }
 
 /// `bytes` decoded as one `T`, every byte used.
@@ -1351,10 +1471,7 @@ fn read_graph(
         },
         || {
             rayon::join(
-                || {
-                    read_part(&snap.join("edges.bin"), &parts.edges)
-                        .and_then(|b| decode::<Vec<RawEdge>>(&b, "edges"))
-                },
+                || read_part(&snap.join("edges.bin"), &parts.edges).and_then(|b| decode_edges(&b)),
                 || {
                     rayon::join(
                         || read_part(&snap.join("unresolved.bin"), &parts.unresolved),
@@ -1635,10 +1752,7 @@ mod tests {
             vec![file.clone(), node("src/a.rs::h", super::super::Kind::File)].into();
         let hash = write_shards(&bin, vec![ShardNodes(std::slice::from_ref(&bad))]).unwrap();
         let err = map_nodes(&bin, &hash).unwrap_err();
-        assert!(
-            format!("{err:?}").contains("a file node among the definitions"),
-            "{err:?}"
-        );
+        assert!(format!("{err:?}").contains("nodes: "), "{err:?}");
 
         std::fs::write(dir.path().join("garbage"), [0xffu8; 64]).unwrap();
         let garbage = File::open(dir.path().join("garbage")).unwrap();

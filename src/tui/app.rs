@@ -163,6 +163,8 @@ pub struct App {
     pub matcher: nucleo::Matcher,
     /// The source view waits for the symbol matcher to finish (see [`App::sync_source`]).
     source_stale: bool,
+    /// A poll changed what is listed: the source panel is to follow the selection.
+    source_due: bool,
 }
 
 impl std::fmt::Debug for App {
@@ -209,18 +211,40 @@ impl App {
             areas: Areas::default(),
             matcher: nucleo::Matcher::new(nucleo::Config::DEFAULT),
             source_stale: false,
+            source_due: false,
         }
     }
 
     /// Lets the search publish new matches; returns `true` when something to draw
     /// changed (the source view follows the selected match).
     pub fn tick(&mut self) -> bool {
+        let busy = self.poll();
+        self.sync_due_source();
+        busy
+    }
+
+    /// [`tick`](App::tick) without reading the source the new selection needs: the event
+    /// loop draws the new list first and reads it after ([`sync_due_source`]), so a
+    /// large file's highlighting (about 100 ms for a few thousand lines) does not hold
+    /// up the frame (a warm start's first frame with the graph waited for it in a third of
+    /// the runs, `-v`).
+    ///
+    /// [`sync_due_source`]: App::sync_due_source
+    pub fn poll(&mut self) -> bool {
         let changed = self.search.tick(MATCH_WAIT_MS) | self.chunks.poll();
-        if changed || (self.source_stale && !self.search.matching()) {
-            self.source_stale = false;
-            self.sync_source(false);
-        }
+        self.source_due |= changed || (self.source_stale && !self.search.matching());
         changed || self.search.busy() || self.chunks.busy()
+    }
+
+    /// Shows the source of the selection if a [`poll`](App::poll) found it may have
+    /// changed; `true` when it did that (the screen needs drawing).
+    pub fn sync_due_source(&mut self) -> bool {
+        if !std::mem::take(&mut self.source_due) {
+            return false;
+        }
+        self.source_stale = false;
+        self.sync_source(false);
+        true
     }
 
     /// `true` when a text input has the keyboard.

@@ -181,7 +181,7 @@ fn event_loop(
             app.handle(AppEvent::Index(e));
             dirty = true;
         }
-        if app.tick() {
+        if app.poll() {
             dirty = true;
         }
         for c in app.outbox.drain(..) {
@@ -229,6 +229,10 @@ fn event_loop(
                 }
             }
         }
+        // Read after the frame that shows the new list, then drawn without waiting.
+        if app.sync_due_source() {
+            dirty = true;
+        }
         if app.quit {
             return Ok(0);
         }
@@ -242,7 +246,11 @@ fn event_loop(
             continue;
         }
         let busy = app.status.phase != crate::worker::Phase::Idle || app.search.busy();
-        let wait = Duration::from_millis(if busy { 50 } else { 250 });
+        let wait = Duration::from_millis(match (dirty, busy) {
+            (true, _) => 0,
+            (false, true) => 50,
+            (false, false) => 250,
+        });
         match signals.input.wait(wait)? {
             input::Ready::Gone => {
                 tracing::info!("the terminal hung up: exiting");
