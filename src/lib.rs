@@ -12,6 +12,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod fatal;
 pub mod index;
 pub mod tui;
 pub mod worker;

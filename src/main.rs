@@ -14,6 +14,8 @@ use codegraph_tui::cli::{self, Cli};
 
 fn main() {
     codegraph_tui::started();
+    // Without it a cache file truncated under us ends the process mid-screen.
+    let _ = codegraph_tui::fatal::install();
     let cli = Cli::parse();
     let guard = init_logging(cli.verbose);
     let code = match cli::run(cli) {

@@ -439,6 +439,34 @@ fn sigterm_right_after_start_ends_the_tui() {
     s.assert_restored(143);
 }
 
+/// SIGBUS (what reading a memory-mapped cache file that another program truncated
+/// raises) ends the TUI with the terminal restored, a message saying why, and status 135.
+#[test]
+fn sigbus_restores_the_terminal_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(s) = Session::start("bus", &common::fixture("python"), dir.path(), &[]) else {
+        return;
+    };
+    s.wait_for(&["Search symbols"]);
+    let pid = s.tui_pid();
+    let ok = Command::new("kill")
+        .args(["-BUS", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    assert!(
+        exits_within(pid, Duration::from_secs(3)),
+        "SIGBUS did not end the TUI"
+    );
+    s.assert_restored(135);
+    assert!(
+        s.capture()
+            .contains("a cache file was cut short while in use"),
+        "{}",
+        s.capture()
+    );
+}
+
 /// CPU seconds (user + system) process `pid` has used so far, from `/proc/<pid>/stat`.
 fn cpu_seconds(pid: u32) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();

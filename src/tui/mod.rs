@@ -146,6 +146,7 @@ pub fn run(opts: TuiOptions) -> Result<i32> {
         // Without it, results still show at the next tick (at most 50 ms later).
         Err(e) => tracing::warn!("no wake-up pipe for the symbol matcher: {e}"),
     }
+    crate::fatal::tui_entered();
     let mut terminal = ratatui::try_init().context("setting up the terminal")?;
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
@@ -156,6 +157,7 @@ pub fn run(opts: TuiOptions) -> Result<i32> {
     tracing::info!(root = %app.root.display(), "tui started");
     let r = event_loop(started, &mut terminal, &mut app, &rx, &worker, &mut signals);
     leave_terminal();
+    crate::fatal::tui_left();
     drop(worker);
     tracing::info!("tui ended");
     r
