@@ -258,6 +258,9 @@ pub struct Store {
     dir: PathBuf,
     /// The locked lock file when this instance is the writer.
     lock: Option<File>,
+    /// The lock file locked again after the folder or its lock file was removed while this
+    /// instance was the writer (see [`Store::hold_lock`]).
+    relocked: std::sync::Mutex<Option<File>>,
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
@@ -310,7 +313,67 @@ impl Store {
         Ok(Store {
             dir: dir.to_path_buf(),
             lock,
+            relocked: std::sync::Mutex::new(None),
         })
+    }
+
+    /// Checks, before a write, that this writer still holds the folder's lock. If the
+    /// folder or its lock file was removed since (by hand, while a TUI or watcher runs),
+    /// the lock is on a file no other instance can see: a new one is created and locked,
+    /// so that an instance started after the save finds it held and opens read-only (a
+    /// fresh-eyes test had two writers saving at the same moment that way).
+    ///
+    /// Errors: [`StoreError::ReadOnly`] when this instance is not the writer, or another
+    /// instance locked the new lock file first (this one then never writes again);
+    /// [`StoreError::Io`] when the folder or lock file cannot be made.
+    fn hold_lock(&self) -> Result<(), StoreError> {
+        let Some(held) = &self.lock else {
+            return Err(StoreError::ReadOnly(self.dir.clone()));
+        };
+        let path = self.dir.join("lock");
+        let is_lock_file = |f: &File| {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                match (f.metadata(), std::fs::metadata(&path)) {
+                    (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+                    _ => false,
+                }
+            }
+            #[cfg(not(unix))]
+            {
+                let _ = f;
+                path.exists()
+            }
+        };
+        if is_lock_file(held) {
+            return Ok(());
+        }
+        let mut relocked = self.relocked.lock().unwrap_or_else(|p| p.into_inner());
+        if relocked.as_ref().is_some_and(is_lock_file) {
+            return Ok(());
+        }
+        std::fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        match file.try_lock() {
+            Ok(()) => {
+                tracing::warn!(dir = %self.dir.display(), "the cache's lock file was removed: locked a new one");
+                *relocked = Some(file);
+                Ok(())
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                tracing::warn!(dir = %self.dir.display(), "the cache's lock file was removed and another instance holds the new one: not writing");
+                Err(StoreError::ReadOnly(self.dir.clone()))
+            }
+            // Locks unsupported: as `open` does, write unlocked.
+            Err(std::fs::TryLockError::Error(_)) => Ok(()),
+        }
     }
 
     /// The cache folder.
@@ -468,9 +531,7 @@ impl Store {
     /// Errors: [`StoreError::ReadOnly`] when another instance holds the lock;
     /// [`StoreError::Io`] for a disk problem (the previous snapshot stays live).
     pub fn save(&self, index: &Index, options: &IndexOptions) -> Result<(), StoreError> {
-        if !self.is_writer() {
-            return Err(StoreError::ReadOnly(self.dir.clone()));
-        }
+        self.hold_lock()?;
         let root = index
             .root
             .clone()
@@ -1775,6 +1836,31 @@ mod tests {
         assert_eq!(placeholders.len(), 3);
         assert_eq!(placeholders[0].kind, super::super::Kind::File);
         assert!(placeholders[1].id.starts_with(&*placeholders[0].id));
+    }
+
+    /// A writer whose folder was removed locks a new lock file before it writes, so an
+    /// instance opened after finds it held; if another instance locked it first, the old
+    /// writer no longer writes.
+    #[test]
+    fn a_writer_whose_folder_was_removed_locks_it_again_or_stops_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("c");
+        let first = Store::open(&cache, false).unwrap();
+        assert!(first.is_writer());
+        std::fs::remove_dir_all(&cache).unwrap();
+        first.hold_lock().unwrap();
+        assert!(cache.join("lock").is_file());
+        assert!(!Store::open(&cache, false).unwrap().is_writer());
+        first.hold_lock().unwrap();
+
+        std::fs::remove_dir_all(&cache).unwrap();
+        let second = Store::open(&cache, false).unwrap();
+        assert!(
+            second.is_writer(),
+            "the folder was gone: the newcomer writes"
+        );
+        assert!(matches!(first.hold_lock(), Err(StoreError::ReadOnly(_))));
+        assert!(second.hold_lock().is_ok());
     }
 
     /// A second store on a locked folder is read-only; only a patient one waits (for a
