@@ -396,7 +396,15 @@ impl Store {
         if !name.starts_with("snap-") || name.contains(['/', '\\']) || name.contains("..") {
             return Err(LoadError::Corrupt(format!("CURRENT names {name:?}")));
         }
-        Ok(self.dir.join(name))
+        let snap = self.dir.join(name);
+        if !snap.is_dir() {
+            // Said as such: "manifest.bin: No such file" blamed a file of a folder that
+            // is not there (fresh-eyes report).
+            return Err(LoadError::Corrupt(format!(
+                "CURRENT names {name:?}, which is not a snapshot folder"
+            )));
+        }
+        Ok(snap)
     }
 
     /// The live snapshot's folder and manifest, when it was written for `root` with
