@@ -149,7 +149,7 @@ pub const BINDINGS: &[Binding] = &[
         "/",
         Sc::Panels,
         A::FocusSearch,
-        "search symbols (from anywhere)",
+        "search symbols (from any other panel)",
     ),
     b(
         &[(K::Char('t'), C), (K::F(2), N)],
