@@ -323,7 +323,7 @@ fn search_enter_expand_export_quit_in_a_real_terminal() {
     s.wait_for(&[
         "Keys (Esc closes",
         "this help",
-        "search symbols (from anywhere)",
+        "search symbols (from any other panel)",
     ]);
     s.escape();
     s.keys(&["q"]);
@@ -417,54 +417,43 @@ fn tui_exits_when_its_terminal_goes_away() {
     );
 }
 
-/// SIGTERM as soon as the first frame is up (indexing may still run): restored, exit 143
-/// (checked by the shell in the pane), quickly.
-#[test]
-fn sigterm_right_after_start_ends_the_tui() {
+/// Sends `signal` (a `kill` name) to a TUI as soon as its first frame is up (indexing
+/// may still run) and checks it ends within 3 s with the terminal restored and exit
+/// status `code` (checked by the shell in the pane); the pane's text after.
+fn signal_right_after_start(tag: &str, signal: &str, code: i32) -> Option<String> {
     let dir = tempfile::tempdir().unwrap();
-    let Some(s) = Session::start("term", &common::fixture("python"), dir.path(), &[]) else {
-        return;
-    };
+    let s = Session::start(tag, &common::fixture("python"), dir.path(), &[])?;
     s.wait_for(&["Search symbols"]);
     let pid = s.tui_pid();
     let ok = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
+        .args([&format!("-{signal}"), &pid.to_string()])
         .status()
         .unwrap();
     assert!(ok.success());
     assert!(
         exits_within(pid, Duration::from_secs(3)),
-        "SIGTERM did not end the TUI"
+        "SIG{signal} did not end the TUI"
     );
-    s.assert_restored(143);
+    s.assert_restored(code);
+    Some(s.capture())
+}
+
+/// SIGTERM right after start: restored, exit 143, quickly.
+#[test]
+fn sigterm_right_after_start_ends_the_tui() {
+    signal_right_after_start("term", "TERM", 143);
 }
 
 /// SIGBUS (what reading a memory-mapped cache file that another program truncated
 /// raises) ends the TUI with the terminal restored, a message saying why, and status 135.
 #[test]
 fn sigbus_restores_the_terminal_and_says_why() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(s) = Session::start("bus", &common::fixture("python"), dir.path(), &[]) else {
-        return;
-    };
-    s.wait_for(&["Search symbols"]);
-    let pid = s.tui_pid();
-    let ok = Command::new("kill")
-        .args(["-BUS", &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(ok.success());
-    assert!(
-        exits_within(pid, Duration::from_secs(3)),
-        "SIGBUS did not end the TUI"
-    );
-    s.assert_restored(135);
-    assert!(
-        s.capture()
-            .contains("a cache file was cut short while in use"),
-        "{}",
-        s.capture()
-    );
+    if let Some(pane) = signal_right_after_start("bus", "BUS", 135) {
+        assert!(
+            pane.contains("a cache file was cut short while in use"),
+            "{pane}"
+        );
+    }
 }
 
 /// CPU seconds (user + system) process `pid` has used so far, from `/proc/<pid>/stat`.

@@ -14,7 +14,7 @@ pub enum Action {
     FocusNext,
     /// Focus the previous panel.
     FocusPrev,
-    /// Focus the search box from anywhere.
+    /// Focus the search box from any other panel.
     FocusSearch,
     /// Show or hide the help overlay.
     ToggleHelp,
