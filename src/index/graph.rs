@@ -312,16 +312,13 @@ pub trait UnresolvedSource: Send + Sync + std::fmt::Debug {
     fn group(&self) -> UnresolvedMap;
 }
 
-/// One chunk of a [`NodeStore`]: decoded, or to be decoded from the store's source.
-#[derive(Debug, Clone, Default)]
-struct Slot(std::sync::OnceLock<NodeChunk>);
-
 /// The nodes of a graph: chunks (see [`NodeChunk`]) and, per node position, where it is.
 /// Indexed by `NodeIndex` like the graph it belongs to. A chunk not yet decoded is
 /// decoded from `source` the first time any of its nodes is asked for.
 #[derive(Debug, Default, Clone)]
 struct NodeStore {
-    chunks: Vec<Slot>,
+    /// Each chunk, decoded, or to be decoded from `source`.
+    chunks: Vec<std::sync::OnceLock<NodeChunk>>,
     source: Option<Arc<dyn ChunkSource>>,
     /// (chunk, index in it) of each node position.
     at: Vec<(u32, u32)>,
@@ -334,10 +331,7 @@ impl NodeStore {
         for (c, chunk) in chunks.iter().enumerate() {
             at.extend((0..chunk.len() as u32).map(|l| (c as u32, l)));
         }
-        let chunks = chunks
-            .into_iter()
-            .map(|c| Slot(std::sync::OnceLock::from(c)))
-            .collect();
+        let chunks = chunks.into_iter().map(std::sync::OnceLock::from).collect();
         NodeStore {
             chunks,
             source: None,
@@ -354,7 +348,7 @@ impl NodeStore {
             at.extend((0..source.nodes_in(c)).map(|l| (c as u32, l)));
         }
         NodeStore {
-            chunks: vec![Slot::default(); count],
+            chunks: vec![std::sync::OnceLock::new(); count],
             source: Some(source),
             at,
         }
@@ -383,7 +377,7 @@ impl NodeStore {
 
     /// Chunk `c`, decoded now if it was not yet.
     fn chunk(&self, c: usize) -> &NodeChunk {
-        self.chunks[c].0.get_or_init(|| match &self.source {
+        self.chunks[c].get_or_init(|| match &self.source {
             Some(source) => source.decode(c),
             // Every slot of a store without a source is filled when it is made.
             None => Arc::from(Vec::new()),
