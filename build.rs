@@ -40,4 +40,28 @@ fn main() {
         feed(&std::fs::read(p).unwrap_or_default());
     }
     println!("cargo:rustc-env=CODEGRAPH_ENGINE_HASH={h:016x}");
+    build_children();
+}
+
+/// Compiles `src/index/lang/children.c`, which reads tree-sitter's internal headers: those
+/// of the very tree-sitter crate this build links (its build script reports its `include`
+/// folder as `DEP_TREE_SITTER_INCLUDE`; the internal headers are in the `src` folder beside
+/// it), with the flags tree-sitter's own build uses.
+fn build_children() {
+    let include = PathBuf::from(
+        std::env::var("DEP_TREE_SITTER_INCLUDE")
+            .expect("tree-sitter's build script reports its include folder"),
+    );
+    let src = include.parent().map(|p| p.join("src")).unwrap_or_default();
+    println!("cargo:rerun-if-env-changed=DEP_TREE_SITTER_INCLUDE");
+    cc::Build::new()
+        .std("c11")
+        .include(&src)
+        .include(&include)
+        .define("_POSIX_C_SOURCE", "200112L")
+        .define("_DEFAULT_SOURCE", None)
+        .flag_if_supported("-fvisibility=hidden")
+        .warnings(false)
+        .file("src/index/lang/children.c")
+        .compile("codegraph-children");
 }

@@ -35,7 +35,7 @@
 use std::sync::OnceLock;
 use streaming_iterator::StreamingIterator;
 
-use tree_sitter::{Language, Node, Query, QueryCapture, QueryCursor, TreeCursor};
+use tree_sitter::{Language, Node, Query, QueryCapture, QueryCursor};
 
 use super::pattern::{self, KindTest, Outline, Pattern, Predicate, Step};
 
@@ -189,7 +189,6 @@ impl Matcher {
     ) {
         let mut ctx = Ctx {
             src,
-            cursor: root.walk(),
             pool: Vec::new(),
             caps: Vec::new(),
             last: (root, 0),
@@ -212,13 +211,13 @@ impl Matcher {
                 }
                 continue;
             };
-            let node = kid.node;
             *i += 1;
             // A leaf no pattern starts at has nothing to match and nothing to walk into:
-            // about half the nodes of a tree, each a cursor reset and a failed descent.
-            if node.child_count() == 0 && !self.rooted_at(node.kind_id()) {
+            // about half the nodes of a tree.
+            if kid.child_count == 0 && !self.rooted_at(kid.kind) {
                 continue;
             }
+            let node = kid.node();
             let kids = self.enter(node, &mut ctx, cursor, on_match);
             stack.push((kids, 0));
         }
@@ -248,7 +247,7 @@ impl Matcher {
     ) -> Vec<Kid<'t>> {
         let kind = node.kind_id() as usize;
         let list = self.by_kind.get(kind).filter(|l| !l.is_empty());
-        let kids = ctx.children(node, list.is_some());
+        let kids = ctx.children(node);
         if let Some(list) = list {
             self.match_at(node, list, &kids, ctx, cursor, on_match);
         }
@@ -384,16 +383,42 @@ impl Fallback {
     }
 }
 
-/// A visible child of a node, with what the steps check.
+/// A visible child of a node, with what the steps check. Filled in by
+/// `codegraph_visible_children` (`children.c`), whose `CgKid` has this layout up to
+/// `later_named`, which [`Ctx::children`] fills in.
+#[repr(C)]
 #[derive(Clone, Copy)]
 struct Kid<'t> {
-    node: Node<'t>,
+    raw: tree_sitter::ffi::TSNode,
+    /// Visible children (`Node::child_count`).
+    child_count: u32,
+    /// `Node::kind_id`.
     kind: u16,
+    /// Field id in the parent, 0 for none (`TreeCursor::field_id`).
+    field: u16,
     named: bool,
     error: bool,
-    field: u16,
     /// A named sibling follows.
     later_named: bool,
+    tree: std::marker::PhantomData<&'t tree_sitter::Tree>,
+}
+
+impl<'t> Kid<'t> {
+    fn node(&self) -> Node<'t> {
+        // SAFETY: `raw` was made by `children.c` from a node of a tree borrowed for `'t`
+        // (the same construction as `ts_node_child`).
+        unsafe { Node::from_raw(self.raw) }
+    }
+}
+
+unsafe extern "C" {
+    /// Writes up to `cap` visible children of `node` to `out` and returns how many `node`
+    /// has (`src/index/lang/children.c`).
+    fn codegraph_visible_children(
+        node: tree_sitter::ffi::TSNode,
+        out: *mut Kid<'_>,
+        cap: u32,
+    ) -> u32;
 }
 
 /// A match waiting to be reported: its sort key and captures.
@@ -407,7 +432,6 @@ struct Found {
 
 struct Ctx<'s, 't> {
     src: &'s [u8],
-    cursor: TreeCursor<'t>,
     /// Spare child lists.
     pool: Vec<Vec<Kid<'t>>>,
     /// Captures of the match in progress.
@@ -422,41 +446,22 @@ struct Ctx<'s, 't> {
 }
 
 impl<'t> Ctx<'_, 't> {
-    /// The visible children of `node` (hidden nodes flattened, as queries see them). With
-    /// `full` false only `node` is filled in (the list serves the walk alone).
-    fn children(&mut self, node: Node<'t>, full: bool) -> Vec<Kid<'t>> {
+    /// The visible children of `node` (hidden nodes flattened, as queries see them).
+    fn children(&mut self, node: Node<'t>) -> Vec<Kid<'t>> {
         let mut v = self.pool.pop().unwrap_or_default();
         v.clear();
-        self.cursor.reset(node);
-        if self.cursor.goto_first_child() {
-            loop {
-                let n = self.cursor.node();
-                v.push(if full {
-                    Kid {
-                        node: n,
-                        kind: n.kind_id(),
-                        named: n.is_named(),
-                        error: n.is_error(),
-                        field: self.cursor.field_id().map_or(0, |f| f.get()),
-                        later_named: false,
-                    }
-                } else {
-                    Kid {
-                        node: n,
-                        kind: 0,
-                        named: false,
-                        error: false,
-                        field: 0,
-                        later_named: false,
-                    }
-                });
-                if !self.cursor.goto_next_sibling() {
-                    break;
-                }
+        let raw = node.into_raw();
+        loop {
+            let cap = u32::try_from(v.capacity()).unwrap_or(u32::MAX);
+            // SAFETY: `out` has room for `cap` kids; the function writes at most `cap`.
+            let n = unsafe { codegraph_visible_children(raw, v.as_mut_ptr(), cap) };
+            if n <= cap {
+                // SAFETY: the first `n` kids were written, each field of a valid value
+                // (`named` and `error` are 0 or 1; `later_named` is set below).
+                unsafe { v.set_len(n as usize) };
+                break;
             }
-        }
-        if !full {
-            return v;
+            v.reserve(n as usize);
         }
         let mut named_after = false;
         for k in v.iter_mut().rev() {
@@ -514,7 +519,7 @@ fn seq<'t>(
                     ok = false;
                 }
             }
-            if ok && !negated_ok(step, kid.node) {
+            if ok && !negated_ok(step, kid.node()) {
                 ok = false;
             }
             if !ok {
@@ -526,15 +531,15 @@ fn seq<'t>(
             let mark = ctx.caps.len();
             ctx.caps
                 .extend(step.captures.iter().map(|&index| QueryCapture {
-                    node: kid.node,
+                    node: kid.node(),
                     index,
                 }));
             let saved = ctx.last;
-            ctx.last = (kid.node, depth);
+            ctx.last = (kid.node(), depth);
             if step.children.is_empty() {
                 seq(rest, kids, i + 1, depth, ctx, k);
             } else {
-                let grand = ctx.children(kid.node, true);
+                let grand = ctx.children(kid.node());
                 seq(
                     &step.children,
                     &grand,
@@ -649,5 +654,90 @@ fn holds(p: &Predicate, caps: &[QueryCapture<'_>], src: &[u8]) -> bool {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every file under `dir` that a grammar parses, with its language.
+    fn parsed_files(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, Language)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                parsed_files(&p, out);
+            } else if let Some(grammar) = super::super::for_path(&p.to_string_lossy())
+                .and_then(|s| s.grammar)
+            {
+                out.push((p, grammar()));
+            }
+        }
+    }
+
+    /// `children.c` lists, for every node of every fixture and hostile-input file, exactly
+    /// the children `TreeCursor` lists, with the same node, kind, named and error flags,
+    /// field id and child count.
+    #[test]
+    fn children_are_what_a_tree_cursor_lists() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        parsed_files(&root.join("tests/fixtures"), &mut files);
+        parsed_files(&root.join("../shared/cases"), &mut files);
+        assert!(files.len() >= 30, "only {} files", files.len());
+        let (mut nodes, mut fields) = (0usize, 0usize);
+        for (path, language) in files {
+            let Ok(text) = std::fs::read(&path) else {
+                continue;
+            };
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&language).unwrap();
+            let tree = parser.parse(&text, None).unwrap();
+            let mut ctx = Ctx {
+                src: &text,
+                pool: Vec::new(),
+                caps: Vec::new(),
+                last: (tree.root_node(), 0),
+                found: Vec::new(),
+                found_caps: Vec::new(),
+                seq: 0,
+                ambiguous: false,
+            };
+            let mut cursor = tree.walk();
+            let mut stack = vec![tree.root_node()];
+            while let Some(node) = stack.pop() {
+                let kids = ctx.children(node);
+                let mut want = Vec::new();
+                cursor.reset(node);
+                if cursor.goto_first_child() {
+                    loop {
+                        want.push((cursor.node(), cursor.field_id().map_or(0, |f| f.get())));
+                        if !cursor.goto_next_sibling() {
+                            break;
+                        }
+                    }
+                }
+                let at = format!("{} at {:?}", path.display(), node.start_position());
+                assert_eq!(kids.len(), want.len(), "{at}");
+                assert_eq!(kids.len(), node.child_count() as usize, "{at}");
+                for (k, &(n, field)) in kids.iter().zip(&want) {
+                    assert_eq!(k.node(), n, "{at}");
+                    assert_eq!(
+                        (k.kind, k.named, k.error, k.field, k.child_count as usize),
+                        (n.kind_id(), n.is_named(), n.is_error(), field, n.child_count() as usize),
+                        "{at}: {}",
+                        n.kind()
+                    );
+                    nodes += 1;
+                    fields += usize::from(field != 0);
+                    stack.push(n);
+                }
+                ctx.pool.push(kids);
+            }
+        }
+        assert!(nodes > 10_000 && fields > 1_000, "{nodes} nodes, {fields} fields");
     }
 }

@@ -1,0 +1,112 @@
+// Visible children of a tree-sitter node in one pass, for the extraction matcher
+// (`matcher.rs`, `Ctx::children`).
+//
+// Why C: listing children through `TSTreeCursor` (`goto_first_child`, `goto_next_sibling`,
+// `current_field_id`) was about 14% of a cold index of the Rust corpus. The cursor rebuilds
+// its child iterator and re-advances over the previous child at every sibling step, and
+// walks its stack for every field id. Here one loop over the subtree's children emits each
+// visible child with what the matcher checks, descending into hidden children as the
+// cursor does.
+//
+// It reads tree-sitter's internal headers (`subtree.h`, `language.h`) of the exact crate
+// version `Cargo.lock` pins (`build.rs` takes them from that crate's sources). What it
+// emits is what the public API says about each child, rule by rule:
+// * which children are visible and which hidden ones are entered:
+//   `ts_tree_cursor_goto_first_child` / `goto_next_sibling` (a hidden child is entered
+//   when it has visible children);
+// * the node (position after padding, alias from the parent's alias sequence for
+//   non-extra children): `ts_node_child` / `ts_tree_cursor_current_node`;
+// * `kind`: `ts_node_symbol`; `named`: `ts_node_is_named`; `error`: `ts_node_is_error`;
+//   `child_count`: `ts_node_child_count`;
+// * `field`: `ts_tree_cursor_current_field_id` (the first non-inherited field map entry
+//   of the innermost parent naming the child's structural index, else that of the hidden
+//   parent in its own parent, up to the visible parent; an extra node stops the search).
+// `extract`'s equivalence tests compare the matcher's matches with tree-sitter's query
+// cursor on every fixture file, which covers this listing too.
+
+#include "tree_sitter/api.h"
+#include "subtree.h"
+#include "tree.h"
+#include "language.h"
+#include "length.h"
+
+// One visible child; layout mirrored by `RawKid` in `matcher.rs`.
+typedef struct {
+  TSNode node;
+  uint32_t child_count;
+  uint16_t kind;
+  uint16_t field;
+  uint8_t named;
+  uint8_t error;
+  uint8_t later_named;  // set by the caller
+} CgKid;
+
+typedef struct {
+  const TSTree *tree;
+  const TSLanguage *language;
+  CgKid *out;
+  uint32_t len;
+  uint32_t cap;
+} CgOut;
+
+static void cg_children_of(CgOut *o, Subtree parent, Length position, TSFieldId outer) {
+  uint32_t count = ts_subtree_child_count(parent);
+  if (count == 0) return;
+  const TSLanguage *language = o->language;
+  const TSSymbol *aliases = ts_language_alias_sequence(language, parent.ptr->production_id);
+  const TSFieldMapEntry *map = NULL, *map_end = NULL;
+  ts_language_field_map(language, parent.ptr->production_id, &map, &map_end);
+  const Subtree *children = ts_subtree_children(parent);
+  uint32_t structural = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    const Subtree *child = &children[i];
+    if (i > 0) position = length_add(position, ts_subtree_padding(*child));
+    bool extra = ts_subtree_extra(*child);
+    TSSymbol alias = 0;
+    TSFieldId field = 0;
+    if (!extra) {
+      if (aliases) alias = aliases[structural];
+      for (const TSFieldMapEntry *m = map; m < map_end; m++) {
+        if (!m->inherited && m->child_index == structural) {
+          field = m->field_id;
+          break;
+        }
+      }
+      if (!field) field = outer;
+      structural++;
+    }
+    if (ts_subtree_visible(*child) || alias) {
+      if (o->len < o->cap) {
+        TSSymbol symbol = alias ? alias : ts_subtree_symbol(*child);
+        CgKid *k = &o->out[o->len];
+        k->node = (TSNode) {
+          {position.bytes, position.extent.row, position.extent.column, alias},
+          child,
+          o->tree,
+        };
+        k->kind = ts_language_public_symbol(language, symbol);
+        k->named = alias ? ts_language_symbol_metadata(language, alias).named
+                         : ts_subtree_named(*child);
+        k->error = k->kind == ts_builtin_sym_error;
+        k->field = field;
+        k->later_named = 0;
+        k->child_count =
+          ts_subtree_child_count(*child) > 0 ? child->ptr->visible_child_count : 0;
+      }
+      o->len++;
+    } else if (ts_subtree_visible_child_count(*child) > 0) {
+      cg_children_of(o, *child, position, extra ? 0 : field);
+    }
+    position = length_add(position, ts_subtree_size(*child));
+  }
+}
+
+// Writes up to `cap` visible children of `node` to `out`; returns how many there are
+// (`ts_node_child_count(node)`; more than `cap` means the list was cut).
+uint32_t codegraph_visible_children(TSNode node, CgKid *out, uint32_t cap) {
+  if (!node.id) return 0;
+  CgOut o = {node.tree, node.tree->language, out, 0, cap};
+  Length position = {node.context[0], {node.context[1], node.context[2]}};
+  cg_children_of(&o, *(const Subtree *)node.id, position, 0);
+  return o.len;
+}
