@@ -2,7 +2,7 @@
 //!
 //! One pass of the language's pattern matcher over the tree (`lang::matcher`: the
 //! `tags.scm` patterns compiled to steps over kind and field ids, matched at their root
-//! nodes during a single `TreeCursor` walk) yields every definition, call site and import
+//! nodes during a single walk of the tree) yields every definition, call site and import
 //! (capture vocabulary in `queries/README.md`). The matcher replaced tree-sitter's query
 //! cursor, which cost half a bare parse, and gives the same matches in the same order, so
 //! the consumer below is engine-agnostic; the query cursor stays as the reference engine
