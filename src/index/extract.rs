@@ -473,12 +473,20 @@ fn run_query<'t>(
         let call = find(Role::Call)
             .map(|n| (n, false))
             .or_else(|| find(Role::CallNew).map(|n| (n, true)));
-        if let (Some((_, is_new)), Some(name)) = (call, find(Role::CallName)) {
+        if let (Some((call, is_new)), Some(name)) = (call, find(Role::CallName)) {
             let qualifier = find(Role::CallQualifier);
-            let is_path = qualifier.is_some();
-            let receiver = find(Role::CallReceiver)
+            let mut is_path = qualifier.is_some();
+            let mut receiver = find(Role::CallReceiver)
                 .or(qualifier)
                 .map(|r| squash(node_text(r, text)));
+            // A Rust call inside macro arguments (a token tree): its `.` or `::` before
+            // the name, which the pattern cannot see, makes it a method or path call.
+            if receiver.is_none() && call.kind() == "token_tree" {
+                if let Some((r, path)) = lang::rust::macro_call_receiver(name, src) {
+                    receiver = Some(squash(&r));
+                    is_path = path;
+                }
+            }
             let key = name.start_byte();
             let args = find(Role::CallArgs).map(|n| list_items(n).count() as u32);
             let better = calls.get(&key).is_none_or(|old| {

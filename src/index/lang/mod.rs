@@ -14,7 +14,7 @@ mod matcher;
 mod pattern;
 mod python;
 mod roots;
-mod rust;
+pub(crate) mod rust;
 pub(crate) use rust::unwrap_cfg_blocks;
 
 use std::sync::OnceLock;

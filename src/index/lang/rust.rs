@@ -41,6 +41,46 @@ fn expand_use(node: Node<'_>, src: &[u8], line: u32, out: &mut Vec<Import>) {
     }
 }
 
+/// The receiver or path of a call written inside macro arguments, which tree-sitter leaves
+/// as a token tree: `name` is the callee identifier of `(token_tree (identifier) @call.name
+/// . (token_tree))`. After a `.` the call is a method of the expression before it
+/// (`v.iter().count()` → `v.iter()`, `false`); after `::` a path call (`wire::encode(1)` →
+/// `wire`, `true`). The expression is read back over identifiers, `self`, `super`, `crate`
+/// and argument groups joined by `.` and `::`. `None` for a bare call (no `.` or `::` right
+/// before it) or when no expression precedes the separator. Without this, `x.len()` inside
+/// `println!` was a bare call of `len` and resolved to a free function of that name.
+pub(crate) fn macro_call_receiver(name: Node<'_>, src: &[u8]) -> Option<(String, bool)> {
+    let sep = name.prev_sibling()?;
+    let is_path = match sep.kind() {
+        "." => false,
+        "::" => true,
+        _ => return None,
+    };
+    let operand = |n: &Node<'_>| {
+        matches!(
+            n.kind(),
+            "identifier" | "self" | "super" | "crate" | "token_tree"
+        )
+    };
+    let mut start = sep.prev_sibling().filter(operand)?;
+    while let Some(p) = start.prev_sibling() {
+        if start.kind() == "token_tree" && p.kind() == "identifier" {
+            // The arguments of a call in the chain: `iter()`.
+            start = p;
+        } else if let Some(before) = matches!(p.kind(), "." | "::")
+            .then(|| p.prev_sibling())
+            .flatten()
+            .filter(operand)
+        {
+            start = before;
+        } else {
+            break;
+        }
+    }
+    let receiver = std::str::from_utf8(src.get(start.start_byte()..sep.start_byte())?).ok()?;
+    Some((receiver.to_string(), is_path))
+}
+
 fn text<'a>(n: Node<'_>, src: &'a [u8]) -> &'a str {
     std::str::from_utf8(&src[n.byte_range()]).unwrap_or("")
 }
