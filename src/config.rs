@@ -4,7 +4,7 @@
 //! ```toml
 //! ignore_globs = ["generated/", "*.pb.go"]   # gitignore syntax, added to the defaults
 //! max_file_bytes = 1048576                   # per-file cap; larger files are skipped
-//! threads = 0                                # 0 = one per core
+//! threads = 0                                # 0 = one per core; at most 4 per core
 //! window_lines = 40                          # line-window chunk size
 //! window_step = 30                           # line-window step (overlap = lines - step)
 //! theme = "dark"                             # TUI theme: dark, light, gruvbox or a file
@@ -33,7 +33,7 @@ pub struct Config {
     pub ignore_globs: Vec<String>,
     /// Per-file byte cap.
     pub max_file_bytes: Option<u64>,
-    /// Worker threads (0 = one per core).
+    /// Worker threads (0 = one per core; at most 4 per core are started).
     pub threads: Option<usize>,
     /// Lines per window chunk.
     pub window_lines: Option<u32>,

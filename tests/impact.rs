@@ -548,6 +548,18 @@ fn diff_reports_a_deleted_function_and_who_still_calls_it() {
         .assert()
         .failure()
         .stderr(predicates::str::contains("is a range"));
+
+    // A revision starting with '-' would be a git option (`--output=FILE` writes a file and
+    // leaves the diff empty): refused, and no file is written.
+    let out = repo.join("diff-output");
+    cg().arg("-C")
+        .arg(repo)
+        .arg("impact")
+        .arg(format!("--diff=--output={}", out.display()))
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("is not a revision"));
+    assert!(!out.exists());
 }
 
 fn text_of_head(repo: &Path, path: &str) -> String {

@@ -183,7 +183,7 @@ pub fn positive(s: &str) -> Result<usize, String> {
 /// The repository root: the given path, else the enclosing git root of the current
 /// directory, else the current directory.
 ///
-/// Errors: the path does not exist or is not a directory.
+/// Errors: the path does not exist, is not a directory or cannot be listed.
 pub fn repo_root(given: Option<&Path>) -> Result<PathBuf> {
     let start = match given {
         Some(p) => p.to_path_buf(),
@@ -195,6 +195,8 @@ pub fn repo_root(given: Option<&Path>) -> Result<PathBuf> {
     if !start.is_dir() {
         bail!("{} is not a directory", start.display());
     }
+    // A directory that cannot be listed would index as an empty repository.
+    std::fs::read_dir(&start).with_context(|| format!("{} cannot be listed", start.display()))?;
     if given.is_some() {
         return Ok(start);
     }

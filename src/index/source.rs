@@ -232,7 +232,8 @@ pub struct FsSource {
 impl FsSource {
     /// A source rooted at `root` (made absolute and canonical).
     ///
-    /// Errors: [`IndexError::Root`] when the root does not exist or is not a directory.
+    /// Errors: [`IndexError::Root`] when the root does not exist, is not a directory or
+    /// cannot be listed.
     pub fn new(root: &Path, options: WalkOptions) -> Result<FsSource, IndexError> {
         let root = root.canonicalize().map_err(|e| IndexError::Root {
             path: root.to_path_buf(),
@@ -243,6 +244,10 @@ impl FsSource {
                 path: root,
                 error: std::io::Error::other("not a directory"),
             });
+        }
+        // A root that cannot be listed would give an empty index, not an error.
+        if let Err(error) = std::fs::read_dir(&root) {
+            return Err(IndexError::Root { path: root, error });
         }
         Ok(FsSource { root, options })
     }
@@ -299,7 +304,7 @@ impl FsSource {
         builder
             .follow_links(false)
             .require_git(false)
-            .threads(self.options.threads)
+            .threads(super::capped_threads(self.options.threads))
             .filter_entry(move |e| {
                 let is_dir = e.file_type().is_some_and(|t| t.is_dir());
                 !filter_matcher.matched(e.path(), is_dir).is_ignore()

@@ -34,6 +34,9 @@ pub enum DiffError {
     /// A range (`A..B`) was given: the working tree is compared with one revision.
     #[error("impact --diff compares the working tree with one revision; {0:?} is a range (check out B and give A instead)")]
     Range(String),
+    /// The revision starts with `-`: git would read it as an option (`--output=FILE`).
+    #[error("{0:?} is not a revision (it starts with '-')")]
+    NotARevision(String),
     /// git ran and failed (a bad revision, a repository without commits, ...).
     #[error("`git {args}` failed: {stderr}")]
     Git {
@@ -176,9 +179,13 @@ fn git(root: &Path, args: &[&str]) -> Result<String, DiffError> {
 ///
 /// Errors: [`DiffError::NotARepo`] outside a git work tree, [`DiffError::Spawn`] when git
 /// cannot run, [`DiffError::Git`] when git fails (unknown revision, no commits yet),
-/// [`DiffError::Range`] for `A..B`.
+/// [`DiffError::Range`] for `A..B`, [`DiffError::NotARevision`] for a `rev` starting with
+/// `-` (git would take it as an option).
 pub fn git_changes(root: &Path, rev: Option<&str>) -> Result<(Vec<FileChange>, String), DiffError> {
     let rev = rev.unwrap_or("HEAD");
+    if rev.starts_with('-') {
+        return Err(DiffError::NotARevision(rev.to_string()));
+    }
     if rev.contains("..") {
         // The index is of the working tree, so its lines are the working tree's; a range
         // `A..B` would give B's line numbers to the working tree's definitions.
