@@ -155,7 +155,14 @@ impl ModuleTable {
                     }
                     let mut key = String::new();
                     rs_key(&mut key, &root, f.module_path.iter().map(String::as_str));
-                    t.rs.insert(key, i);
+                    // `src/lib.rs` and `src/main.rs` are both a crate root: the library's
+                    // is the one paths name (`crate::f` in its modules, `lib::f` after
+                    // `mod lib;` in main.rs), so main.rs never replaces it.
+                    if f.path.ends_with("main.rs") && f.module_path.is_empty() {
+                        t.rs.entry(key).or_insert(i);
+                    } else {
+                        t.rs.insert(key, i);
+                    }
                 }
                 "go" => t
                     .go_dirs
@@ -528,6 +535,9 @@ impl ModuleTable {
                     rs_key(&mut key, root, module().chain([first]));
                     if self.rs.contains_key(key.as_str()) {
                         (root, f.module_path.len(), 0)
+                    } else if first == "lib" && f.module_path.is_empty() {
+                        // `mod lib;` in main.rs: the library's root (see `build`).
+                        (root, 0, 1)
                     } else {
                         return None;
                     }
