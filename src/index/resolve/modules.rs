@@ -293,7 +293,7 @@ impl ModuleTable {
         let Some(base) = join_relative(dir_of(from_path), spec) else {
             return Target::External;
         };
-        match self.js_file(&base) {
+        match self.js_file(from_path, &base) {
             Some(i) => Target::Files(vec![i]),
             None => Target::Files(Vec::new()),
         }
@@ -362,7 +362,7 @@ impl ModuleTable {
                 };
                 for s in subs {
                     if let Some(i) = join_relative(&root, &s.replacen('*', star, 1))
-                        .and_then(|p| self.js_file(&p))
+                        .and_then(|p| self.js_file(from_path, &p))
                     {
                         return Some(i);
                     }
@@ -371,13 +371,22 @@ impl ModuleTable {
         }
         base_url
             .and_then(|b| join_relative(&b, spec))
-            .and_then(|p| self.js_file(&p))
+            .and_then(|p| self.js_file(from_path, &p))
     }
 
     /// The file a JS/TS module path names, trying extensions and `index` files; a `.js`
-    /// specifier may name a `.ts` source (TypeScript's ESM convention).
-    pub(crate) fn js_file(&self, base: &str) -> Option<u32> {
-        const EXT: &[&str] = &["ts", "tsx", "d.ts", "js", "jsx", "mjs", "cjs", "mts", "cts"];
+    /// specifier may name a `.ts` source (TypeScript's ESM convention). From a JavaScript
+    /// importer (`from` ends in `.js`, `.jsx`, `.mjs` or `.cjs`) JavaScript files come
+    /// first: that is the code that runs (a package's `lib/x.js` beside its `lib/x.d.ts`).
+    /// A `.d.ts` declaration comes last: it has no bodies, so it is the target only when
+    /// no source of that name exists.
+    pub(crate) fn js_file(&self, from: &str, base: &str) -> Option<u32> {
+        const TS_FIRST: &[&str] = &["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs", "d.ts"];
+        const JS_FIRST: &[&str] = &["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "d.ts"];
+        let from_js = [".js", ".jsx", ".mjs", ".cjs"]
+            .iter()
+            .any(|e| from.ends_with(e));
+        let exts = if from_js { JS_FIRST } else { TS_FIRST };
         if let Some(&i) = self.by_path.get(base) {
             return Some(i);
         }
@@ -387,12 +396,12 @@ impl ModuleTable {
             .or_else(|| base.strip_suffix(".cjs"))
             .or_else(|| base.strip_suffix(".jsx"))
             .unwrap_or(base);
-        for e in EXT {
+        for e in exts {
             if let Some(&i) = self.by_path.get(&format!("{stem}.{e}")) {
                 return Some(i);
             }
         }
-        for e in EXT {
+        for e in exts {
             if let Some(&i) = self.by_path.get(&format!("{base}/index.{e}")) {
                 return Some(i);
             }
