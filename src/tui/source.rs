@@ -76,10 +76,14 @@ pub struct Shown {
     /// BLAKE3 of the bytes read (hex), as the index's `content_hash`: when they differ the
     /// file changed on disk since it was indexed, and the graph's lines may not match.
     pub content_hash: String,
+    /// Size and modification time when read: a cached file whose stat differs is read
+    /// again (without a watcher nothing else tells the panel the file changed).
+    stat: (u64, Option<std::time::SystemTime>),
 }
 
 impl SourceCache {
-    /// The highlighted lines of `path` (repo-relative) under `root`.
+    /// The highlighted lines of `path` (repo-relative) under `root`: from the cache while
+    /// the file's size and modification time are the ones read, else read again.
     ///
     /// Errors: the file is missing, unreadable or too large (message for the panel).
     pub fn get(
@@ -89,11 +93,15 @@ impl SourceCache {
         language: &str,
         theme: &Theme,
     ) -> Result<Shown, String> {
-        if let Some(l) = self.files.get(path) {
-            return Ok(l.clone());
-        }
         let full = root.join(path);
         let meta = std::fs::metadata(&full).map_err(|e| format!("cannot read: {e}"))?;
+        let stat = (meta.len(), meta.modified().ok());
+        if let Some(l) = self.files.get(path).filter(|l| l.stat == stat) {
+            return Ok(l.clone());
+        }
+        if self.files.remove(path).is_some() {
+            self.order.retain(|p| p != path);
+        }
         if meta.len() > MAX_SOURCE_BYTES {
             return Err(format!("too large to show ({} bytes)", meta.len()));
         }
@@ -110,6 +118,7 @@ impl SourceCache {
         let shown = Shown {
             lines,
             content_hash,
+            stat,
         };
         self.files.insert(path.to_string(), shown.clone());
         Ok(shown)
@@ -119,5 +128,29 @@ impl SourceCache {
     pub fn clear(&mut self) {
         self.files.clear();
         self.order.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shown file edited on disk (no watcher) is read again, not served from the cache;
+    /// an unchanged one is served from it.
+    #[test]
+    fn a_file_changed_on_disk_is_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let theme = Theme::load("dark", None).unwrap();
+        let mut cache = SourceCache::default();
+        std::fs::write(dir.path().join("a.py"), "def f():\n    pass\n").unwrap();
+        let first = cache.get(dir.path(), "a.py", "python", &theme).unwrap();
+        assert_eq!(first.lines.len(), 2);
+        let again = cache.get(dir.path(), "a.py", "python", &theme).unwrap();
+        assert!(Arc::ptr_eq(&first.lines, &again.lines), "unchanged: cached");
+        std::fs::write(dir.path().join("a.py"), "# x\ndef f():\n    pass\n").unwrap();
+        let edited = cache.get(dir.path(), "a.py", "python", &theme).unwrap();
+        assert_eq!(edited.lines.len(), 3);
+        assert_ne!(edited.content_hash, first.content_hash);
+        assert_eq!(cache.order, vec!["a.py".to_string()]);
     }
 }
