@@ -444,6 +444,13 @@ fn sigterm_right_after_start_ends_the_tui() {
     signal_right_after_start("term", "TERM", 143);
 }
 
+/// SIGQUIT (Ctrl-\\ in a shell, or `kill -QUIT`) ends the TUI like SIGTERM: restored, exit
+/// 131. (It used to end the process with the terminal left in the TUI's screen.)
+#[test]
+fn sigquit_right_after_start_ends_the_tui() {
+    signal_right_after_start("quit", "QUIT", 131);
+}
+
 /// SIGBUS (what reading a memory-mapped cache file that another program truncated
 /// raises) ends the TUI with the terminal restored, a message saying why, and status 135.
 #[test]

@@ -3,7 +3,7 @@
 //! The [`crate::worker`] indexes in the background; the loop never blocks on it.
 //!
 //! The terminal is always restored: on quit, on panic (ratatui's hook, chained with one
-//! that also releases the mouse), on SIGTERM/SIGHUP/SIGINT (flags checked every loop
+//! that also releases the mouse), on SIGTERM/SIGHUP/SIGINT/SIGQUIT/SIGUSR1/SIGUSR2 (flags checked every loop
 //! turn; they also wake the loop through [`input::InputWait`]'s self-pipe), when the
 //! terminal goes away (hang-up seen by `poll(2)` before crossterm reads; a
 //! [`input::Watchdog`] ends the process if the loop is stuck anyway), around Ctrl-Z (restored, SIGTSTP raised, set up again on resume) and around
@@ -70,17 +70,21 @@ struct Signals {
 
 impl Signals {
     fn register() -> Result<Signals> {
-        use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGTERM, SIGWINCH};
+        use signal_hook::consts::{
+            SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH,
+        };
         let term = Arc::new(AtomicBool::new(false));
         let cont = Arc::new(AtomicBool::new(false));
         let signo = Arc::new(AtomicUsize::new(0));
-        for s in [SIGTERM, SIGHUP, SIGINT] {
+        // Every signal whose default action ends the process and that a user may send.
+        let ending = [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2];
+        for s in ending {
             signal_hook::flag::register_usize(s, signo.clone(), s as usize)
                 .context("installing signal handlers")?;
             signal_hook::flag::register(s, term.clone()).context("installing signal handlers")?;
         }
         signal_hook::flag::register(SIGCONT, cont.clone()).context("installing SIGCONT")?;
-        let input = input::InputWait::new(&[SIGTERM, SIGHUP, SIGINT, SIGCONT, SIGWINCH])
+        let input = input::InputWait::new(&[ending.as_slice(), &[SIGCONT, SIGWINCH]].concat())
             .context("watching the terminal")?;
         let watchdog = input::Watchdog::spawn(term.clone(), Duration::from_secs(2))
             .context("starting the watchdog thread")?;
