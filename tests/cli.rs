@@ -579,3 +579,28 @@ fn depth_zero_is_refused_by_every_walk() {
             .stderr(predicate::str::contains("0 is not in 1.."));
     }
 }
+
+/// `-C A index B` (or `-C A B` for the TUI) names two repositories: an error naming both,
+/// never a silent choice; the same one twice is fine.
+#[test]
+fn two_different_roots_are_an_error() {
+    let (a, b) = (common::fixture("python"), common::fixture("go"));
+    for args in [vec!["index", "--json"], vec![]] {
+        let mut c = cg();
+        c.arg("-C").arg(&a);
+        if args.is_empty() {
+            c.arg(&b);
+        } else {
+            c.args(&args).arg(&b);
+        }
+        c.assert()
+            .failure()
+            .stderr(predicate::str::contains("give one of them"));
+    }
+    cg().arg("-C")
+        .arg(&a)
+        .args(["index", "--json"])
+        .arg(&a)
+        .assert()
+        .success();
+}

@@ -130,6 +130,16 @@ pub fn run(cli: Cli) -> Result<i32> {
 
 fn run_command(cli: &Cli) -> Result<i32> {
     let root = repo_root(cli.repo.as_deref().or(cli.path.as_deref()))?;
+    if let (Some(_), Some(p)) = (&cli.repo, &cli.path) {
+        let path = repo_root(Some(p))?;
+        if path != root {
+            bail!(
+                "-C names {} but PATH names {}: give one of them",
+                root.display(),
+                path.display()
+            );
+        }
+    }
     let config = Config::load()?;
     match &cli.command {
         None => tui_launch::run(cli, &root, &config),
