@@ -333,6 +333,14 @@ fn help_lists_every_binding() {
         assert!(s.contains(b.help), "help lacks {}", b.help);
         let _ = b.scope == Scope::Global;
     }
+    // Every line whole where the screen is wide enough (the overlay was 76 columns wide
+    // and cut the legend's lines).
+    for legend in [
+        "tiers: [local] [import] [qualified] most to least certain;",
+        "[unique_name] a guess (dimmed); [ref …] used as a value, not called",
+    ] {
+        assert!(s.contains(legend), "help cuts {legend:?}:\n{s}");
+    }
     key(&mut app, KeyCode::Esc);
     assert_eq!(app.overlay, Overlay::None);
 }

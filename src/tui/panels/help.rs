@@ -12,7 +12,6 @@ use crate::tui::keymap::{Scope, BINDINGS};
 
 pub(super) fn draw_help(f: &mut Frame, app: &App, scroll: usize) {
     let t = &app.theme;
-    let area = centered(f.area(), 76, f.area().height.saturating_sub(2));
     let mut lines = vec![
         Line::styled(
             format!("repository: {}", safe(&app.root.display().to_string())),
@@ -44,13 +43,16 @@ pub(super) fn draw_help(f: &mut Frame, app: &App, scroll: usize) {
     lines.push(Line::raw(""));
     for l in [
         "tree: ▸ closed  ▾ open  · no more  ↻ cycle (not expanded again)",
-        "tiers: [local] [import] [qualified] most to least certain; [unique_name] is a",
-        "       guess (dimmed); [ref …] = used as a value, not called",
+        "tiers: [local] [import] [qualified] most to least certain;",
+        "       [unique_name] a guess (dimmed); [ref …] used as a value, not called",
         "? N unresolved: calls no edge was made for: the tree is a lower bound",
         "mouse: click selects, wheel scrolls",
     ] {
         lines.push(Line::styled(l, t.get("ui.text.dim")));
     }
+    // As wide as the widest line (the border adds 2), so nothing is cut where it fits.
+    let width = lines.iter().map(Line::width).max().unwrap_or(0) as u16 + 2;
+    let area = centered(f.area(), width.max(76), f.area().height.saturating_sub(2));
     let inner_h = area.height.saturating_sub(2) as usize;
     let scroll = scroll.min(lines.len().saturating_sub(inner_h));
     f.render_widget(Clear, area);

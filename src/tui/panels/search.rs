@@ -117,10 +117,14 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         let used: usize = spans.iter().map(Span::width).sum();
         let tail = format!(":{}", sym.line);
         let budget = (list.width as usize).saturating_sub(used + 2 + tail.len());
-        spans.push(Span::styled(
-            format!("  {}{tail}", super::fit_path(&safe(&sym.file), budget)),
-            t.get("ui.path"),
-        ));
+        // The place is shown whole (at least `…:line`) or not at all: a line number cut
+        // at the panel's edge (`…:8` for line 842) would be a wrong one.
+        if budget >= 1 {
+            spans.push(Span::styled(
+                format!("  {}{tail}", super::fit_path(&safe(&sym.file), budget)),
+                t.get("ui.path"),
+            ));
+        }
         let mut line = Line::from(spans);
         if i == sel {
             line = line.patch_style(t.get("ui.selection"));
