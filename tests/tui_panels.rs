@@ -916,3 +916,18 @@ fn a_file_changed_since_indexing_is_marked_in_the_source_panel() {
     assert!(!app.source.changed_on_disk);
     assert!(!screen(&mut app, 160, 40).contains("changed since indexed"));
 }
+
+/// Shrinking the terminal keeps the shown definition on screen in the source panel (it
+/// stayed scrolled for the tall panel, with the definition below the new bottom).
+#[test]
+fn a_resize_keeps_the_definition_in_the_source_panel() {
+    let mut app = python();
+    // Drawn tall first, so the definition is placed for the tall panel.
+    screen(&mut app, 160, 45);
+    typ(&mut app, "parse_query");
+    key(&mut app, KeyCode::Enter);
+    let tall = screen(&mut app, 160, 45);
+    assert!(tall.contains("def parse_query"), "{tall}");
+    let short = screen(&mut app, 60, 16);
+    assert!(short.contains("def parse_query"), "{short}");
+}

@@ -11,6 +11,17 @@ use super::{hint, panel, safe};
 use crate::tui::app::{App, Focus};
 
 pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+    // After a resize the focus line (first call site, else the definition's start) may
+    // have left the screen (a 45-line panel shrunk to 14): bring it back.
+    let h = area.height.saturating_sub(2) as usize;
+    let src = &mut app.source;
+    if src.drawn_height != h {
+        let focus = src.focus_line() as usize;
+        if src.drawn_height != 0 && (focus <= src.scroll || focus > src.scroll + h) {
+            src.center_on(focus as u32, h);
+        }
+        src.drawn_height = h;
+    }
     let s = &app.source;
     let title = if s.path.is_empty() {
         " Source ".to_string()
