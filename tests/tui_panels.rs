@@ -931,3 +931,15 @@ fn a_resize_keeps_the_definition_in_the_source_panel() {
     let short = screen(&mut app, 60, 16);
     assert!(short.contains("def parse_query"), "{short}");
 }
+
+/// A query longer than the search box shows its end (where typing happens) after `…`,
+/// not its start.
+#[test]
+fn a_long_query_shows_its_end() {
+    let mut app = python();
+    let query = format!("{}tail_end", "x".repeat(300));
+    typ(&mut app, &query);
+    let s = screen(&mut app, 100, 30);
+    let line = s.lines().find(|l| l.contains("> ")).expect("a query line");
+    assert!(line.contains("> …") && line.contains("tail_end"), "{line}");
+}

@@ -39,13 +39,26 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         return;
     }
     let t = &app.theme;
+    // The end of the query, where typing happens, stays in view: a query longer than the
+    // box shows `…` and its last chars (one column is left for the cursor).
+    let text = safe(&app.search.query);
+    let room = (inner.width as usize).saturating_sub(3).max(1);
+    let len = text.chars().count();
+    let shown: String = if len > room {
+        std::iter::once('…')
+            .chain(text.chars().skip(len - room + 1))
+            .collect()
+    } else {
+        text.into_owned()
+    };
+    let shown_len = shown.chars().count();
     let query = Line::from(vec![
         Span::styled("> ", t.get("ui.title")),
-        Span::styled(safe(&app.search.query).into_owned(), t.get("ui.text")),
+        Span::styled(shown, t.get("ui.text")),
     ]);
     f.render_widget(Paragraph::new(query), Rect { height: 1, ..inner });
     if app.focus == Focus::Search && app.overlay == Overlay::None {
-        let x = inner.x + 2 + safe(&app.search.query).chars().count() as u16;
+        let x = inner.x + 2 + shown_len as u16;
         f.set_cursor_position(Position::new(
             x.min(inner.right().saturating_sub(1)),
             inner.y,
