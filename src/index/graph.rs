@@ -1174,7 +1174,8 @@ impl CodeGraph {
     /// Looks up SYMBOL as DESIGN section 5 says: an exact node id, else an exact qualified
     /// name, else (when SYMBOL contains `.` or `::`) every qualified name that ends with
     /// SYMBOL on a segment boundary (`Flask.dispatch_request` finds
-    /// `flask.app.Flask.dispatch_request`, `Config::new` finds `config::Config::new`),
+    /// `flask.app.Flask.dispatch_request`, `Config::new` finds `config::Config::new`,
+    /// `plumbing.NewHash` finds Go's `src/github.com/go-git/go-git/plumbing.NewHash`),
     /// else an exact bare name. When none matches, a Rust path that names its crate
     /// (`tantivy::schema::Schema::builder`, `crate::schema::Schema`), which qualified names
     /// leave out, is looked up without that first segment among the files of a folder named
@@ -1544,10 +1545,13 @@ fn last_segment(symbol: &str) -> Option<&str> {
 }
 
 /// `qualified` ends with `suffix`, and the suffix starts a segment (the whole name, or
-/// right after `.` or `::`).
+/// right after `.`, `::` or `/`: a Go package is named by its folder path, so
+/// `plumbing.NewHash` finds `src/github.com/go-git/go-git/plumbing.NewHash`).
 fn ends_on_boundary(qualified: &str, suffix: &str) -> bool {
     match qualified.strip_suffix(suffix) {
-        Some(head) => head.is_empty() || head.ends_with('.') || head.ends_with("::"),
+        Some(head) => {
+            head.is_empty() || head.ends_with('.') || head.ends_with("::") || head.ends_with('/')
+        }
         None => false,
     }
 }
@@ -1680,6 +1684,10 @@ mod tests {
         assert!(ends_on_boundary("config::Config::new", "Config::new"));
         assert!(!ends_on_boundary("config::Config::renew", "Config::new"));
         assert!(!ends_on_boundary("config::MyConfig::new", "Config::new"));
+        let go = "src/github.com/go-git/go-git/plumbing.NewHash";
+        assert!(ends_on_boundary(go, "plumbing.NewHash"));
+        assert!(ends_on_boundary(go, "go-git/plumbing.NewHash"));
+        assert!(!ends_on_boundary(go, "bing.NewHash"));
     }
 
     /// A Rust path with its crate name finds the definition in that crate's folder only.
