@@ -41,6 +41,8 @@ typedef struct {
   uint8_t later_named;  // set by the caller
 } CgKid;
 
+_Static_assert(sizeof(CgKid) == 48, "CgKid must match Kid in matcher.rs");
+
 typedef struct {
   const TSTree *tree;
   const TSLanguage *language;

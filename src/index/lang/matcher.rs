@@ -405,6 +405,9 @@ struct Kid<'t> {
     tree: std::marker::PhantomData<&'t tree_sitter::Tree>,
 }
 
+// `children.c` asserts the same size for its `CgKid`.
+const _: () = assert!(std::mem::size_of::<Kid<'static>>() == 48);
+
 impl<'t> Kid<'t> {
     fn node(&self) -> Node<'t> {
         // SAFETY: `raw` was made by `children.c` from a node of a tree borrowed for `'t`
