@@ -36,17 +36,7 @@ pub struct IndexArgs {
 
 pub(super) fn run(cli: &Cli, a: &IndexArgs, root: &Path, config: &Config) -> Result<i32> {
     let root = match &a.path {
-        Some(p) => {
-            let path = super::repo_root(Some(p))?;
-            if cli.repo.is_some() && path != root {
-                anyhow::bail!(
-                    "-C names {} but PATH names {}: give one of them",
-                    root.display(),
-                    path.display()
-                );
-            }
-            path
-        }
+        Some(p) => super::path_root(cli, root, p)?,
         None => root.to_path_buf(),
     };
     if a.parse_only {

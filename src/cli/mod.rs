@@ -131,14 +131,7 @@ pub fn run(cli: Cli) -> Result<i32> {
 fn run_command(cli: &Cli) -> Result<i32> {
     let root = repo_root(cli.repo.as_deref().or(cli.path.as_deref()))?;
     if let (Some(_), Some(p)) = (&cli.repo, &cli.path) {
-        let path = repo_root(Some(p))?;
-        if path != root {
-            bail!(
-                "-C names {} but PATH names {}: give one of them",
-                root.display(),
-                path.display()
-            );
-        }
+        path_root(cli, &root, p)?;
     }
     let config = Config::load()?;
     match &cli.command {
@@ -188,6 +181,23 @@ pub fn positive(s: &str) -> Result<usize, String> {
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// The root a command's PATH argument names: `root` (what `-C` named) when both name the
+/// same directory.
+///
+/// Errors: PATH is not a readable directory ([`repo_root`]), or `-C` was given and names
+/// another one.
+pub(super) fn path_root(cli: &Cli, root: &Path, path: &Path) -> Result<PathBuf> {
+    let path = repo_root(Some(path))?;
+    if cli.repo.is_some() && path != root {
+        bail!(
+            "-C names {} but PATH names {}: give one of them",
+            root.display(),
+            path.display()
+        );
+    }
+    Ok(path)
 }
 
 /// The repository root: the given path, else the enclosing git root of the current
