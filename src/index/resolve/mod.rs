@@ -1553,23 +1553,6 @@ impl<'a> Ctx<'a> {
                 0 => {}
                 _ => return Err(UnresolvedReason::Ambiguous),
             }
-            // Go: an unqualified name is a local, the package's, a builtin or a dot
-            // import's (handled above), never another package's (the Go spec, "Declarations
-            // and scope"); a guess linked closures and parameters named like an unexported
-            // function elsewhere (`check(c)` in go-git to x/tools' `check`).
-            // Not found when another package has a function or type of that name (the
-            // call is to a closure or parameter), else external (a builtin, `len(x)`).
-            if f.language == "go" {
-                let elsewhere = self.by_name.refs(&("go", name)).any(|r| {
-                    let k = self.def(r).kind;
-                    k.is_callable() && k != Kind::Method || k.is_constructible()
-                });
-                return Err(if elsewhere {
-                    UnresolvedReason::NotFound
-                } else {
-                    UnresolvedReason::External
-                });
-            }
         }
         // 4. guarded repo-wide unique name; never for a JS global (`Number(x)`, `Map()`,
         // `require()`) that the file does not define or import: the bare name is the
@@ -1588,6 +1571,19 @@ impl<'a> Ctx<'a> {
                     && self.sees_namespace(fi, self.namespace_of(r))
             })
             .collect();
+        // Go: an unqualified name is a local, the package's (tried above), a builtin or a
+        // dot import's, never another package's (the Go spec, "Declarations and scope"); a
+        // guess linked closures and parameters named like an unexported function elsewhere
+        // (`check(c)` in go-git to x/tools' `check`). Not found when another package has
+        // such a candidate (the call is to a closure or parameter), else external (a
+        // builtin, `len(x)`).
+        if f.language == "go" {
+            return Err(if cands.is_empty() {
+                UnresolvedReason::External
+            } else {
+                UnresolvedReason::NotFound
+            });
+        }
         let cands = self.pick(fi, cands);
         match cands.len() {
             0 => Err(UnresolvedReason::External),

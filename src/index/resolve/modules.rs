@@ -158,7 +158,7 @@ impl ModuleTable {
                     // `src/lib.rs` and `src/main.rs` are both a crate root: the library's
                     // is the one paths name (`crate::f` in its modules, `lib::f` after
                     // `mod lib;` in main.rs), so main.rs never replaces it.
-                    if f.path.ends_with("main.rs") && f.module_path.is_empty() {
+                    if file_name == "main.rs" && f.module_path.is_empty() {
                         t.rs.entry(key).or_insert(i);
                     } else {
                         t.rs.insert(key, i);
