@@ -1255,34 +1255,6 @@ mod tests {
 mod engine_equivalence_tests {
     use super::*;
 
-    /// Every parsed source file under `dir`: (repo-relative path, language).
-    fn sources(dir: &std::path::Path) -> Vec<(std::path::PathBuf, String, &'static LanguageSpec)> {
-        let mut out = Vec::new();
-        let mut stack = vec![dir.to_path_buf()];
-        while let Some(d) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                    continue;
-                }
-                let rel = p
-                    .strip_prefix(dir)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                if let Some(spec) = lang::for_path(&rel).filter(|s| s.grammar.is_some()) {
-                    out.push((p, rel, spec));
-                }
-            }
-        }
-        out.sort_by(|a, b| a.1.cmp(&b.1));
-        out
-    }
-
     /// (pattern index, captures as (capture index, node start, end, kind)) of each match.
     type Matches = Vec<(usize, Vec<(u32, usize, usize, u16)>)>;
 
@@ -1340,7 +1312,7 @@ mod engine_equivalence_tests {
     #[test]
     fn matcher_equals_query_cursor_on_fixtures() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-        let files = sources(&dir);
+        let files = lang::grammar_files(&dir);
         assert!(files.len() >= 30, "only {} files", files.len());
         for (p, rel, spec) in files {
             let text = std::fs::read_to_string(&p).unwrap();
@@ -1396,7 +1368,7 @@ mod engine_equivalence_tests {
     fn matcher_equals_query_cursor_on_dir() {
         let dir = std::path::PathBuf::from(std::env::var("CG_EQUIV_DIR").expect("CG_EQUIV_DIR"));
         let (mut files, mut matches, mut differ) = (0, 0, Vec::new());
-        for (p, rel, spec) in sources(&dir) {
+        for (p, rel, spec) in lang::grammar_files(&dir) {
             let Ok(text) = std::fs::read_to_string(&p) else {
                 continue;
             };

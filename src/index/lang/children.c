@@ -21,8 +21,8 @@
 // * `field`: `ts_tree_cursor_current_field_id` (the first non-inherited field map entry
 //   of the innermost parent naming the child's structural index, else that of the hidden
 //   parent in its own parent, up to the visible parent; an extra node stops the search).
-// `extract`'s equivalence tests compare the matcher's matches with tree-sitter's query
-// cursor on every fixture file, which covers this listing too.
+// `matcher::tests::children_are_what_a_tree_cursor_lists` compares the listing with
+// `TreeCursor` at every node of every fixture and hostile-input file.
 
 #include "tree_sitter/api.h"
 #include "subtree.h"
@@ -30,7 +30,7 @@
 #include "language.h"
 #include "length.h"
 
-// One visible child; layout mirrored by `RawKid` in `matcher.rs`.
+// One visible child; layout mirrored by `Kid` in `matcher.rs`.
 typedef struct {
   TSNode node;
   uint32_t child_count;

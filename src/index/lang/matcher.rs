@@ -666,35 +666,18 @@ fn holds(p: &Predicate, caps: &[QueryCapture<'_>], src: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    /// Every file under `dir` that a grammar parses, with its language.
-    fn parsed_files(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, Language)>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                parsed_files(&p, out);
-            } else if let Some(grammar) =
-                super::super::for_path(&p.to_string_lossy()).and_then(|s| s.grammar)
-            {
-                out.push((p, grammar()));
-            }
-        }
-    }
-
     /// `children.c` lists, for every node of every fixture and hostile-input file, exactly
     /// the children `TreeCursor` lists, with the same node, kind, named and error flags,
     /// field id and child count.
     #[test]
     fn children_are_what_a_tree_cursor_lists() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = Vec::new();
-        parsed_files(&root.join("tests/fixtures"), &mut files);
-        parsed_files(&root.join("../shared/cases"), &mut files);
+        let mut files = super::super::grammar_files(&root.join("tests/fixtures"));
+        files.extend(super::super::grammar_files(&root.join("../shared/cases")));
         assert!(files.len() >= 30, "only {} files", files.len());
         let (mut nodes, mut fields) = (0usize, 0usize);
-        for (path, language) in files {
+        for (path, _, spec) in files {
+            let language = spec.grammar.expect("grammar_files lists parsed files")();
             let Ok(text) = std::fs::read(&path) else {
                 continue;
             };

@@ -410,6 +410,38 @@ fn split_path(path: &str) -> (Vec<&str>, &str) {
     (segs, stem)
 }
 
+/// Every file under `dir` that a grammar parses: (path, path relative to `dir` with `/`,
+/// language), in relative-path order. For tests that run over fixture folders.
+#[cfg(test)]
+pub(crate) fn grammar_files(
+    dir: &std::path::Path,
+) -> Vec<(std::path::PathBuf, String, &'static LanguageSpec)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let rel = p
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if let Some(spec) = for_path(&rel).filter(|s| s.grammar.is_some()) {
+                out.push((p, rel, spec));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.1.cmp(&b.1));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
