@@ -18,9 +18,16 @@
 //   non-extra children): `ts_node_child` / `ts_tree_cursor_current_node`;
 // * `kind`: `ts_node_symbol`; `named`: `ts_node_is_named`; `error`: `ts_node_is_error`;
 //   `child_count`: `ts_node_child_count`;
-// * `field`: `ts_tree_cursor_current_field_id` (the first non-inherited field map entry
-//   of the innermost parent naming the child's structural index, else that of the hidden
-//   parent in its own parent, up to the visible parent; an extra node stops the search).
+// * `field` and `field_repeats`: `ts_tree_cursor_current_status`, which walks from the
+//   child up through its hidden ancestors to the visible parent, one level (a node in its
+//   parent) at a time, skipping levels whose node is extra. `field` is the first
+//   non-inherited field map entry naming the level's structural index, at the innermost
+//   level that has one; `field_repeats` (its `can_have_later_siblings_with_this_field`,
+//   which the query cursor uses to decide whether a field step may look at later siblings)
+//   is whether, at that level or an outer one, the parent's production names that field
+//   again at a later structural index. A production answers that, not the children a node
+//   happens to have: Go's `field('name', commaSep1(..))` names the field once,
+//   `commaSep1(field('name', ..))` twice.
 // `matcher::tests::children_are_what_a_tree_cursor_lists` compares the listing with
 // `TreeCursor` at every node of every fixture and hostile-input file.
 
@@ -39,6 +46,7 @@ typedef struct {
   uint8_t named;
   uint8_t error;
   uint8_t later_named;  // set by the caller
+  uint8_t field_repeats;
 } CgKid;
 
 _Static_assert(sizeof(CgKid) == 48, "CgKid must match Kid in matcher.rs");
@@ -51,7 +59,42 @@ typedef struct {
   uint32_t cap;
 } CgOut;
 
-static void cg_children_of(CgOut *o, Subtree parent, Length position, TSFieldId outer) {
+// One level a hidden node was entered through: that node in its parent (innermost first).
+typedef struct CgLevel {
+  const struct CgLevel *up;
+  const TSFieldMapEntry *map, *map_end;  // the parent's production's field map
+  uint32_t structural;                   // the node's structural index in the parent
+  bool extra;
+} CgLevel;
+
+static bool cg_named_later(const TSFieldMapEntry *map, const TSFieldMapEntry *end,
+                           TSFieldId field, uint32_t structural) {
+  for (const TSFieldMapEntry *m = map; m < end; m++) {
+    if (m->field_id == field && m->child_index > structural) return true;
+  }
+  return false;
+}
+
+static TSFieldId cg_field_at(const TSFieldMapEntry *map, const TSFieldMapEntry *end,
+                             uint32_t structural) {
+  for (const TSFieldMapEntry *m = map; m < end; m++) {
+    if (!m->inherited && m->child_index == structural) return m->field_id;
+  }
+  return 0;
+}
+
+// `field` and `field_repeats` of a child: its own level (in `map`) first, then `up`.
+static void cg_field_status(const CgLevel *own, TSFieldId *field, bool *repeats) {
+  *field = 0;
+  *repeats = false;
+  for (const CgLevel *l = own; l; l = l->up) {
+    if (l->extra) continue;
+    if (!*field) *field = cg_field_at(l->map, l->map_end, l->structural);
+    if (*field && !*repeats) *repeats = cg_named_later(l->map, l->map_end, *field, l->structural);
+  }
+}
+
+static void cg_children_of(CgOut *o, Subtree parent, Length position, const CgLevel *up) {
   uint32_t count = ts_subtree_child_count(parent);
   if (count == 0) return;
   const TSLanguage *language = o->language;
@@ -65,18 +108,9 @@ static void cg_children_of(CgOut *o, Subtree parent, Length position, TSFieldId 
     if (i > 0) position = length_add(position, ts_subtree_padding(*child));
     bool extra = ts_subtree_extra(*child);
     TSSymbol alias = 0;
-    TSFieldId field = 0;
-    if (!extra) {
-      if (aliases) alias = aliases[structural];
-      for (const TSFieldMapEntry *m = map; m < map_end; m++) {
-        if (!m->inherited && m->child_index == structural) {
-          field = m->field_id;
-          break;
-        }
-      }
-      if (!field) field = outer;
-      structural++;
-    }
+    if (!extra && aliases) alias = aliases[structural];
+    CgLevel level = {up, map, map_end, structural, extra};
+    if (!extra) structural++;
     if (ts_subtree_visible(*child) || alias) {
       if (o->len < o->cap) {
         TSSymbol symbol = alias ? alias : ts_subtree_symbol(*child);
@@ -90,14 +124,18 @@ static void cg_children_of(CgOut *o, Subtree parent, Length position, TSFieldId 
         k->named = alias ? ts_language_symbol_metadata(language, alias).named
                          : ts_subtree_named(*child);
         k->error = k->kind == ts_builtin_sym_error;
+        TSFieldId field;
+        bool repeats;
+        cg_field_status(&level, &field, &repeats);
         k->field = field;
+        k->field_repeats = repeats;
         k->later_named = 0;
         k->child_count =
           ts_subtree_child_count(*child) > 0 ? child->ptr->visible_child_count : 0;
       }
       o->len++;
     } else if (ts_subtree_visible_child_count(*child) > 0) {
-      cg_children_of(o, *child, position, extra ? 0 : field);
+      cg_children_of(o, *child, position, &level);
     }
     position = length_add(position, ts_subtree_size(*child));
   }
@@ -109,6 +147,6 @@ uint32_t codegraph_visible_children(TSNode node, CgKid *out, uint32_t cap) {
   if (!node.id) return 0;
   CgOut o = {node.tree, node.tree->language, out, 0, cap};
   Length position = {node.context[0], {node.context[1], node.context[2]}};
-  cg_children_of(&o, *(const Subtree *)node.id, position, 0);
+  cg_children_of(&o, *(const Subtree *)node.id, position, NULL);
   return o.len;
 }
