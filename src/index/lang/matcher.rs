@@ -226,7 +226,7 @@ impl Matcher {
         let list = self.by_kind.get(kind).filter(|l| !l.is_empty());
         let kids = ctx.children(node);
         if let Some(list) = list {
-            self.match_at(node, list, &kids, ctx, cursor, on_match);
+            self.match_at(node, list, &kids, ctx, on_match);
         }
         if let Some(f) = &self.fallback {
             if f.roots
@@ -240,14 +240,12 @@ impl Matcher {
     }
 
     /// All matches of the patterns rooted at `node`'s kind, sorted, then reported.
-    #[allow(clippy::too_many_arguments)]
     fn match_at<'t>(
         &self,
         node: Node<'t>,
         list: &[(u32, u32)],
         kids: &[Kid<'t>],
         ctx: &mut Ctx<'_, 't>,
-        cursor: &mut QueryCursor,
         on_match: &mut dyn FnMut(usize, &[QueryCapture<'t>]),
     ) {
         ctx.found.clear();
