@@ -396,6 +396,18 @@ impl FsSource {
         entry: &FsEntry,
         max_bytes: u64,
     ) -> (Option<FileStamp>, Result<RawInput, SkipReason>) {
+        self.read_stamped_into(entry, max_bytes, Vec::new())
+    }
+
+    /// As [`read_stamped`](FsSource::read_stamped), reading into `buf`'s allocation (its
+    /// contents are replaced): a caller that hands back the last input's bytes reads every
+    /// file into memory that is already mapped and in cache. On an error `buf` is dropped.
+    pub fn read_stamped_into(
+        &self,
+        entry: &FsEntry,
+        max_bytes: u64,
+        mut buf: Vec<u8>,
+    ) -> (Option<FileStamp>, Result<RawInput, SkipReason>) {
         let meta = match std::fs::symlink_metadata(&entry.abs) {
             Ok(m) => m,
             Err(e) => {
@@ -410,14 +422,22 @@ impl FsSource {
         if meta.len() > max_bytes {
             return (Some(stamp), Err(SkipReason::TooLarge));
         }
-        let read = std::fs::read(&entry.abs)
+        buf.clear();
+        let read = std::fs::File::open(&entry.abs)
+            .and_then(|mut f| {
+                use std::io::Read;
+                // One more byte than the length: the read that finds the end needs no
+                // growth.
+                buf.try_reserve_exact(meta.len() as usize + 1)?;
+                f.read_to_end(&mut buf)
+            })
             .map_err(|e| {
                 tracing::debug!(path = %entry.path, "unreadable: {e}");
                 SkipReason::Unreadable
             })
-            .map(|bytes| RawInput {
+            .map(|_| RawInput {
                 path: entry.path.clone(),
-                bytes,
+                bytes: buf,
                 language: None,
             });
         (Some(stamp), read)

@@ -126,20 +126,20 @@ fn step(
             }
         }
     }
-    let (stamp, input) = src.read_stamped(e, options.caps.max_file_bytes);
-    let out = match input {
-        Ok(input) => {
-            if let Some(fi) = prev_fi {
-                let hash = blake3::hash(&input.bytes).to_hex();
-                if prev.files[fi].content_hash == hash.as_str() {
-                    return (Step::Same(fi), stamp, true);
+    let (stamp, step) =
+        super::with_read(src, e, options.caps.max_file_bytes, |input| match input {
+            Ok(input) => {
+                if let Some(fi) = prev_fi {
+                    let hash = blake3::hash(&input.bytes).to_hex();
+                    if prev.files[fi].content_hash == hash.as_str() {
+                        return Step::Same(fi);
+                    }
                 }
+                Step::Fresh(process(input, options), prev_fi.is_some())
             }
-            process(&input, options)
-        }
-        Err(r) => Outcome::Skipped(e.path.clone(), r),
-    };
-    (Step::Fresh(out, prev_fi.is_some()), stamp, true)
+            Err(r) => Step::Fresh(Outcome::Skipped(e.path.clone(), r), prev_fi.is_some()),
+        });
+    (step, stamp, true)
 }
 
 /// Brings `prev` (an index of `root` built with the same `options`, fresh or loaded from

@@ -83,14 +83,12 @@ static TSFieldId cg_field_at(const TSFieldMapEntry *map, const TSFieldMapEntry *
   return 0;
 }
 
-// `field` and `field_repeats` of a child: its own level (in `map`) first, then `up`.
-static void cg_field_status(const CgLevel *own, TSFieldId *field, bool *repeats) {
-  *field = 0;
-  *repeats = false;
-  for (const CgLevel *l = own; l; l = l->up) {
+// Continues `field` and `repeats` of a child with its hidden ancestors' levels `up`.
+static void cg_field_status_up(const CgLevel *up, TSFieldId *field, bool *repeats) {
+  for (const CgLevel *l = up; l && !(*field && *repeats); l = l->up) {
     if (l->extra) continue;
     if (!*field) *field = cg_field_at(l->map, l->map_end, l->structural);
-    if (*field && !*repeats) *repeats = cg_named_later(l->map, l->map_end, *field, l->structural);
+    if (*field) *repeats = cg_named_later(l->map, l->map_end, *field, l->structural);
   }
 }
 
@@ -109,7 +107,7 @@ static void cg_children_of(CgOut *o, Subtree parent, Length position, const CgLe
     bool extra = ts_subtree_extra(*child);
     TSSymbol alias = 0;
     if (!extra && aliases) alias = aliases[structural];
-    CgLevel level = {up, map, map_end, structural, extra};
+    uint32_t index = structural;
     if (!extra) structural++;
     if (ts_subtree_visible(*child) || alias) {
       if (o->len < o->cap) {
@@ -124,9 +122,15 @@ static void cg_children_of(CgOut *o, Subtree parent, Length position, const CgLe
         k->named = alias ? ts_language_symbol_metadata(language, alias).named
                          : ts_subtree_named(*child);
         k->error = k->kind == ts_builtin_sym_error;
-        TSFieldId field;
-        bool repeats;
-        cg_field_status(&level, &field, &repeats);
+        // The child's own level, then its hidden ancestors' (most productions name no
+        // fields and most children are not under a hidden node: two quick exits).
+        TSFieldId field = 0;
+        bool repeats = false;
+        if (!extra && map != map_end) {
+          field = cg_field_at(map, map_end, index);
+          if (field) repeats = cg_named_later(map, map_end, field, index);
+        }
+        if (up) cg_field_status_up(up, &field, &repeats);
         k->field = field;
         k->field_repeats = repeats;
         k->later_named = 0;
@@ -135,6 +139,7 @@ static void cg_children_of(CgOut *o, Subtree parent, Length position, const CgLe
       }
       o->len++;
     } else if (ts_subtree_visible_child_count(*child) > 0) {
+      CgLevel level = {up, map, map_end, index, extra};
       cg_children_of(o, *child, position, &level);
     }
     position = length_add(position, ts_subtree_size(*child));
