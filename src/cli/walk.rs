@@ -180,7 +180,7 @@ pub(super) fn run(a: &WalkArgs, graph: &CodeGraph, walk: Walk, color: bool) -> R
         output::print_json(&sub)?;
         return Ok(0);
     }
-    let mut lines = tree_lines(&sub.root, &sub.nodes, &sub.edges, walk, color);
+    let mut lines = tree_lines(&sub.root, &sub.nodes, &sub.edges, walk, a.depth, color);
     if sub.truncated {
         lines.push(format!("(truncated at depth {}: more {walk:?} exist)", a.depth).to_lowercase());
     }
@@ -194,8 +194,17 @@ pub(super) fn run(a: &WalkArgs, graph: &CodeGraph, walk: Walk, color: bool) -> R
     Ok(0)
 }
 
-/// An indented tree: each node under the node it was reached from, repeated nodes marked.
-fn tree_lines(root: &str, nodes: &[Node], edges: &[Edge], walk: Walk, color: bool) -> Vec<String> {
+/// An indented tree of at most `max_depth` levels under the root: each node's callers
+/// (callees) listed under it once, where the node is nearest the root (its depth in the
+/// JSON answer); its other occurrences are marked "(see above)" or "(see below)".
+fn tree_lines<'a>(
+    root: &'a str,
+    nodes: &'a [Node],
+    edges: &'a [Edge],
+    walk: Walk,
+    max_depth: u32,
+    color: bool,
+) -> Vec<String> {
     let by_id: HashMap<&str, &Node> = nodes.iter().map(|n| (&*n.id, n)).collect();
     let mut next: HashMap<&str, Vec<&Edge>> = HashMap::new();
     for e in edges {
@@ -205,6 +214,19 @@ fn tree_lines(root: &str, nodes: &[Node], edges: &[Edge], walk: Walk, color: boo
             e.source.as_str()
         };
         next.entry(from).or_default().push(e);
+    }
+    let other = |e: &'a Edge| far_end(e, walk);
+    // Shortest distance from the root (breadth first): where each node is expanded.
+    let mut dist: HashMap<&str, usize> = HashMap::from([(root, 0)]);
+    let mut queue = std::collections::VecDeque::from([root]);
+    while let Some(id) = queue.pop_front() {
+        let d = dist[id];
+        for e in next.get(id).into_iter().flatten() {
+            if let std::collections::hash_map::Entry::Vacant(v) = dist.entry(other(e)) {
+                v.insert(d + 1);
+                queue.push_back(other(e));
+            }
+        }
     }
     let mut out = Vec::new();
     let mut seen: HashSet<&str> = HashSet::new();
@@ -221,8 +243,12 @@ fn tree_lines(root: &str, nodes: &[Node], edges: &[Edge], walk: Walk, color: boo
                 .map_or(String::new(), |s| format!(" at {}:{}", s.file, s.line));
             format!("  [{}{site}]", e.resolution_label())
         });
-        let again = !seen.insert(id);
-        let marker = if again { "  (see above)" } else { "" };
+        let expand = dist.get(id) == Some(&depth) && seen.insert(id);
+        let marker = match (expand, seen.contains(id)) {
+            (true, _) => "",
+            (false, true) => "  (see above)",
+            (false, false) => "  (see below)",
+        };
         // unique_name edges are guesses: dimmed, like the TUI shows them.
         let guess = via.is_some_and(|e| e.resolution == crate::index::Tier::UniqueName);
         out.push(format!(
@@ -236,21 +262,25 @@ fn tree_lines(root: &str, nodes: &[Node], edges: &[Edge], walk: Walk, color: boo
             output::paint(&output::sanitize(&how), "2", color),
             marker
         ));
-        if again {
+        if !expand || depth >= max_depth as usize {
             continue;
         }
         if let Some(es) = next.get(id) {
             for e in es.iter().rev() {
-                let other = if walk == Walk::Callers {
-                    e.source.as_str()
-                } else {
-                    e.target.as_str()
-                };
-                stack.push((other, depth + 1, Some(e)));
+                stack.push((other(e), depth + 1, Some(e)));
             }
         }
     }
     out
+}
+
+/// The end of `e` a walk moves to: the caller when walking callers, else the callee.
+fn far_end(e: &Edge, walk: Walk) -> &str {
+    if walk == Walk::Callers {
+        e.source.as_str()
+    } else {
+        e.target.as_str()
+    }
 }
 
 trait Label {
