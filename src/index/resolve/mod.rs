@@ -2210,10 +2210,12 @@ impl<'a> Ctx<'a> {
     /// A method call on a receiver of unknown type: the only method of that name in the
     /// repo (same family, guarded); several is `ambiguous`, none is `external`. `caller`,
     /// the calling definition when the receiver is another object than `this`, is never
-    /// the guess: a method calling its own name on another object delegates to a wrapped
-    /// object (`def readlines(self): return self._input.readlines()`, click's
-    /// `EchoingStdin` around a `BinaryIO`), which a guess turned into a false recursion
-    /// (4 of the Python tree's 394 guesses, 31 of npm's 2 674).
+    /// the guess (`external` when it is the only such method; several stay `ambiguous`,
+    /// never narrowed to the others): a method calling its own name on another object
+    /// delegates to a wrapped object (`def readlines(self): return
+    /// self._input.readlines()`, click's `EchoingStdin` around a `BinaryIO`), which a guess
+    /// turned into a false recursion (4 of the Python tree's 394 guesses, 31 of npm's
+    /// 2 674).
     fn method_fallback(
         &self,
         fi: u32,
@@ -2239,15 +2241,10 @@ impl<'a> Ctx<'a> {
                 UnresolvedReason::External
             });
         }
-        let cands = self.pick(
-            fi,
-            all.iter()
-                .copied()
-                .filter(|r| is_method(r) && Some(*r) != caller)
-                .collect(),
-        );
+        let cands = self.pick(fi, all.iter().copied().filter(is_method).collect());
         match cands.len() {
             0 => Err(UnresolvedReason::External),
+            1 if Some(cands[0]) == caller => Err(UnresolvedReason::External),
             1 => Ok((cands[0], Tier::UniqueName)),
             _ => Err(UnresolvedReason::Ambiguous),
         }
