@@ -4,6 +4,10 @@
 (generator_function_declaration name: (_) @name) @definition.function
 (class_declaration name: (_) @name) @definition.class
 (method_definition name: (_) @name) @definition.method
+; Getters and setters are properties to their users: `x.context(..)` is never a call of
+; `get context()`.
+(method_definition "get" @accessor) @definition.method
+(method_definition "set" @accessor) @definition.method
 (variable_declarator
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function

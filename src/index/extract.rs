@@ -138,6 +138,7 @@ struct RawDef {
     doc: Option<String>,
     bases: Vec<BaseRef>,
     arity: Option<u32>,
+    accessor: bool,
 }
 
 struct RawCall {
@@ -500,6 +501,7 @@ fn run_query<'t>(
             if d.returns.is_none() {
                 d.returns = find(Role::Returns).map(|n| split_type_name(node_text(n, text)).0);
             }
+            d.accessor |= find(Role::Accessor).is_some();
             if d.self_name.is_none() {
                 d.self_name = find(Role::SelfName).map(|n| node_text(n, text).to_string());
             }
@@ -986,6 +988,7 @@ fn build_definitions(
                 bases: d.bases,
                 returns: d.returns,
                 self_name: d.self_name,
+                accessor: d.accessor,
             }
             .boxed(),
         });

@@ -206,6 +206,9 @@ pub struct DefDetails {
     /// The name a method gives its own instance where the language lets it choose (a Go
     /// receiver such as `m` in `func (m *Memory) Len()`); `self`/`this` are implied elsewhere.
     pub self_name: Option<String>,
+    /// A getter or setter (JS `get x()` / `set x(v)`): used as a property, so never the
+    /// target of a call.
+    pub accessor: bool,
 }
 
 impl DefDetails {
@@ -234,6 +237,11 @@ impl Definition {
     /// See [`DefDetails::returns`].
     pub fn returns(&self) -> Option<&str> {
         self.details.as_ref()?.returns.as_deref()
+    }
+
+    /// See [`DefDetails::accessor`].
+    pub fn is_accessor(&self) -> bool {
+        self.details.as_ref().is_some_and(|d| d.accessor)
     }
 
     /// See [`DefDetails::self_name`].

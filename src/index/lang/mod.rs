@@ -234,6 +234,9 @@ pub enum Role {
     ExportDefault,
     /// `@self`.
     SelfName,
+    /// `@accessor`: the definition is a getter or setter (JS `get x()`), read and written
+    /// as a property, never called.
+    Accessor,
     /// `@returns`.
     Returns,
     /// `@params`.
@@ -281,6 +284,7 @@ impl Role {
             "import.glob" => Role::ImportGlob,
             "export.default" => Role::ExportDefault,
             "self" => Role::SelfName,
+            "accessor" => Role::Accessor,
             "returns" => Role::Returns,
             "params" => Role::Params,
             "call.args" => Role::CallArgs,

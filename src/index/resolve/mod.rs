@@ -2241,7 +2241,16 @@ impl<'a> Ctx<'a> {
                 UnresolvedReason::External
             });
         }
-        let cands = self.pick(fi, all.iter().copied().filter(is_method).collect());
+        // A getter or setter is read as a property: `x.context(..)` calls what some other
+        // object's `context` method is, never `get context()` (17 guesses on the npm tree
+        // went to three.js getters).
+        let cands = self.pick(
+            fi,
+            all.iter()
+                .copied()
+                .filter(|r| is_method(r) && !self.def(*r).is_accessor())
+                .collect(),
+        );
         match cands.len() {
             0 => Err(UnresolvedReason::External),
             1 if Some(cands[0]) == caller => Err(UnresolvedReason::External),
