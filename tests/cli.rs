@@ -657,3 +657,207 @@ fn two_different_roots_are_an_error() {
         .assert()
         .success();
 }
+
+/// Writes `files` (repo-relative path, text) into a fresh repository under `tmp`, dated an
+/// hour back so a cache trusts their stamps.
+fn write_repo(tmp: &std::path::Path, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let repo = tmp.join("repo");
+    for (path, text) in files {
+        let p = repo.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    common::backdate(&repo);
+    repo
+}
+
+/// Runs `args` on `repo` with a cache under `tmp`: a cold run (which indexes and saves),
+/// then a warm one answered from the cached graph alone, then one with `--no-cache`; all
+/// three must print the same. (exit status, stdout JSON or Null, stderr) of the last.
+fn cold_warm_fresh(
+    tmp: &std::path::Path,
+    repo: &std::path::Path,
+    args: &[&str],
+) -> (i32, serde_json::Value, String) {
+    let (cache, state) = (tmp.join("cache"), tmp.join("state"));
+    let run = |extra: &[&str]| {
+        cg().env("XDG_CACHE_HOME", &cache)
+            .env("XDG_STATE_HOME", &state)
+            .arg("-C")
+            .arg(repo)
+            .args(extra)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let loaded = || -> usize {
+        std::fs::read_dir(state.join("codegraph-tui/logs"))
+            .map(|d| {
+                d.flatten()
+                    .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                    .map(|log| log.matches("cached graph loaded").count())
+                    .sum()
+            })
+            .unwrap_or(0)
+    };
+    let cold = run(&[]);
+    let before = loaded();
+    let warm = run(&["-v"]);
+    assert_eq!(
+        loaded(),
+        before + 1,
+        "{args:?}: the warm run did not answer from the cached graph"
+    );
+    let fresh = run(&["--no-cache"]);
+    for out in [&cold, &warm] {
+        assert_eq!(out.status.code(), fresh.status.code(), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&fresh.stdout),
+            "{args:?}"
+        );
+    }
+    (
+        fresh.status.code().unwrap(),
+        serde_json::from_slice(&fresh.stdout).unwrap_or(serde_json::Value::Null),
+        String::from_utf8_lossy(&fresh.stderr).into_owned(),
+    )
+}
+
+/// A Go name qualified by its import path (the `go.mod` module path, then the folder
+/// below it) names the definition, cold, from the cache and fresh; the folder-path
+/// suffix still does, and a bare name defined twice stays ambiguous.
+#[test]
+fn a_go_import_path_names_the_symbol() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = write_repo(
+        tmp.path(),
+        &[
+            ("go.mod", "module example.com/acme/tool\n\ngo 1.21\n"),
+            (
+                "pkg/func.go",
+                "package pkg\n\nfunc Func() int {\n\treturn helper()\n}\n\nfunc helper() int {\n\treturn 1\n}\n",
+            ),
+            (
+                "other/func.go",
+                "package other\n\nfunc Func() int {\n\treturn 2\n}\n",
+            ),
+            (
+                "main.go",
+                "package main\n\nimport \"example.com/acme/tool/pkg\"\n\nfunc main() {\n\tpkg.Func()\n}\n",
+            ),
+        ],
+    );
+    let (code, v, err) = cold_warm_fresh(
+        tmp.path(),
+        &repo,
+        &["callers", "example.com/acme/tool/pkg.Func", "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["root"], "pkg/func.go::Func");
+    let edges: Vec<(&str, &str)> = v["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["source"].as_str().unwrap(), e["target"].as_str().unwrap()))
+        .collect();
+    assert_eq!(edges, [("main.go::main", "pkg/func.go::Func")]);
+    // The module's root package, and the shorter forms that worked before.
+    let (code, v, err) = cold_warm_fresh(
+        tmp.path(),
+        &repo,
+        &["callees", "example.com/acme/tool.main", "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["root"], "main.go::main");
+    for short in ["pkg.Func", "pkg/func.go::Func"] {
+        let (code, v, err) = cold_warm_fresh(tmp.path(), &repo, &["callers", short, "--json"]);
+        assert_eq!(code, 0, "{short}: {err}");
+        assert_eq!(v["root"], "pkg/func.go::Func", "{short}");
+    }
+    let (code, v, _) = cold_warm_fresh(tmp.path(), &repo, &["callers", "Func", "--json"]);
+    assert_eq!(code, 2);
+    assert_eq!(v["error"]["reason"], "ambiguous");
+    // Another module path, or a package the module does not have, names nothing.
+    for wrong in [
+        "example.com/acme/toolbox/pkg.Func",
+        "example.com/acme/tool/nopkg.Func",
+    ] {
+        let (code, v, _) = cold_warm_fresh(tmp.path(), &repo, &["callers", wrong, "--json"]);
+        assert_eq!(code, 2, "{wrong}");
+        assert_eq!(v["error"]["reason"], "not_found", "{wrong}");
+    }
+}
+
+/// A Rust path names its crate by the `[package] name` of its `Cargo.toml` even when the
+/// folder is named otherwise (`crates/wire-frames/` holds the package `frames`); a
+/// same-named function of another crate is not chosen.
+#[test]
+fn a_cargo_package_name_names_the_crate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = write_repo(
+        tmp.path(),
+        &[
+            ("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n"),
+            (
+                "crates/wire-frames/Cargo.toml",
+                "[package]\nname = \"frames\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            ),
+            (
+                "crates/wire-frames/src/lib.rs",
+                "pub fn checksum(b: &[u8]) -> u32 {\n    b.len() as u32\n}\n\npub fn encode(b: &[u8]) -> u32 {\n    checksum(b)\n}\n",
+            ),
+            (
+                "crates/frames-legacy/Cargo.toml",
+                "[package]\nname = \"frames-legacy\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            ),
+            (
+                "crates/frames-legacy/src/lib.rs",
+                "pub fn checksum(b: &[u8]) -> u32 {\n    0\n}\n\npub fn old_encode(b: &[u8]) -> u32 {\n    checksum(b)\n}\n",
+            ),
+        ],
+    );
+    let (code, v, err) = cold_warm_fresh(
+        tmp.path(),
+        &repo,
+        &["callers", "frames::checksum", "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["root"], "crates/wire-frames/src/lib.rs::checksum");
+    let ids: Vec<&str> = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "crates/wire-frames/src/lib.rs::checksum",
+            "crates/wire-frames/src/lib.rs::encode"
+        ]
+    );
+    let (code, v, err) = cold_warm_fresh(
+        tmp.path(),
+        &repo,
+        &["callers", "frames_legacy::checksum", "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["root"], "crates/frames-legacy/src/lib.rs::checksum");
+    // The bare name stays ambiguous, listing both.
+    let (code, v, _) = cold_warm_fresh(tmp.path(), &repo, &["callers", "checksum", "--json"]);
+    assert_eq!(code, 2);
+    let candidates: Vec<&str> = v["error"]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        candidates,
+        [
+            "crates/frames-legacy/src/lib.rs::checksum",
+            "crates/wire-frames/src/lib.rs::checksum"
+        ]
+    );
+}

@@ -140,7 +140,8 @@ fn similar<'a>(graph: &'a CodeGraph, symbol: &str, n: usize) -> Vec<&'a Node> {
 }
 
 /// Resolves SYMBOL to exactly one node ([`crate::index::CodeGraph::lookup`]: id,
-/// qualified name, qualified-name suffix, bare name).
+/// qualified name, qualified-name suffix, bare name, then a Rust path by crate folder or
+/// Cargo package name, or a Go name by import path).
 ///
 /// Errors: a [`SymbolError`]: no match (with suggestions, labelled as such: names equal
 /// ignoring case, within two edits, then fuzzy matches) or several matches (all listed

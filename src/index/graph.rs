@@ -2,7 +2,10 @@
 //! edges over petgraph, with lookup by id, qualified name, qualified-name suffix and bare
 //! name (indexed once when the graph is built, so a lookup is O(log n)), and depth-limited,
 //! cycle-safe caller/callee traversal. Serialized canonically: nodes sorted by id, edges by
-//! (source, target, relation), so the same input gives byte-identical JSON.
+//! (source, target, relation), so the same input gives byte-identical JSON. The lookup
+//! rules of SYMBOL arguments are in `graph/lookup.rs`.
+
+mod lookup;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -13,6 +16,7 @@ use petgraph::Direction;
 use serde::{Deserialize, Serialize};
 
 use super::facts::Kind;
+use super::project::PackageRoots;
 use super::resolve::Resolution;
 
 /// Edge relation (DESIGN section 4).
@@ -451,6 +455,10 @@ pub struct CodeGraph {
     /// neighbours by id with integer comparisons.
     id_rank: Vec<u32>,
     unresolved: Unresolveds,
+    /// The folders `go.mod` and `Cargo.toml` files make packages of: only for the lookup
+    /// rules that name a definition by Go import path or Cargo package name; not part of
+    /// the canonical graph.
+    packages: Arc<PackageRoots>,
 }
 
 /// A graph's unresolved calls by caller: grouped, or to be grouped from `source` on first
@@ -993,6 +1001,19 @@ impl CodeGraph {
         (g, ixs)
     }
 
+    /// This graph with `packages` as its package roots (the index sets them from its facts,
+    /// a cache load from the manifest; a graph built otherwise has none, and the lookup
+    /// rules that need them find nothing).
+    pub fn with_packages(mut self, packages: PackageRoots) -> CodeGraph {
+        self.packages = Arc::new(packages);
+        self
+    }
+
+    /// The package roots given by [`with_packages`](Self::with_packages).
+    pub fn packages(&self) -> &PackageRoots {
+        &self.packages
+    }
+
     /// Replaces the unresolved calls with `m` (each caller a node of the graph).
     pub(crate) fn set_unresolved(&mut self, m: UnresolvedMap) {
         self.unresolved = Unresolveds {
@@ -1169,84 +1190,6 @@ impl CodeGraph {
         } else {
             Vec::new()
         }
-    }
-
-    /// Looks up SYMBOL as DESIGN section 5 says: an exact node id, else an exact qualified
-    /// name, else (when SYMBOL contains `.` or `::`) every qualified name that ends with
-    /// SYMBOL on a segment boundary (`Flask.dispatch_request` finds
-    /// `flask.app.Flask.dispatch_request`, `Config::new` finds `config::Config::new`,
-    /// `plumbing.NewHash` finds Go's `src/github.com/go-git/go-git/plumbing.NewHash`),
-    /// else an exact bare name. When none matches, a Rust path that names its crate
-    /// (`tantivy::schema::Schema::builder`, `crate::schema::Schema`), which qualified names
-    /// leave out, is looked up without that first segment among the files of a folder named
-    /// like the crate (`tantivy/` or `tantivy-0.22.1/`; `_` may be written `-`). Returns
-    /// every match of the first rule that matches
-    /// (sorted by id); `impl` blocks are dropped when another kind shares the name. Never
-    /// a fuzzy match. O(log n + matches of the last segment's name), from indices built
-    /// with the graph.
-    pub fn lookup(&self, symbol: &str) -> Vec<&Node> {
-        let found = self.lookup_plain(symbol);
-        if found.is_empty() {
-            if let Some(in_crate) = self.lookup_in_crate(symbol) {
-                return in_crate;
-            }
-        }
-        found
-    }
-
-    /// [`lookup`](Self::lookup) without the crate rule.
-    fn lookup_plain(&self, symbol: &str) -> Vec<&Node> {
-        if let Some(n) = self.node(symbol) {
-            return vec![n];
-        }
-        let by_qualified: Vec<&Node> = self
-            .equal_range(&self.by_qualified, |n| &n.qualified_name, symbol)
-            .collect();
-        if !by_qualified.is_empty() {
-            return without_shadowed_impls(by_qualified);
-        }
-        if let Some(last) = last_segment(symbol) {
-            if last.is_empty() {
-                return Vec::new();
-            }
-            // A node's bare name is the last segment of its qualified name.
-            let by_suffix: Vec<&Node> = self
-                .equal_range(&self.by_name, |n| &n.name, last)
-                .filter(|n| ends_on_boundary(&n.qualified_name, symbol))
-                .collect();
-            return without_shadowed_impls(by_suffix);
-        }
-        without_shadowed_impls(
-            self.equal_range(&self.by_name, |n| &n.name, symbol)
-                .collect(),
-        )
-    }
-
-    /// [`lookup`](Self::lookup)'s crate rule: `None` when SYMBOL has no `::` or the rest
-    /// of it (looked up once, without this rule) finds nothing in the crate's files.
-    fn lookup_in_crate(&self, symbol: &str) -> Option<Vec<&Node>> {
-        let (krate, rest) = symbol.split_once("::")?;
-        if krate.is_empty() || rest.is_empty() {
-            return None;
-        }
-        let dashed = krate.replace('_', "-");
-        // A package folder is the package name, or name-version in a registry; a package
-        // name may use `-` where the crate name has `_`.
-        let names_crate = |dir: &str| {
-            [krate, dashed.as_str()].iter().any(|k| {
-                dir == *k
-                    || dir
-                        .strip_prefix(k)
-                        .and_then(|v| v.strip_prefix('-'))
-                        .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
-            })
-        };
-        let found: Vec<&Node> = self
-            .lookup_plain(rest)
-            .into_iter()
-            .filter(|n| krate == "crate" || n.file.split('/').rev().skip(1).any(names_crate))
-            .collect();
-        (!found.is_empty()).then_some(found)
     }
 
     fn edge_out(&self, ix: petgraph::stable_graph::EdgeIndex) -> Edge {
@@ -1528,34 +1471,6 @@ impl CodeGraph {
     }
 }
 
-/// Drops `impl` blocks when another kind shares the name; sorts by id.
-fn without_shadowed_impls(mut v: Vec<&Node>) -> Vec<&Node> {
-    if v.iter().any(|n| n.kind != Kind::Impl) {
-        v.retain(|n| n.kind != Kind::Impl);
-    }
-    v.sort_by(|a, b| a.id.cmp(&b.id));
-    v
-}
-
-/// The text after the last `.` or `::` of a qualified SYMBOL; `None` without either.
-fn last_segment(symbol: &str) -> Option<&str> {
-    let dot = symbol.rfind('.').map(|i| i + 1);
-    let colons = symbol.rfind("::").map(|i| i + 2);
-    dot.max(colons).map(|i| &symbol[i..])
-}
-
-/// `qualified` ends with `suffix`, and the suffix starts a segment (the whole name, or
-/// right after `.`, `::` or `/`: a Go package is named by its folder path, so
-/// `plumbing.NewHash` finds `src/github.com/go-git/go-git/plumbing.NewHash`).
-fn ends_on_boundary(qualified: &str, suffix: &str) -> bool {
-    match qualified.strip_suffix(suffix) {
-        Some(head) => {
-            head.is_empty() || head.ends_with('.') || head.ends_with("::") || head.ends_with('/')
-        }
-        None => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1663,76 +1578,6 @@ mod tests {
         assert_eq!(lazy.to_canonical_json(), eager.to_canonical_json());
     }
 
-    #[test]
-    fn last_segment_splits_on_dot_and_double_colon() {
-        assert_eq!(
-            last_segment("Flask.dispatch_request"),
-            Some("dispatch_request")
-        );
-        assert_eq!(last_segment("a::B.c"), Some("c"));
-        assert_eq!(last_segment("a.B::c"), Some("c"));
-        assert_eq!(last_segment("Vec::"), Some(""));
-        assert_eq!(last_segment("plain"), None);
-    }
-
-    #[test]
-    fn suffixes_match_on_segment_boundaries_only() {
-        let q = "flask.app.Flask.dispatch_request";
-        assert!(ends_on_boundary(q, "Flask.dispatch_request"));
-        assert!(ends_on_boundary(q, q));
-        assert!(!ends_on_boundary(q, "ask.dispatch_request"));
-        assert!(ends_on_boundary("config::Config::new", "Config::new"));
-        assert!(!ends_on_boundary("config::Config::renew", "Config::new"));
-        assert!(!ends_on_boundary("config::MyConfig::new", "Config::new"));
-        let go = "src/github.com/go-git/go-git/plumbing.NewHash";
-        assert!(ends_on_boundary(go, "plumbing.NewHash"));
-        assert!(ends_on_boundary(go, "go-git/plumbing.NewHash"));
-        assert!(!ends_on_boundary(go, "bing.NewHash"));
-    }
-
-    /// A Rust path with its crate name finds the definition in that crate's folder only.
-    #[test]
-    fn a_crate_qualified_rust_path_is_found_in_the_crate() {
-        let node = |file: &str, q: &str| Node {
-            id: format!("{file}::{q}").into(),
-            kind: Kind::Function,
-            name: q.rsplit("::").next().unwrap().into(),
-            qualified_name: q.into(),
-            file: file.into(),
-            start_line: 1,
-            end_line: 1,
-            language: "rust".into(),
-        };
-        let g = CodeGraph::build(
-            vec![
-                node(
-                    "reg/tantivy-0.22.1/src/schema/schema.rs",
-                    "schema::Schema::builder",
-                ),
-                node("reg/other_crate/src/schema.rs", "schema::Schema::builder"),
-                node("reg/serde_json-1.0.1/src/de.rs", "de::from_str"),
-            ],
-            Vec::new(),
-            Vec::new(),
-        );
-        let ids =
-            |s: &str| -> Vec<String> { g.lookup(s).iter().map(|n| n.id.to_string()).collect() };
-        assert_eq!(
-            ids("tantivy::schema::Schema::builder"),
-            ["reg/tantivy-0.22.1/src/schema/schema.rs::schema::Schema::builder"]
-        );
-        assert_eq!(
-            ids("other_crate::schema::Schema::builder"),
-            ["reg/other_crate/src/schema.rs::schema::Schema::builder"]
-        );
-        assert_eq!(ids("serde_json::de::from_str").len(), 1);
-        assert!(ids("serde::de::from_str").is_empty());
-        assert_eq!(ids("crate::schema::Schema::builder").len(), 2);
-        assert!(ids("nosuch::schema::Schema::builder").is_empty());
-        assert_eq!(ids("schema::Schema::builder").len(), 2);
-    }
-
-    /// The radix sorts give exactly the order of a plain sort by (key, id): keys with long
     /// shared prefixes (past every radix digit), keys that are prefixes of others, NUL and
     /// non-ASCII bytes, equal keys told apart by id; and file runs out of path order.
     #[test]

@@ -402,6 +402,8 @@ pub(crate) fn finish_with(
             (tables, graph, resolved_ms)
         }),
     };
+    // What `go.mod` and `Cargo.toml` files say, for lookups by import path or package name.
+    let graph = graph.with_packages(project::PackageRoots::of(&files));
     tracing::debug!(
         rss_mib = ?rss_mib(),
         resolve_ms = resolved_ms,

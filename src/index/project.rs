@@ -1,7 +1,9 @@
 //! Project files that change how imports resolve: `tsconfig.json`/`jsconfig.json`
 //! (`baseUrl`, `paths`, `extends`), `go.mod` (the module path) and `Cargo.toml` (the crate
 //! name). Read from the text the indexer already has; a malformed file is logged and
-//! ignored (the imports it would have resolved stay `external`).
+//! ignored (the imports it would have resolved stay `external`). The `go.mod` and
+//! `Cargo.toml` folders are also kept with the graph ([`PackageRoots`]) for SYMBOL lookup
+//! by Go import path or Cargo package name.
 
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +55,84 @@ pub fn parse(path: &str, text: &str) -> Option<ProjectFile> {
         tracing::debug!(path, "project file not understood; ignored");
     }
     parsed
+}
+
+/// The folders that project files make packages of, for naming definitions the way their
+/// language's users do ([`CodeGraph::lookup`](super::CodeGraph::lookup)): a Go import path
+/// starts with the module path of a `go.mod`, a Rust path with the `[package] name` of a
+/// `Cargo.toml`. Made from the [`ProjectFile`]s the indexer already parsed (one reading of
+/// each file, shared with import resolution); nothing here changes the graph. Folders are
+/// repo-relative, `/`-separated, `""` for the root.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackageRoots {
+    /// `go.mod` module path and the folder holding it, sorted.
+    go: Vec<(String, String)>,
+    /// `Cargo.toml` package name (as written, `wire-frames`) and the folder holding it,
+    /// sorted.
+    cargo: Vec<(String, String)>,
+}
+
+impl PackageRoots {
+    /// The package roots of `files`' `go.mod` and `Cargo.toml` files (their parsed
+    /// [`FileFacts::project`](super::FileFacts::project)).
+    pub fn of(files: &[std::sync::Arc<super::FileFacts>]) -> PackageRoots {
+        Self::of_projects(
+            files
+                .iter()
+                .filter_map(|f| Some((f.path.as_str(), f.project.as_ref()?))),
+        )
+    }
+
+    /// The package roots of `(repo-relative path, parsed project file)` pairs.
+    pub(crate) fn of_projects<'a>(
+        projects: impl Iterator<Item = (&'a str, &'a ProjectFile)>,
+    ) -> PackageRoots {
+        let mut roots = PackageRoots::default();
+        for (path, project) in projects {
+            let dir = path.rfind('/').map_or("", |i| &path[..i]).to_string();
+            match project {
+                ProjectFile::GoMod { module } => roots.go.push((module.clone(), dir)),
+                ProjectFile::Cargo { package } => roots.cargo.push((package.clone(), dir)),
+                ProjectFile::TsConfig { .. } => {}
+            }
+        }
+        roots.go.sort();
+        roots.cargo.sort();
+        roots
+    }
+
+    /// `(module path, folder)` of every `go.mod`, sorted.
+    pub fn go_modules(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.go.iter().map(|(m, d)| (m.as_str(), d.as_str()))
+    }
+
+    /// The folder of the `go.mod` whose module holds `file` (the deepest folder with a
+    /// `go.mod` above it, as the go tool decides); `None` outside every module.
+    pub fn go_module_dir_of(&self, file: &str) -> Option<&str> {
+        deepest_above(self.go.iter().map(|(_, d)| d.as_str()), file)
+    }
+
+    /// The `[package] name` of the Cargo package that holds `file` (the deepest folder
+    /// with a `Cargo.toml` naming a package above it), as written; `None` outside every
+    /// package.
+    pub fn cargo_package_of(&self, file: &str) -> Option<&str> {
+        let dir = deepest_above(self.cargo.iter().map(|(_, d)| d.as_str()), file)?;
+        self.cargo
+            .iter()
+            .find(|(_, d)| d == dir)
+            .map(|(p, _)| p.as_str())
+    }
+}
+
+/// The longest of `dirs` that is an ancestor folder of `file` (`""` is every file's).
+fn deepest_above<'a>(dirs: impl Iterator<Item = &'a str>, file: &str) -> Option<&'a str> {
+    dirs.filter(|d| {
+        d.is_empty()
+            || file
+                .strip_prefix(d)
+                .is_some_and(|rest| rest.starts_with('/'))
+    })
+    .max_by_key(|d| d.len())
 }
 
 fn parse_cargo(text: &str) -> Option<ProjectFile> {
@@ -188,5 +268,42 @@ mod tests {
         );
         assert_eq!(parse("Cargo.toml", "[workspace]\n"), None);
         assert_eq!(parse("data.json", "{}"), None);
+    }
+
+    /// Each file belongs to the deepest `go.mod` or `Cargo.toml` folder above it.
+    #[test]
+    fn package_roots_own_the_files_below_them() {
+        let files = [
+            ("go.mod", "module example.com/tool\n"),
+            ("sub/go.mod", "module example.com/other\n"),
+            ("Cargo.toml", "[package]\nname = \"app\"\n"),
+            (
+                "crates/wire-frames/Cargo.toml",
+                "[package]\nname = \"frames\"\n",
+            ),
+            ("crates/Cargo.toml", "[workspace]\n"),
+            ("tsconfig.json", "{}"),
+        ];
+        let parsed: Vec<(&str, ProjectFile)> = files
+            .iter()
+            .filter_map(|&(path, text)| Some((path, parse(path, text)?)))
+            .collect();
+        let roots = PackageRoots::of_projects(parsed.iter().map(|(p, f)| (*p, f)));
+        assert_eq!(
+            roots.go_modules().collect::<Vec<_>>(),
+            [("example.com/other", "sub"), ("example.com/tool", "")]
+        );
+        assert_eq!(roots.go_module_dir_of("pkg/a.go"), Some(""));
+        assert_eq!(roots.go_module_dir_of("sub/x/a.go"), Some("sub"));
+        assert_eq!(roots.go_module_dir_of("subway/a.go"), Some(""));
+        assert_eq!(
+            roots.cargo_package_of("crates/wire-frames/src/lib.rs"),
+            Some("frames")
+        );
+        assert_eq!(
+            roots.cargo_package_of("crates/other/src/lib.rs"),
+            Some("app")
+        );
+        assert_eq!(PackageRoots::default().cargo_package_of("src/lib.rs"), None);
     }
 }

@@ -7,7 +7,8 @@
 //! lock                    advisory lock held by the one writer (std `File::try_lock`)
 //! CURRENT                 name of the live snapshot folder, replaced atomically
 //! snap-<id>/manifest.bin  engine and options fingerprints, root, per-file size, mtime
-//!                         (the content hash is in the facts), skips, counts
+//!                         (the content hash is in the facts), skips, counts, the
+//!                         graph's package roots (`go.mod`, `Cargo.toml` folders)
 //! snap-<id>/facts.bin     every FileFacts, in shards that decode in parallel, without
 //!                         the definitions' ids and names (nodes.bin has them)
 //! snap-<id>/nodes.bin     the graph's nodes, per file (shards as in facts.bin): what a
@@ -45,11 +46,12 @@ use serde::{Deserialize, Serialize};
 use super::graph::{
     ChunkSource, NameOrder, Node, NodeChunk, RawEdge, UnresolvedMap, UnresolvedSource,
 };
+use super::project::PackageRoots;
 use super::{CodeGraph, FileFacts, FileStamp, Index, IndexOptions, IndexStats};
 use super::{SkipReason, Unresolved};
 
 /// Bumped when the layout of this module's files changes.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// First bytes of every cache file.
 const MAGIC: &[u8; 8] = b"CGTIDX\x00\x01";
@@ -132,6 +134,9 @@ struct Manifest {
     /// another snapshot (a cache folder pieced together from two copies) is refused even
     /// though its own checksum holds.
     parts: Parts,
+    /// The graph's package roots ([`CodeGraph::packages`]): a few entries, read with the
+    /// manifest so a graph-only load has them.
+    packages: PackageRoots,
 }
 
 /// The payload checksums of a snapshot's files besides the manifest.
@@ -163,6 +168,8 @@ pub struct Summary {
     /// Files and graph nodes, from the manifest.
     files: u64,
     nodes: u64,
+    /// The graph's package roots, from the manifest.
+    packages: PackageRoots,
 }
 
 /// One caller's unresolved calls as `unresolved.bin` stores them: the caller's node
@@ -441,6 +448,7 @@ impl Store {
         let (snap, manifest) = self.manifest(root, options)?;
         let counts = (manifest.files, manifest.nodes);
         let (graph, files) = read_graph(&snap, &manifest.parts, counts, true)?;
+        let graph = graph.with_packages(manifest.packages);
         let mut stats = manifest.stats;
         stats.elapsed_ms.clear();
         stats
@@ -469,7 +477,7 @@ impl Store {
     pub fn load_graph(&self, summary: &Summary) -> Result<CodeGraph, LoadError> {
         let counts = (summary.files, summary.nodes);
         let (graph, _) = read_graph(&summary.snap, &summary.parts, counts, false)?;
-        Ok(graph)
+        Ok(graph.with_packages(summary.packages.clone()))
     }
 
     /// The facts of the snapshot `summary` describes, for `graph`, the graph
@@ -511,6 +519,7 @@ impl Store {
             parts: manifest.parts,
             files: manifest.files,
             nodes: manifest.nodes,
+            packages: manifest.packages,
         })
     }
 
@@ -557,6 +566,7 @@ impl Store {
             stamped_at_ns: index.stamped_at_ns,
             // Filled in once the other files are written.
             parts: Parts::default(),
+            packages: index.graph.packages().clone(),
         };
         // Time, process and a per-process counter: never the name of a live snapshot.
         static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
