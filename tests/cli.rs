@@ -320,12 +320,7 @@ fn an_ambiguous_suffix_lists_the_candidates_in_text_and_json() {
     let (code, v, err) = on_lookup_fixture(&["callers", "shop.cart.Cart.total", "--json"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(v["root"], "shop/cart.py::Cart.total");
-    let ids: Vec<&str> = v["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["id"].as_str().unwrap())
-        .collect();
+    let ids = common::strs(&v["nodes"], "id");
     assert_eq!(ids, ["main.py::checkout", "shop/cart.py::Cart.total"]);
 }
 
@@ -824,12 +819,7 @@ fn a_cargo_package_name_names_the_crate() {
     );
     assert_eq!(code, 0, "{err}");
     assert_eq!(v["root"], "crates/wire-frames/src/lib.rs::checksum");
-    let ids: Vec<&str> = v["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["id"].as_str().unwrap())
-        .collect();
+    let ids = common::strs(&v["nodes"], "id");
     assert_eq!(
         ids,
         [
@@ -847,12 +837,7 @@ fn a_cargo_package_name_names_the_crate() {
     // The bare name stays ambiguous, listing both.
     let (code, v, _) = cold_warm_fresh(tmp.path(), &repo, &["callers", "checksum", "--json"]);
     assert_eq!(code, 2);
-    let candidates: Vec<&str> = v["error"]["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap())
-        .collect();
+    let candidates = common::strs(&v["error"]["candidates"], "id");
     assert_eq!(
         candidates,
         [

@@ -412,12 +412,7 @@ fn diff_maps_changed_lines_to_symbols_and_unions_their_impact() {
         String::from_utf8(out.stdout).unwrap().trim().to_string()
     };
     let (v, _) = run_json(repo, &["impact", "--diff", &first, "--json"]);
-    let ids: Vec<&str> = v["changed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap())
-        .collect();
+    let ids = common::strs(&v["changed"], "id");
     // expand's line was added, then deleted again: no change against the first commit.
     assert_eq!(
         ids,

@@ -295,12 +295,7 @@ fn export_writes_subgraph_json_and_asks_before_overwriting() {
     assert_eq!(v["root"], "app/render.py::render_json");
     assert_eq!(v["direction"], "callers");
     assert_eq!(v["depth"], 1);
-    let ids: Vec<&str> = v["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["id"].as_str().unwrap())
-        .collect();
+    let ids = common::strs(&v["nodes"], "id");
     assert!(ids.contains(&"app/handlers.py::list_items"), "{ids:?}");
     assert!(app.status.message.as_deref().unwrap().contains("out.json"));
     // Again: the file exists, so the app asks; n goes back to the prompt, y overwrites.

@@ -303,12 +303,7 @@ fn search_enter_expand_export_quit_in_a_real_terminal() {
     assert_eq!(v["schema"], "codegraph-tui/subgraph@1");
     assert_eq!(v["root"], "app/render.py::render_json");
     assert_eq!(v["depth"], 2);
-    let ids: Vec<&str> = v["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["id"].as_str().unwrap())
-        .collect();
+    let ids = common::strs(&v["nodes"], "id");
     assert!(ids.contains(&"app/main.py::build_app"), "{ids:?}");
     // Exporting again asks before overwriting.
     s.keys(&["x"]);

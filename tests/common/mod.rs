@@ -101,3 +101,13 @@ pub fn json_of(out: std::process::Output) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// The `key` field, a string, of each element of the JSON array `list` (a subgraph's node
+/// ids: `strs(&v["nodes"], "id")`). Panics when `list` is not an array of such objects.
+pub fn strs<'a>(list: &'a serde_json::Value, key: &str) -> Vec<&'a str> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x[key].as_str().unwrap())
+        .collect()
+}

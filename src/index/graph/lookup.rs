@@ -265,10 +265,9 @@ mod tests {
         assert!(!ends_on_boundary(go, "bing.NewHash"));
     }
 
-    /// A Rust path with its crate name finds the definition in that crate's folder only.
-    #[test]
-    fn a_crate_qualified_rust_path_is_found_in_the_crate() {
-        let node = |file: &str, q: &str| Node {
+    /// A Rust function node of `file` with qualified name `q`.
+    fn rust_fn(file: &str, q: &str) -> Node {
+        Node {
             id: format!("{file}::{q}").into(),
             kind: Kind::Function,
             name: q.rsplit("::").next().unwrap().into(),
@@ -277,15 +276,20 @@ mod tests {
             start_line: 1,
             end_line: 1,
             language: "rust".into(),
-        };
+        }
+    }
+
+    /// A Rust path with its crate name finds the definition in that crate's folder only.
+    #[test]
+    fn a_crate_qualified_rust_path_is_found_in_the_crate() {
         let g = CodeGraph::build(
             vec![
-                node(
+                rust_fn(
                     "reg/tantivy-0.22.1/src/schema/schema.rs",
                     "schema::Schema::builder",
                 ),
-                node("reg/other_crate/src/schema.rs", "schema::Schema::builder"),
-                node("reg/serde_json-1.0.1/src/de.rs", "de::from_str"),
+                rust_fn("reg/other_crate/src/schema.rs", "schema::Schema::builder"),
+                rust_fn("reg/serde_json-1.0.1/src/de.rs", "de::from_str"),
             ],
             Vec::new(),
             Vec::new(),
@@ -392,21 +396,11 @@ mod tests {
     /// folder named otherwise; a same-named function of another package is not chosen.
     #[test]
     fn a_crate_is_found_by_its_package_name() {
-        let node = |file: &str, q: &str| Node {
-            id: format!("{file}::{q}").into(),
-            kind: Kind::Function,
-            name: q.rsplit("::").next().unwrap().into(),
-            qualified_name: q.into(),
-            file: file.into(),
-            start_line: 1,
-            end_line: 1,
-            language: "rust".into(),
-        };
         let g = CodeGraph::build(
             vec![
-                node("crates/wire-frames/src/lib.rs", "checksum"),
-                node("crates/frames-legacy/src/lib.rs", "checksum"),
-                node("src/main.rs", "checksum"),
+                rust_fn("crates/wire-frames/src/lib.rs", "checksum"),
+                rust_fn("crates/frames-legacy/src/lib.rs", "checksum"),
+                rust_fn("src/main.rs", "checksum"),
             ],
             Vec::new(),
             Vec::new(),
