@@ -1,6 +1,15 @@
 ; Python extraction captures (see queries/README.md).
 
 (function_definition name: (identifier) @name) @definition.function
+; Properties are read, not called: `obj.name()` never calls a `@property` (nor its
+; `@name.setter`, nor a `@cached_property`).
+(decorated_definition
+  (decorator (identifier) @accessor (#any-of? @accessor "property" "cached_property"))
+  definition: (function_definition) @definition.function)
+(decorated_definition
+  (decorator (attribute attribute: (identifier) @accessor)
+    (#any-of? @accessor "setter" "getter" "deleter" "cached_property"))
+  definition: (function_definition) @definition.function)
 (function_definition name: (identifier) @name
   body: (block . (expression_statement (string) @doc))) @definition.function
 (class_definition name: (identifier) @name) @definition.class

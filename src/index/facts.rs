@@ -206,8 +206,8 @@ pub struct DefDetails {
     /// The name a method gives its own instance where the language lets it choose (a Go
     /// receiver such as `m` in `func (m *Memory) Len()`); `self`/`this` are implied elsewhere.
     pub self_name: Option<String>,
-    /// A getter or setter (JS `get x()` / `set x(v)`): used as a property, so never the
-    /// target of a call.
+    /// A getter or setter (JS `get x()` / `set x(v)`, a Python `@property` and its
+    /// `.setter`): used as a property, so never the target of a call.
     pub accessor: bool,
 }
 

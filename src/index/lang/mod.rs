@@ -234,8 +234,8 @@ pub enum Role {
     ExportDefault,
     /// `@self`.
     SelfName,
-    /// `@accessor`: the definition is a getter or setter (JS `get x()`), read and written
-    /// as a property, never called.
+    /// `@accessor`: the definition is a getter or setter (JS `get x()`, a Python
+    /// `@property`), read and written as a property, never called.
     Accessor,
     /// `@returns`.
     Returns,
