@@ -555,6 +555,43 @@ fn the_lower_bound_counts_only_calls_that_could_add_within_the_depth() {
     assert_eq!(unresolved("2"), 2);
 }
 
+/// `symbols` text names a definition whose qualified name others share (`@overload`
+/// stubs) by its id, the one form `callers` takes for it; a unique name gets no id.
+#[test]
+fn symbols_text_shows_the_id_of_a_shared_qualified_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("m.py"),
+        "import typing\n\n@typing.overload\ndef get(x: int) -> int: ...\n\n\
+         @typing.overload\ndef get(x: str) -> str: ...\n\ndef get(x):\n    return x\n\n\
+         def getter_only():\n    return get(1)\n",
+    )
+    .unwrap();
+    let out = cg()
+        .arg("-C")
+        .arg(dir.path())
+        .args(["--no-cache", "--color", "never", "symbols", "get"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let ids: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" m.get "))
+        .map(|l| l.rsplit("  id ").next().unwrap())
+        .collect();
+    assert_eq!(ids, ["m.py::get", "m.py::get#2", "m.py::get#3"], "{text}");
+    let unique = text.lines().find(|l| l.contains("m.getter_only")).unwrap();
+    assert!(!unique.contains("  id "), "{text}");
+    // The id shown is one `callers` accepts.
+    cg().arg("-C")
+        .arg(dir.path())
+        .args(["--no-cache", "callers", "m.py::get#3"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("m.getter_only"));
+}
+
 /// The text tree has at most `--depth` levels, each node expanded where it is nearest the
 /// root: `mid` is met first under `a_first` (depth 2) but is a direct callee (depth 1), so
 /// `leaf` is listed under the depth-1 `mid`, never at a third level (a fresh-eyes run found

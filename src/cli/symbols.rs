@@ -93,15 +93,23 @@ pub(super) fn run(a: &SymbolsArgs, graph: &CodeGraph, color: bool) -> Result<i32
         let lines: Vec<String> = hits
             .iter()
             .map(|h| {
+                // A qualified name other nodes share (`@overload` stubs, a function defined
+                // twice, two projects' copies) names none of them: the id does.
+                let id = if graph.lookup(&h.node.qualified_name).len() > 1 {
+                    format!("  id {}", output::sanitize(&h.node.id))
+                } else {
+                    String::new()
+                };
                 format!(
-                    "{} {}  {}",
+                    "{} {}  {}{}",
                     output::paint(&format!("{:<11}", h.node.kind.as_str()), "36", color),
                     output::paint(&output::sanitize(&h.node.qualified_name), "1", color),
                     output::paint(
                         &format!("{}:{}", output::sanitize(&h.node.file), h.node.start_line),
                         "2",
                         color
-                    )
+                    ),
+                    output::paint(&id, "2", color)
                 )
             })
             .collect();
