@@ -60,7 +60,17 @@
 (for_statement left: [(pattern_list (identifier) @local.name) (tuple_pattern (identifier) @local.name)])
 (as_pattern alias: (as_pattern_target (identifier) @local.name))
 
-; Functions used as values (callbacks): arguments, keyword arguments, returns, assignments.
+; Functions used as values (callbacks): arguments, keyword arguments, returns, assignments,
+; and elements of list, tuple and set literals and dict values (`on_setattr=[setters.convert,
+; setters.validate]`, `{"json": dump_json}`).
+(list (identifier) @reference)
+(list (attribute object: (_) @reference.receiver attribute: (identifier) @reference))
+(tuple (identifier) @reference)
+(tuple (attribute object: (_) @reference.receiver attribute: (identifier) @reference))
+(set (identifier) @reference)
+(set (attribute object: (_) @reference.receiver attribute: (identifier) @reference))
+(pair value: (identifier) @reference)
+(pair value: (attribute object: (_) @reference.receiver attribute: (identifier) @reference))
 (argument_list (identifier) @reference)
 (argument_list (attribute object: (_) @reference.receiver attribute: (identifier) @reference))
 (keyword_argument value: (identifier) @reference)
