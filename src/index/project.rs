@@ -41,10 +41,22 @@ pub fn parse(path: &str, text: &str) -> Option<ProjectFile> {
     {
         parse_tsconfig(text)
     } else if name == "go.mod" {
+        // `module <path>`, the path maybe quoted, maybe followed by a `//` comment
+        // (`go help go.mod`: "comments start with //").
         text.lines()
-            .find_map(|l| l.trim().strip_prefix("module "))
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix("module")
+                    .filter(|r| r.starts_with([' ', '\t']))
+            })
             .map(|m| ProjectFile::GoMod {
-                module: m.trim().trim_matches('"').to_string(),
+                module: m
+                    .split("//")
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .trim_matches('"')
+                    .to_string(),
             })
     } else if name == "Cargo.toml" {
         parse_cargo(text)
@@ -260,6 +272,20 @@ mod tests {
                 module: "example.com/short".into()
             })
         );
+        // A trailing comment, a quoted path, a tab, a comment line first.
+        for text in [
+            "module example.com/short // the tool\n",
+            "module \"example.com/short\"\n",
+            "// header\nmodule\texample.com/short\n",
+        ] {
+            assert_eq!(
+                parse("x/go.mod", text),
+                Some(ProjectFile::GoMod {
+                    module: "example.com/short".into()
+                }),
+                "{text:?}"
+            );
+        }
         assert_eq!(
             parse("Cargo.toml", "[package]\nname = \"my-lib\"\n"),
             Some(ProjectFile::Cargo {

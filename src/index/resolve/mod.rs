@@ -1610,10 +1610,15 @@ impl<'a> Ctx<'a> {
     ) -> Result<(DefRef, Tier), UnresolvedReason> {
         let f = &self.files[fi as usize];
         let name = c.name.as_str();
-        let one = |v: Vec<DefRef>, tier: Tier| match self.by_arity(c, self.pick(fi, v)).as_slice() {
-            [only] => Ok((*only, tier)),
-            [] => Err(UnresolvedReason::NotFound),
-            _ => Err(UnresolvedReason::Ambiguous),
+        // A getter or setter is read or written, never called: `a.name()` on a typed `a`
+        // calls what the property returns, not the property.
+        let one = |mut v: Vec<DefRef>, tier: Tier| {
+            v.retain(|r| !self.def(*r).is_accessor());
+            match self.by_arity(c, self.pick(fi, v)).as_slice() {
+                [only] => Ok((*only, tier)),
+                [] => Err(UnresolvedReason::NotFound),
+                _ => Err(UnresolvedReason::Ambiguous),
+            }
         };
         // A method's own instance under a chosen name (Go receivers) acts as `self`.
         let own = c.caller.and_then(|i| f.definitions[i as usize].self_name());
