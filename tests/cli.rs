@@ -756,6 +756,21 @@ fn cold_warm_fresh(
     )
 }
 
+/// The JSON answer of `args` run by [`cold_warm_fresh`], which must succeed.
+fn answered(tmp: &std::path::Path, repo: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let (code, v, err) = cold_warm_fresh(tmp, repo, args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    v
+}
+
+/// The `error` object of `args` run by [`cold_warm_fresh`], which must be refused
+/// (exit status 2).
+fn refused(tmp: &std::path::Path, repo: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let (code, v, _) = cold_warm_fresh(tmp, repo, args);
+    assert_eq!(code, 2, "{args:?}");
+    v["error"].clone()
+}
+
 /// A Go name qualified by its import path (the `go.mod` module path, then the folder
 /// below it) names the definition, cold, from the cache and fresh; the folder-path
 /// suffix still does, and a bare name defined twice stays ambiguous.
@@ -780,12 +795,11 @@ fn a_go_import_path_names_the_symbol() {
             ),
         ],
     );
-    let (code, v, err) = cold_warm_fresh(
+    let v = answered(
         tmp.path(),
         &repo,
         &["callers", "example.com/acme/tool/pkg.Func", "--json"],
     );
-    assert_eq!(code, 0, "{err}");
     assert_eq!(v["root"], "pkg/func.go::Func");
     let edges: Vec<(&str, &str)> = v["edges"]
         .as_array()
@@ -795,29 +809,25 @@ fn a_go_import_path_names_the_symbol() {
         .collect();
     assert_eq!(edges, [("main.go::main", "pkg/func.go::Func")]);
     // The module's root package, and the shorter forms that worked before.
-    let (code, v, err) = cold_warm_fresh(
+    let v = answered(
         tmp.path(),
         &repo,
         &["callees", "example.com/acme/tool.main", "--json"],
     );
-    assert_eq!(code, 0, "{err}");
     assert_eq!(v["root"], "main.go::main");
     for short in ["pkg.Func", "pkg/func.go::Func"] {
-        let (code, v, err) = cold_warm_fresh(tmp.path(), &repo, &["callers", short, "--json"]);
-        assert_eq!(code, 0, "{short}: {err}");
+        let v = answered(tmp.path(), &repo, &["callers", short, "--json"]);
         assert_eq!(v["root"], "pkg/func.go::Func", "{short}");
     }
-    let (code, v, _) = cold_warm_fresh(tmp.path(), &repo, &["callers", "Func", "--json"]);
-    assert_eq!(code, 2);
-    assert_eq!(v["error"]["reason"], "ambiguous");
+    let error = refused(tmp.path(), &repo, &["callers", "Func", "--json"]);
+    assert_eq!(error["reason"], "ambiguous");
     // Another module path, or a package the module does not have, names nothing.
     for wrong in [
         "example.com/acme/toolbox/pkg.Func",
         "example.com/acme/tool/nopkg.Func",
     ] {
-        let (code, v, _) = cold_warm_fresh(tmp.path(), &repo, &["callers", wrong, "--json"]);
-        assert_eq!(code, 2, "{wrong}");
-        assert_eq!(v["error"]["reason"], "not_found", "{wrong}");
+        let error = refused(tmp.path(), &repo, &["callers", wrong, "--json"]);
+        assert_eq!(error["reason"], "not_found", "{wrong}");
     }
 }
 
@@ -849,12 +859,11 @@ fn a_cargo_package_name_names_the_crate() {
             ),
         ],
     );
-    let (code, v, err) = cold_warm_fresh(
+    let v = answered(
         tmp.path(),
         &repo,
         &["callers", "frames::checksum", "--json"],
     );
-    assert_eq!(code, 0, "{err}");
     assert_eq!(v["root"], "crates/wire-frames/src/lib.rs::checksum");
     let ids = common::strs(&v["nodes"], "id");
     assert_eq!(
@@ -864,17 +873,15 @@ fn a_cargo_package_name_names_the_crate() {
             "crates/wire-frames/src/lib.rs::encode"
         ]
     );
-    let (code, v, err) = cold_warm_fresh(
+    let v = answered(
         tmp.path(),
         &repo,
         &["callers", "frames_legacy::checksum", "--json"],
     );
-    assert_eq!(code, 0, "{err}");
     assert_eq!(v["root"], "crates/frames-legacy/src/lib.rs::checksum");
     // The bare name stays ambiguous, listing both.
-    let (code, v, _) = cold_warm_fresh(tmp.path(), &repo, &["callers", "checksum", "--json"]);
-    assert_eq!(code, 2);
-    let candidates = common::strs(&v["error"]["candidates"], "id");
+    let error = refused(tmp.path(), &repo, &["callers", "checksum", "--json"]);
+    let candidates = common::strs(&error["candidates"], "id");
     assert_eq!(
         candidates,
         [

@@ -1621,6 +1621,8 @@ impl<'a> Ctx<'a> {
             }
         };
         // A method's own instance under a chosen name (Go receivers) acts as `self`.
+        // The calling definition, never its own guess through another object.
+        let caller = c.caller.map(|d| (fi, d));
         let own = c.caller.and_then(|i| f.definitions[i as usize].self_name());
         let owned;
         let normalized;
@@ -1714,12 +1716,12 @@ impl<'a> Ctx<'a> {
             .chars()
             .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.' || ch == ':' || ch == '$');
         if !is_path {
-            return self.method_fallback(fi, name, c.caller.map(|d| (fi, d)));
+            return self.method_fallback(fi, name, caller);
         }
         let sep = if f.language == "rust" { "::" } else { "." };
         let segs: Vec<&str> = recv.split(sep).filter(|s| !s.is_empty()).collect();
         let Some(&first) = segs.first() else {
-            return self.method_fallback(fi, name, c.caller.map(|d| (fi, d)));
+            return self.method_fallback(fi, name, caller);
         };
         // Rust module paths (`crate::a::f`, `util::f`, `other_crate::m::f`).
         if f.language == "rust" {
@@ -1853,7 +1855,7 @@ impl<'a> Ctx<'a> {
         if f.language == "rust" && recv.contains(|ch: char| ch == ':' || ch.is_uppercase()) {
             return Err(UnresolvedReason::External);
         }
-        self.method_fallback(fi, name, c.caller.map(|d| (fi, d)))
+        self.method_fallback(fi, name, caller)
     }
 
     /// The type of a receiver expression, from inline constructions and typed bindings.
