@@ -42,6 +42,8 @@
 
 [(line_comment) (block_comment)] @comment
 (attribute_item) @annotation
+; Attribute arguments are token trees too, but metadata, not calls (`#[cfg(all(unix))]`).
+[(attribute_item) (inner_attribute_item)] @no_calls
 
 ; Typed names (receiver typing): `let x = Foo::new()`, `let x = Foo { .. }`, `let x: Foo`,
 ; parameters and struct fields with a named type.

@@ -35,7 +35,7 @@ pub(crate) struct LineIndex {
 impl LineIndex {
     pub(crate) fn new(text: &str) -> LineIndex {
         let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         LineIndex { starts }
     }
 
@@ -445,6 +445,9 @@ fn run_query<'t>(
     let mut comments: Vec<(tree_sitter::Point, usize, std::ops::Range<usize>)> = Vec::new();
     let mut annotations: Vec<(usize, usize)> = Vec::new();
     let src = text.as_bytes();
+    let mut macro_tokens = lang::rust::MacroTokens::default();
+    // The latest `@no_calls` node's bytes.
+    let mut no_calls = 0..0;
     // One match of `tags.scm`: its captures, consumed in the query cursor's match order.
     let mut on_match = |_pattern: usize, caps: &[QueryCapture<'t>]| {
         let role_of = |i: u32| c.roles[i as usize];
@@ -532,11 +535,20 @@ fn run_query<'t>(
             }
             return;
         }
+        // Text that is not code (`@no_calls`) comes before the matches inside it (tree
+        // order); such nodes do not nest, so the latest one is the only one to check.
+        if let Some(n) = find(Role::NoCalls) {
+            no_calls = n.byte_range();
+            return;
+        }
         // Call sites, keyed by the callee name token; a match with a receiver wins.
         let call = find(Role::Call)
             .map(|n| (n, false))
             .or_else(|| find(Role::CallNew).map(|n| (n, true)));
         if let (Some((call, is_new)), Some(name)) = (call, find(Role::CallName)) {
+            if no_calls.contains(&name.start_byte()) {
+                return;
+            }
             let qualifier = find(Role::CallQualifier);
             let mut is_path = qualifier.is_some();
             let mut receiver = find(Role::CallReceiver)
@@ -545,7 +557,9 @@ fn run_query<'t>(
             // A Rust call inside macro arguments (a token tree): its `.` or `::` before
             // the name, which the pattern cannot see, makes it a method or path call.
             if receiver.is_none() && call.kind() == "token_tree" {
-                if let Some((r, path)) = lang::rust::macro_call_receiver(name, src) {
+                if let Some((r, path)) =
+                    lang::rust::macro_call_receiver(name, call, src, &mut macro_tokens)
+                {
                     receiver = Some(squash(&r));
                     is_path = path;
                 }
@@ -579,7 +593,7 @@ fn run_query<'t>(
         // Names used as values (callbacks): kept apart from calls by the flag.
         if let Some(name) = find(Role::Reference) {
             let key = name.start_byte();
-            if calls.get(&key).is_none() {
+            if calls.get(&key).is_none() && !no_calls.contains(&key) {
                 let p = name.start_position();
                 calls.insert(RawCall {
                     at: key,

@@ -481,52 +481,60 @@ fn window8(s: &str, at: usize) -> u64 {
     u64::from_be_bytes(b)
 }
 
-/// `ixs` sorted by `key` (whose second part is the unique id, so the order is total): a
-/// most-significant-digit radix sort with 8-byte digits of the key's first part, each
-/// digit beside its node, so most comparisons touch neither the node nor its strings (the
-/// two name sorts of a 1.16M-definition repo took 700 ms comparing strings through the
-/// graph, `-v`; qualified names share long module prefixes). Runs still tied after
-/// [`RADIX_LEVELS`] digits, or whose strings all end within the digits, are sorted by the
-/// whole key.
+/// `ixs` sorted by (`key`, id), the id standing as its rank in id order (`id_rank`, by
+/// `NodeIndex::index`), so ties on the key are broken by integer comparison, not by
+/// comparing ids that share their whole path. A most-significant-digit radix sort with
+/// 8-byte digits of the key, each digit beside its node, so most comparisons touch neither
+/// the node nor its strings (the two name sorts of a 1.16M-definition repo took 700 ms
+/// comparing strings through the graph, `-v`; qualified names share long module prefixes,
+/// and 2% of a Rust-tree index went to comparing the ids of same-named definitions). Runs
+/// still tied after [`RADIX_LEVELS`] digits are sorted by the whole key; runs whose keys
+/// all end within the digits are equal and sorted by rank alone.
 fn sorted_by_key(
     graph: &NodeRefs<'_>,
     ixs: &[NodeIndex],
-    key: fn(&Node) -> (&str, &str),
+    id_rank: &[u32],
+    key: fn(&Node) -> &str,
 ) -> Vec<NodeIndex> {
     use rayon::prelude::*;
-    let mut keyed: Vec<(u64, NodeIndex)> = ixs
+    let mut keyed: Vec<(u64, u32, NodeIndex)> = ixs
         .par_iter()
-        .map(|&ix| (window8(key(&graph[ix]).0, 0), ix))
+        .map(|&ix| (window8(key(&graph[ix]), 0), id_rank[ix.index()], ix))
         .collect();
     keyed.par_sort_unstable_by_key(|e| e.0);
     keyed
         .par_chunk_by_mut(|a, b| a.0 == b.0)
         .for_each(|run| sort_tied(graph, run, key, 8, RADIX_LEVELS - 1));
-    keyed.into_iter().map(|(_, ix)| ix).collect()
+    keyed.into_iter().map(|(_, _, ix)| ix).collect()
 }
 
 /// 8-byte digits [`sorted_by_key`] looks at before it compares whole keys.
 const RADIX_LEVELS: usize = 6;
 
-/// Orders `run`, whose keys' first parts agree on every digit before byte `at` (padded).
+/// Orders `run` (digit, id rank, node), whose keys agree on every digit before byte `at`
+/// (padded).
 fn sort_tied(
     graph: &NodeRefs<'_>,
-    run: &mut [(u64, NodeIndex)],
-    key: fn(&Node) -> (&str, &str),
+    run: &mut [(u64, u32, NodeIndex)],
+    key: fn(&Node) -> &str,
     at: usize,
     levels: usize,
 ) {
     if run.len() < 2 {
         return;
     }
-    let whole =
-        |a: &(u64, NodeIndex), b: &(u64, NodeIndex)| key(&graph[a.1]).cmp(&key(&graph[b.1]));
-    if levels == 0 || run.iter().all(|e| key(&graph[e.1]).0.len() <= at) {
-        run.sort_unstable_by(whole);
+    if run.iter().all(|e| key(&graph[e.2]).len() <= at) {
+        // Equal padded prefixes and no byte beyond them: equal keys (padding is zeros,
+        // but a key's own NUL bytes count, so compare lengths too).
+        run.sort_unstable_by_key(|e| (key(&graph[e.2]).len(), e.1));
+        return;
+    }
+    if levels == 0 {
+        run.sort_unstable_by(|a, b| (key(&graph[a.2]), a.1).cmp(&(key(&graph[b.2]), b.1)));
         return;
     }
     for e in run.iter_mut() {
-        e.0 = window8(key(&graph[e.1]).0, at);
+        e.0 = window8(key(&graph[e.2]), at);
     }
     run.sort_unstable_by_key(|e| e.0);
     for tied in run.chunk_by_mut(|a, b| a.0 == b.0) {
@@ -545,8 +553,8 @@ fn name_indexes(
     let id_rank = ranks(&by_id, bound);
     ixs.retain(|&ix| graph[ix].kind != Kind::File);
     let (by_name, by_qualified) = rayon::join(
-        || sorted_by_key(graph, &ixs, |n| (&n.name, &n.id)),
-        || sorted_by_key(graph, &ixs, |n| (&n.qualified_name, &n.id)),
+        || sorted_by_key(graph, &ixs, &id_rank, |n| &n.name),
+        || sorted_by_key(graph, &ixs, &id_rank, |n| &n.qualified_name),
     );
     debug_assert!(
         by_name.is_sorted_by_key(|&ix| (&graph[ix].name, &graph[ix].id))

@@ -249,6 +249,9 @@ pub enum Role {
     Comment,
     /// `@annotation`.
     Annotation,
+    /// `@no_calls`: a node whose text is not code that runs (a Rust attribute's token tree:
+    /// `#[cfg(all(unix))]`), so call and reference matches inside it are dropped.
+    NoCalls,
     /// `@local.name`.
     LocalName,
     /// `@local.type`.
@@ -291,6 +294,7 @@ impl Role {
             "package" => Role::Package,
             "comment" => Role::Comment,
             "annotation" => Role::Annotation,
+            "no_calls" => Role::NoCalls,
             "local.name" => Role::LocalName,
             "local.type" => Role::LocalType,
             n if n.starts_with('_') => Role::Ignore,
