@@ -17,6 +17,11 @@ fn main() {
     // Without it a cache file truncated under us ends the process mid-screen.
     let _ = codegraph_tui::fatal::install();
     let cli = Cli::parse();
+    // Before any thread uses tree-sitter. The benchmark's bare parse keeps tree-sitter's
+    // default allocator.
+    if !cli.bare_parse() {
+        codegraph_tui::index::arena::install();
+    }
     let guard = init_logging(cli.verbose);
     let code = match cli::run(cli) {
         Ok(code) => code,

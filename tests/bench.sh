@@ -3,7 +3,9 @@
 # For each tree (Rust crates, Python sdists, npm, Go and Java packages) prints one JSON line
 # with the index counts, wall time, files/s, MB/s, peak RSS, and the ratio of `index` time to
 # a bare tree-sitter parse of the same files (same walk, reads and threads: `index
-# --parse-only`). Trees: CG_TREES (default "rust python npm go java"). Threads:
+# --parse-only`, tree-sitter's default allocator), and to the same parse with the arena the
+# index allocates tree-sitter's nodes from (`--parse-only --arena`: what the index spends
+# beyond its own parse). Trees: CG_TREES (default "rust python npm go java"). Threads:
 # CODEGRAPH_THREADS (default 2, the CI machine's cores). Each command runs 3 times; the
 # fastest run counts (the others are warm-up for the page cache). CPU seconds (user+sys) are
 # reported beside wall time: on a shared machine they are the steadier measure.
@@ -31,10 +33,12 @@ for tree in ${CG_TREES:-rust python npm go java}; do
   read -r t_index rss cpu_index < <(best "$BIN" -C "$dir" --no-cache index --json)
   cp "$tmp/out" "$tmp/index.json"
   read -r t_parse _ cpu_parse < <(best "$BIN" -C "$dir" --no-cache index --parse-only)
-  python3 - "$tree" "$t_index" "$rss" "$t_parse" "$cpu_index" "$cpu_parse" "$tmp/index.json" <<'PY'
+  read -r t_arena _ cpu_arena < <(best "$BIN" -C "$dir" --no-cache index --parse-only --arena)
+  python3 - "$tree" "$t_index" "$rss" "$t_parse" "$cpu_index" "$cpu_parse" "$tmp/index.json" "$t_arena" "$cpu_arena" <<'PY'
 import json, sys
 tree, t_index, rss, t_parse = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 cpu_index, cpu_parse = float(sys.argv[5]), float(sys.argv[6])
+t_arena, cpu_arena = float(sys.argv[8]), float(sys.argv[9])
 s = json.load(open(sys.argv[7]))["stats"]
 files = s["files_indexed"] + s["files_windowed"]
 print(json.dumps({
@@ -44,6 +48,8 @@ print(json.dumps({
     "index_s": t_index, "files_per_s": round(files / t_index), "mb_per_s": round(s["bytes"] / 1e6 / t_index, 1),
     "peak_rss_mb": round(rss / 1024), "bare_parse_s": t_parse, "index_over_parse": round(t_index / t_parse, 2),
     "cpu_index_s": cpu_index, "cpu_parse_s": cpu_parse, "cpu_index_over_parse": round(cpu_index / cpu_parse, 2),
+    "arena_parse_s": t_arena, "index_over_arena_parse": round(t_index / t_arena, 2),
+    "cpu_index_over_arena_parse": round(cpu_index / cpu_arena, 2),
     "phases_ms_last_run": s["elapsed_ms"],
 }))
 PY

@@ -32,6 +32,10 @@ pub struct IndexArgs {
     /// Benchmark baseline: walk, read and parse with tree-sitter only (no extraction).
     #[arg(long, hide = true)]
     pub parse_only: bool,
+    /// With --parse-only: parse with the allocation arena `index` uses (`index::arena`),
+    /// not tree-sitter's default allocator.
+    #[arg(long, hide = true, requires = "parse_only")]
+    pub arena: bool,
 }
 
 pub(super) fn run(cli: &Cli, a: &IndexArgs, root: &Path, config: &Config) -> Result<i32> {

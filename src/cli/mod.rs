@@ -97,6 +97,15 @@ pub enum Command {
 
 /// Runs the parsed command line; returns the process exit code.
 ///
+impl Cli {
+    /// `index --parse-only` (without `--arena`): the benchmark's bare tree-sitter parse,
+    /// which must run tree-sitter as a plain user would (its default allocator; see
+    /// `index::arena`).
+    pub fn bare_parse(&self) -> bool {
+        matches!(&self.command, Some(Command::Index(a)) if a.parse_only && !a.arena)
+    }
+}
+
 /// Errors: anything that should end the process with a message on stderr.
 pub fn run(cli: Cli) -> Result<i32> {
     let json = match &cli.command {

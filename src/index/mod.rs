@@ -6,6 +6,7 @@
 //! [`IndexOptions::threads`] threads, keep only facts (trees are dropped after extraction),
 //! and give byte-identical canonical output whatever the thread count.
 
+pub mod arena;
 pub mod chunk;
 pub mod export;
 pub mod extract;
