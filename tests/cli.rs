@@ -829,6 +829,13 @@ fn a_go_import_path_names_the_symbol() {
         let error = refused(tmp.path(), &repo, &["callers", wrong, "--json"]);
         assert_eq!(error["reason"], "not_found", "{wrong}");
     }
+    // An empty SYMBOL is an error of its own, not a name with arbitrary suggestions.
+    for empty in ["", "  "] {
+        let error = refused(tmp.path(), &repo, &["callers", empty, "--json"]);
+        assert!(error["reason"].is_null(), "{empty:?}: {error}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with("empty SYMBOL"), "{empty:?}: {error}");
+    }
 }
 
 /// A Rust path names its crate by the `[package] name` of its `Cargo.toml` even when the

@@ -34,6 +34,8 @@
 ; `x: Foo`, parameters `x: Foo`.
 (assignment left: (identifier) @local.name right: (call function: (identifier) @local.type))
 (assignment left: (identifier) @local.name
+  right: (call function: (attribute object: (identifier) attribute: (identifier)) @local.type))
+(assignment left: (identifier) @local.name
   right: (call function: (attribute attribute: (identifier) @local.type)))
 ((assignment left: (attribute object: (identifier) @_self) @local.name
    right: (call function: [(identifier) (attribute)] @local.type))

@@ -143,10 +143,14 @@ fn similar<'a>(graph: &'a CodeGraph, symbol: &str, n: usize) -> Vec<&'a Node> {
 /// qualified name, qualified-name suffix, bare name, then a Rust path by crate folder or
 /// Cargo package name, or a Go name by import path).
 ///
-/// Errors: a [`SymbolError`]: no match (with suggestions, labelled as such: names equal
-/// ignoring case, within two edits, then fuzzy matches) or several matches (all listed
-/// with ids).
+/// Errors: an empty (or all-blank) SYMBOL; a [`SymbolError`]: no match (with
+/// suggestions, labelled as such: names equal ignoring case, within two edits, then fuzzy
+/// matches) or several matches (all listed with ids).
 pub fn pick<'a>(graph: &'a CodeGraph, symbol: &str) -> Result<&'a Node> {
+    if symbol.trim().is_empty() {
+        // Not a name that matches nothing: suggestions for it would be arbitrary.
+        bail!("empty SYMBOL: give a name, a qualified name or a node id");
+    }
     let found = graph.lookup(symbol);
     if let [one] = found[..] {
         return Ok(one);

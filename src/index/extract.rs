@@ -19,7 +19,7 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashSet};
 
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Parser, QueryCapture, QueryCursor};
+use tree_sitter::{Node, Parser, QueryCapture, QueryCursor, Tree};
 
 use super::chunk::{self, ChunkOptions};
 use super::facts::{
@@ -296,14 +296,26 @@ fn extract_with(
         // The reference engine needs the whole query compiled; its error is reported here.
         compiled.query()?;
     }
-    let parse = |text: &str| {
-        PARSER.with(|p| {
-            let mut p = p.borrow_mut();
+    // Tree-sitter's allocations for this file come from the thread's arena when the binary
+    // installed it (`arena`): then the file has its own parser and query cursor, and its
+    // trees are forgotten at the end instead of freed node by node.
+    let arena = super::arena::Scope::enter();
+    let mut own_parser: Option<Parser> = None;
+    let mut parse = |text: &str| {
+        let run = |p: &mut Parser| {
             p.set_language(&compiled.language)
                 .map_err(|e| format!("grammar: {e}"))?;
             p.parse(text, None)
                 .ok_or_else(|| "parser returned no tree".to_string())
-        })
+        };
+        match &arena {
+            Some(_) => run(own_parser.get_or_insert_with(Parser::new)),
+            None => PARSER.with(|p| run(&mut p.borrow_mut())),
+        }
+    };
+    let drop_tree = |t: Tree| match &arena {
+        Some(scope) => scope.forget(t),
+        None => drop(t),
     };
     let mut tree = parse(text)?;
     // Rust items inside item-level `cfg_*! { ... }` blocks (tokio wraps much of its API in
@@ -321,9 +333,10 @@ fn extract_with(
             // A block that was not items after all makes errors the wrapped file did not
             // have: keep the file as it was, rather than lose what follows the block.
             if t.root_node().has_error() && !tree.root_node().has_error() {
+                drop_tree(t);
                 break;
             }
-            tree = t;
+            drop_tree(std::mem::replace(&mut tree, t));
             unwrapped = Some(u);
         }
     }
@@ -335,8 +348,12 @@ fn extract_with(
     let (mut definitions, mut calls, imports, default_export, raw_bindings, package) = SCRATCH
         .with(|s| {
             let s = &mut *s.borrow_mut();
-            let (imports, default_export, raw_bindings, package) =
-                CURSOR.with(|c| run_query(compiled, root, text, &mut c.borrow_mut(), engine, s));
+            let (imports, default_export, raw_bindings, package) = match &arena {
+                Some(_) => run_query(compiled, root, text, &mut QueryCursor::new(), engine, s),
+                None => {
+                    CURSOR.with(|c| run_query(compiled, root, text, &mut c.borrow_mut(), engine, s))
+                }
+            };
             let definitions = build_definitions(path, spec, text, &module_path, &mut s.defs);
             s.calls.calls.sort_by_key(|c| c.at);
             let calls = attach_calls(&definitions, &mut s.calls.calls);
@@ -357,7 +374,7 @@ fn extract_with(
     for d in &mut definitions {
         d.signature = cap_chars(lines.line(text, d.start_line).trim(), 240);
     }
-    drop(tree);
+    drop_tree(tree);
     Ok(FileFacts {
         path: path.to_string(),
         language: spec.name.to_string(),
@@ -634,6 +651,10 @@ fn run_query<'t>(
                     match qual {
                         Some(q) if !q.contains("::") && !type_name.is_empty() => {
                             format!("{q}.{type_name}")
+                        }
+                        // A Rust module path (`crate::disk::Conn`), dotted the same way.
+                        Some(q) if c.spec.name == "rust" && !type_name.is_empty() => {
+                            format!("{}.{type_name}", q.replace("::", "."))
                         }
                         _ if type_name.is_empty() => return,
                         _ => type_name,
@@ -1080,11 +1101,17 @@ fn attach_bindings(defs: &[Definition], raw: Vec<RawBinding>) -> Vec<Binding> {
 }
 
 /// Parses `text` and drops the tree: the benchmark baseline. `false` when the parser
-/// gives up or the grammar cannot load.
+/// gives up or the grammar cannot load. With the arena installed (`index --parse-only
+/// --arena`) it parses as [`extract`] does: its own parser, the tree forgotten.
 pub fn parse_only(spec: &'static LanguageSpec, text: &str) -> bool {
     let Ok(compiled) = lang::compiled(spec) else {
         return false;
     };
+    if let Some(scope) = super::arena::Scope::enter() {
+        let mut p = Parser::new();
+        let ok = p.set_language(&compiled.language).is_ok();
+        return ok && p.parse(text, None).map(|t| scope.forget(t)).is_some();
+    }
     PARSER.with(|p| {
         let mut p = p.borrow_mut();
         p.set_language(&compiled.language).is_ok() && p.parse(text, None).is_some()

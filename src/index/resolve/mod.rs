@@ -241,8 +241,12 @@ pub struct Resolution {
 
 /// What a receiver's type is known to be.
 enum Typed {
-    /// A type defined in the repo (by name).
+    /// A type defined in the repo, by name: looked up from the file of the call.
     Repo(String),
+    /// The repo type definition the name resolved to in the file that wrote it (a
+    /// parameter's `b.Encoder`, a factory's return type in its own file): a same-named type
+    /// of the calling file is not it.
+    Def(DefRef),
     /// A type defined nowhere in the repo.
     External,
     /// Not known.
@@ -882,6 +886,22 @@ impl<'a> Ctx<'a> {
             .collect()
     }
 
+    /// Whether `r` is defined inside a function or method body (a nested function, an
+    /// arrow function bound to a local name): a bare name reaches it only from inside
+    /// that body (JS, Python and Rust scoping alike), never from another function.
+    fn in_callable(&self, r: DefRef) -> bool {
+        let defs = &self.files[r.0 as usize].definitions;
+        let mut p = defs[r.1 as usize].parent;
+        while let Some(i) = p {
+            let d = &defs[i as usize];
+            if d.kind.is_callable() {
+                return true;
+            }
+            p = d.parent;
+        }
+        false
+    }
+
     fn top_level_in(&self, files: &[u32], name: &str) -> Vec<DefRef> {
         let mut v = Vec::new();
         for &fi in files {
@@ -1488,11 +1508,25 @@ impl<'a> Ctx<'a> {
                     .filter(|&r| self.def(r).parent.is_none())
                     .collect(),
             );
-            return match top.len() {
-                1 => Ok((top[0], Tier::Local)),
-                0 if local.len() == 1 => Ok((local[0], Tier::Local)),
-                _ => Err(UnresolvedReason::Ambiguous),
-            };
+            match top.len() {
+                1 => return Ok((top[0], Tier::Local)),
+                // Nested in a namespace or an object, not in another function's body
+                // (whose names only that body sees: the scopes above): else the
+                // imports decide.
+                0 => {
+                    let visible: Vec<DefRef> = local
+                        .iter()
+                        .copied()
+                        .filter(|&r| !self.in_callable(r))
+                        .collect();
+                    match visible.len() {
+                        0 => {}
+                        1 => return Ok((visible[0], Tier::Local)),
+                        _ => return Err(UnresolvedReason::Ambiguous),
+                    }
+                }
+                _ => return Err(UnresolvedReason::Ambiguous),
+            }
         }
         // 2. import bindings.
         if let Some(imps) = self.local(fi).bindings.get(name) {
@@ -1567,6 +1601,7 @@ impl<'a> Ctx<'a> {
             .filter(|&r| {
                 let d = self.def(r);
                 (d.kind.is_callable() && d.kind != Kind::Method || d.kind.is_constructible())
+                    && !self.in_callable(r)
                     && (r.0 == fi || !self.internal.contains(&r))
                     && self.sees_namespace(fi, self.namespace_of(r))
             })
@@ -1649,8 +1684,12 @@ impl<'a> Ctx<'a> {
             self.receiver_type_depth(fi, c.caller, recv, depth)
         };
         match typed {
-            Typed::Repo(ty) => {
-                let m = self.member_with_bases(fi, &ty, name, 0);
+            Typed::Repo(_) | Typed::Def(_) => {
+                let m = match typed {
+                    Typed::Def(t) => self.members_of_def(t, name, 0),
+                    Typed::Repo(ty) => self.member_with_bases(fi, &ty, name, 0),
+                    _ => Vec::new(),
+                };
                 return match m.len() {
                     0 => Err(UnresolvedReason::NotFound),
                     _ => one(m, Tier::Qualified),
@@ -1881,6 +1920,7 @@ impl<'a> Ctx<'a> {
             };
             match typed {
                 Typed::Repo(t) if self.is_constructible(fi, &t) => return Typed::Repo(t),
+                Typed::Def(t) if self.def(t).kind.is_constructible() => return Typed::Def(t),
                 // Not a construction: typed below as a call result.
                 _ if recv.ends_with(')') => {}
                 _ => return Typed::Unknown,
@@ -1923,8 +1963,8 @@ impl<'a> Ctx<'a> {
                 // called by name).
                 Ok((t, _)) if !self.def(t).kind.is_callable() => {
                     let d = self.def(t);
-                    if self.types.contains_key(&(self.fam(t.0), &*d.name)) {
-                        Typed::Repo(d.name.to_string())
+                    if is_typeish(d.kind) || (self.fam(t.0) == "go" && d.kind == Kind::TypeAlias) {
+                        Typed::Def(t)
                     } else {
                         Typed::Unknown
                     }
@@ -1969,6 +2009,7 @@ impl<'a> Ctx<'a> {
         for field in rest {
             ty = match ty {
                 Typed::Repo(t) => self.field_type(fi, &t, field),
+                Typed::Def(t) => self.field_type_of(t, field),
                 other => return other,
             };
         }
@@ -2033,9 +2074,14 @@ impl<'a> Ctx<'a> {
     /// constructor parameter of that name (TypeScript parameter properties, and the
     /// `self.x = x` idiom).
     fn field_type(&self, fi: u32, ty: &str, field: &str) -> Typed {
-        let Some((t, _)) = self.resolve_base(fi, ty) else {
-            return Typed::Unknown;
-        };
+        match self.resolve_base(fi, ty) {
+            Some((t, _)) => self.field_type_of(t, field),
+            None => Typed::Unknown,
+        }
+    }
+
+    /// [`Ctx::field_type`] of the type definition `t`.
+    fn field_type_of(&self, t: DefRef, field: &str) -> Typed {
         let tf = &self.files[t.0 as usize];
         let inside = |s: Option<u32>| {
             let mut cur = s;
@@ -2092,13 +2138,25 @@ impl<'a> Ctx<'a> {
     }
 
     fn classify_depth(&self, fi: u32, ty: &str, depth: u32) -> Typed {
+        // A repo type is resolved here, in the file that names it: the caller asking
+        // for its members may be in another file, with another type of that name.
+        match self.classify_name(fi, ty, depth) {
+            Typed::Repo(name) => match self.resolve_base(fi, &name) {
+                Some((t, _)) => Typed::Def(t),
+                None => Typed::Repo(name),
+            },
+            other => other,
+        }
+    }
+
+    fn classify_name(&self, fi: u32, ty: &str, depth: u32) -> Typed {
         let fam = self.fam(fi);
         // `pkg.Type`: the qualifier's import decides (see `resolve_base_ref`).
         if let Some((q, name)) = ty.rsplit_once('.') {
             let first = q.split('.').next().unwrap_or(q);
             if let Some(imps) = self.local(fi).bindings.get(first) {
                 return match self.resolve_base_ref(fi, name, Some(q)) {
-                    Some((t, _)) => Typed::Repo(self.def(t).name.to_string()),
+                    Some((t, _)) => Typed::Def(t),
                     // A factory of the imported package (`x := store.NewMemory()`): its
                     // declared return type.
                     None if depth == 0 && q == first => {
@@ -2134,6 +2192,22 @@ impl<'a> Ctx<'a> {
                         }
                     }
                 };
+            }
+            // Rust `disk::Conn` (bound as `disk.Conn`): the module path from this file.
+            if fam == "rust" {
+                let segs: Vec<&str> = q.split('.').collect();
+                if let Some((Target::Files(v), used)) = self.modules.rust(self.files, fi, &segs) {
+                    if used == segs.len() {
+                        let t: Vec<DefRef> = self
+                            .types
+                            .refs(&(fam, name))
+                            .filter(|r| v.contains(&r.0) && self.def(*r).kind != Kind::Impl)
+                            .collect();
+                        if let [t] = t.as_slice() {
+                            return Typed::Def(*t);
+                        }
+                    }
+                }
             }
             // Go qualifies a name only by a package (Go spec, "Qualified identifiers"): an
             // unbound qualifier is a value, and `v.Name` is its field or method, not a type.
@@ -2290,22 +2364,37 @@ impl<'a> Ctx<'a> {
             return self.resolve_base(fi, name);
         };
         for imp in imps {
-            // `import a.b` bound `a`: the qualifier is a module path from the package `a`.
-            let bound = match python_package_binding(self.fam(fi), imp) {
-                Some(_) => match self.modules.python(self.files, fi, q) {
+            // `import a.b` bound `a`: the qualifier is a module path from the package `a`;
+            // so is `a.b` after a plain `import a` (`requests.cookies.RequestsCookieJar`).
+            let dotted = python_package_binding(self.fam(fi), imp).is_some()
+                || (self.fam(fi) == "python"
+                    && imp.name.is_none()
+                    && imp.alias.is_none()
+                    && q.contains('.'));
+            let bound = match dotted {
+                true => match self.modules.python(self.files, fi, q) {
                     Target::Files(v) if !v.is_empty() => Bound::Module(v),
                     _ => self.bind(fi, imp),
                 },
-                None => self.bind(fi, imp),
+                false => self.bind(fi, imp),
             };
             match bound {
                 Bound::External => return None,
                 Bound::Module(files) => {
-                    let v: Vec<DefRef> = self
+                    let mut v: Vec<DefRef> = self
                         .types
                         .refs(&(self.fam(fi), name))
                         .filter(|r| files.contains(&r.0) && self.def(*r).kind != Kind::Impl)
                         .collect();
+                    if v.is_empty() {
+                        // A type the module re-exports (`click.Option`: `from .core import
+                        // Option` in click's `__init__.py`).
+                        v = self
+                            .exported_in(&files, name, 0)
+                            .into_iter()
+                            .filter(|&r| is_typeish(self.def(r).kind))
+                            .collect();
+                    }
                     return (v.len() == 1).then(|| (v[0], Tier::Import));
                 }
                 _ => {}
@@ -2327,7 +2416,9 @@ impl<'a> Ctx<'a> {
                 _ => None,
             };
         }
-        let types = self.types.get(&(fam, name))?;
+        // An import alias (`from .sansio.blueprints import Blueprint as SansioBlueprint`)
+        // names a type no definition is named after: the bindings are asked first then.
+        let types = self.types.get(&(fam, name)).unwrap_or_default();
         let here: Vec<DefRef> = types
             .iter()
             .copied()
@@ -2339,11 +2430,14 @@ impl<'a> Ctx<'a> {
         if let Some(imps) = self.local(fi).bindings.get(name) {
             for imp in imps {
                 if let Bound::Defs(d) = self.bind(fi, imp) {
-                    if d.len() == 1 {
+                    if d.len() == 1 && (!types.is_empty() || is_typeish(self.def(d[0]).kind)) {
                         return Some((d[0], Tier::Import));
                     }
                 }
             }
+        }
+        if types.is_empty() {
+            return None;
         }
         let all: Vec<DefRef> = types
             .iter()
