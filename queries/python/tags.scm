@@ -28,6 +28,12 @@
 (import_from_statement module_name: (_) @import.module (wildcard_import) @import.glob) @import
 
 (call function: (identifier) @call.name) @call
+; A decorator without arguments calls its function with the decorated one (`@setupmethod`,
+; `@functools.cache`); with arguments it is a `call` already. `@x.setter` and the like
+; are the property's own.
+(decorator (identifier) @call.name) @call
+((decorator (attribute object: (_) @call.receiver attribute: (identifier) @call.name)) @call
+  (#not-any-of? @call.name "setter" "getter" "deleter"))
 (call function: (attribute object: (_) @call.receiver attribute: (identifier) @call.name)) @call
 
 ; Typed names (receiver typing): `x = Foo(...)`, `x = mod.Foo(...)`, `self.x = Foo(...)`,

@@ -2466,9 +2466,16 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        // The same package (directory), then the crate.
+        // The same package (directory), then the crate. In Java and Go a type of the same
+        // package is in scope without an import (JLS 6.3, the Go spec's package block):
+        // found there, it is `local` even when no other type has its name (`class B
+        // extends A` beside `A.java`, too short a name for a guess).
         let near = narrow(self.files, fi, all.clone());
-        if near.len() == 1 && all.len() > 1 {
+        let same_package = matches!(fam, "java" | "go")
+            && near.len() == 1
+            && dir_of(&self.files[near[0].0 as usize].path)
+                == dir_of(&self.files[fi as usize].path);
+        if near.len() == 1 && (all.len() > 1 || same_package) {
             return Some((near[0], Tier::Local));
         }
         (all.len() == 1 && (unique_name_allowed(name) || all[0].0 == fi))
