@@ -59,6 +59,8 @@
 ; not a same-named module-level function.
 (parameters (identifier) @local.name)
 (parameters (default_parameter name: (identifier) @local.name))
+(parameters (typed_parameter (identifier) @local.name))
+(parameters (typed_default_parameter name: (identifier) @local.name))
 (parameters (list_splat_pattern (identifier) @local.name))
 (parameters (dictionary_splat_pattern (identifier) @local.name))
 (assignment left: (identifier) @local.name)

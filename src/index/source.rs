@@ -119,10 +119,11 @@ pub fn prepare<'a>(path: &str, bytes: &'a [u8], caps: &Caps) -> Result<Prepared<
 }
 
 /// Minified or generated code: a `.min.` file name, or text of which at least half the
-/// bytes sit on packed lines: lines of at least `long_line` bytes on which separators
-/// (`;`, `{`, `}`, `,`) occur at least once per 40 bytes (packed statements, not one long
-/// string or identifier). A hand-written file with one long data line (a table, a
-/// literal list) is still parsed: its definitions are most of it.
+/// bytes sit on packed lines: lines of at least `long_line` bytes on which statement and
+/// block separators (`;`, `{`, `}`) occur at least once per 60 bytes (packed statements,
+/// not one long string or identifier). A long data line (a table, a literal list: commas
+/// between values) is not packed code: a hand-written file with one is parsed, however
+/// much of the file the data takes (a Go `[]byte{0x00, ...}` beside two functions).
 pub fn looks_minified(path: &str, text: &str, long_line: usize) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
     if file.contains(".min.") {
@@ -137,9 +138,9 @@ pub fn looks_minified(path: &str, text: &str, long_line: usize) -> bool {
         .filter(|l| {
             let seps = l
                 .bytes()
-                .filter(|b| matches!(b, b';' | b'{' | b'}' | b','))
+                .filter(|b| matches!(b, b';' | b'{' | b'}'))
                 .count();
-            seps * 40 >= l.len()
+            seps * 60 >= l.len()
         })
         .map(str::len)
         .sum();
@@ -527,10 +528,22 @@ mod tests {
         let table = format!("TABLE = [{}]\n", "1, 2, 3, 4, ".repeat(250));
         assert!(table.len() > 1000);
         assert!(!looks_minified("a.py", &format!("{table}{defs}"), 1000));
-        // ...but not when the packed line is most of the file.
-        assert!(looks_minified(
+        // ...even when the data line is most of the file (its definitions are still what
+        // the file has to say); packed statements that are most of it are minified.
+        assert!(!looks_minified(
             "a.py",
             &format!("{table}def f(x):\n    return x\n"),
+            1000
+        ));
+        let bytes = format!("var data = []byte{{{}}}\n", "0x00, ".repeat(2000));
+        assert!(!looks_minified(
+            "assets.go",
+            &format!("{bytes}func Load() {{}}\n"),
+            1000
+        ));
+        assert!(looks_minified(
+            "a.js",
+            &format!("{packed}\nfunction f(x) {{ return x }}\n"),
             1000
         ));
     }

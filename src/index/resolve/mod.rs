@@ -2348,12 +2348,17 @@ impl<'a> Ctx<'a> {
         }
         // A getter or setter is read as a property: `x.context(..)` calls what some other
         // object's `context` method is, never `get context()` (17 guesses on the npm tree
-        // went to three.js getters).
+        // went to three.js getters). A class defined inside a function is unknown to other
+        // files (flask's `client.head("/")` went to a test function's local view class).
         let cands = self.pick(
             fi,
             all.iter()
                 .copied()
-                .filter(|r| is_method(r) && !self.def(*r).is_accessor())
+                .filter(|r| {
+                    is_method(r)
+                        && !self.def(*r).is_accessor()
+                        && (r.0 == fi || !self.in_callable(*r))
+                })
                 .collect(),
         );
         match cands.len() {
