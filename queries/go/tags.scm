@@ -42,6 +42,12 @@
 (var_spec name: (identifier) @local.name type: [(type_identifier) @local.type (pointer_type (type_identifier) @local.type)])
 (parameter_declaration name: (identifier) @local.name type: [(type_identifier) @local.type (pointer_type (type_identifier) @local.type) (qualified_type) @local.type (pointer_type (qualified_type) @local.type)])
 (field_declaration name: (field_identifier) @local.name type: [(type_identifier) @local.type (pointer_type (type_identifier) @local.type) (qualified_type) @local.type (pointer_type (qualified_type) @local.type)])
+; An embedded field is named after its type (`io.Writer` → `Writer`): `r.Writer.Write()`
+; selects it (Go spec, "Struct types").
+(field_declaration !name type: (type_identifier) @local.name @local.type)
+(field_declaration !name type: (pointer_type (type_identifier) @local.name @local.type))
+(field_declaration !name type: (qualified_type name: (type_identifier) @local.name) @local.type)
+(field_declaration !name type: (pointer_type (qualified_type name: (type_identifier) @local.name) @local.type))
 
 ; Functions used as values (`http.HandleFunc("/", handle)`, `sort.Slice(xs, s.less)`).
 (argument_list (identifier) @reference)

@@ -239,6 +239,33 @@ pub struct Resolution {
     pub carried_unresolved: Vec<(Arc<str>, crate::index::graph::CallerCalls)>,
 }
 
+/// Go's predeclared types (the Go spec, "Predeclared identifiers"): a value of one is
+/// never of a repo type.
+const GO_PREDECLARED_TYPES: &[&str] = &[
+    "any",
+    "bool",
+    "byte",
+    "comparable",
+    "complex64",
+    "complex128",
+    "error",
+    "float32",
+    "float64",
+    "int",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "rune",
+    "string",
+    "uint",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uintptr",
+];
+
 /// What a receiver's type is known to be.
 enum Typed {
     /// A type defined in the repo, by name: looked up from the file of the call.
@@ -2257,6 +2284,9 @@ impl<'a> Ctx<'a> {
             .is_some_and(|v| v.iter().any(|&r| self.def(r).kind != Kind::Module))
         {
             Typed::Repo(ty.to_string())
+        } else if fam == "go" && GO_PREDECLARED_TYPES.contains(&ty) {
+            // `Err error`: `e.Err.Error()` is the interface's method, no repo type's.
+            Typed::External
         } else if self.by_name.contains_key(&(fam, ty))
             || ty.chars().next().is_some_and(char::is_lowercase)
         {
