@@ -1734,18 +1734,13 @@ impl<'a> Ctx<'a> {
         } else {
             self.receiver_type_depth(fi, c.caller, recv, depth)
         };
+        let typed_member = |m: Vec<DefRef>| match m.len() {
+            0 => Err(UnresolvedReason::NotFound),
+            _ => one(m, Tier::Qualified),
+        };
         match typed {
-            Typed::Repo(_) | Typed::Def(_) => {
-                let m = match typed {
-                    Typed::Def(t) => self.members_of_def(t, name, 0),
-                    Typed::Repo(ty) => self.member_with_bases(fi, &ty, name, 0),
-                    _ => Vec::new(),
-                };
-                return match m.len() {
-                    0 => Err(UnresolvedReason::NotFound),
-                    _ => one(m, Tier::Qualified),
-                };
-            }
+            Typed::Def(t) => return typed_member(self.members_of_def(t, name, 0)),
+            Typed::Repo(ty) => return typed_member(self.member_with_bases(fi, &ty, name, 0)),
             Typed::External => return Err(UnresolvedReason::External),
             Typed::Unknown => {}
         }
@@ -2200,6 +2195,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// [`Ctx::classify_depth`] before a repo type's name is resolved to its definition.
     fn classify_name(&self, fi: u32, ty: &str, depth: u32) -> Typed {
         let fam = self.fam(fi);
         // `pkg.Type`: the qualifier's import decides (see `resolve_base_ref`).
