@@ -41,13 +41,27 @@
   right: (expression_list . (unary_expression operand: (composite_literal type: (type_identifier) @local.type))))
 (var_spec name: (identifier) @local.name type: [(type_identifier) @local.type (pointer_type (type_identifier) @local.type)])
 (parameter_declaration name: (identifier) @local.name type: [(type_identifier) @local.type (pointer_type (type_identifier) @local.type) (qualified_type) @local.type (pointer_type (qualified_type) @local.type)])
-(field_declaration name: (field_identifier) @local.name type: [(type_identifier) @local.type (pointer_type (type_identifier) @local.type) (qualified_type) @local.type (pointer_type (qualified_type) @local.type)])
+; Fields of named struct types only: an anonymous struct's fields inside a function (a
+; table test's `[]struct{ name string }`) are no locals of that function.
+(type_spec type: (struct_type (field_declaration_list (field_declaration
+  name: (field_identifier) @local.name
+  type: [(type_identifier) @local.type (pointer_type (type_identifier) @local.type) (qualified_type) @local.type (pointer_type (qualified_type) @local.type)]))))
 ; An embedded field is named after its type (`io.Writer` → `Writer`): `r.Writer.Write()`
 ; selects it (Go spec, "Struct types").
-(field_declaration !name type: (type_identifier) @local.name @local.type)
-(field_declaration !name type: (pointer_type (type_identifier) @local.name @local.type))
-(field_declaration !name type: (qualified_type name: (type_identifier) @local.name) @local.type)
-(field_declaration !name type: (pointer_type (qualified_type name: (type_identifier) @local.name) @local.type))
+(type_spec type: (struct_type (field_declaration_list
+  (field_declaration !name type: (type_identifier) @local.name @local.type))))
+(type_spec type: (struct_type (field_declaration_list
+  (field_declaration !name type: (pointer_type (type_identifier) @local.name @local.type)))))
+(type_spec type: (struct_type (field_declaration_list
+  (field_declaration !name type: (qualified_type name: (type_identifier) @local.name) @local.type))))
+(type_spec type: (struct_type (field_declaration_list
+  (field_declaration !name type: (pointer_type (qualified_type name: (type_identifier) @local.name) @local.type)))))
+
+; Names bound in a function whatever their type (`helper := func() int {..}`, a parameter
+; `f func() int`): a bare call of one there calls the value, not a package function.
+(short_var_declaration left: (expression_list (identifier) @local.name))
+(parameter_declaration name: (identifier) @local.name)
+(var_spec name: (identifier) @local.name)
 
 ; Functions used as values (`http.HandleFunc("/", handle)`, `sort.Slice(xs, s.less)`).
 (argument_list (identifier) @reference)

@@ -380,8 +380,9 @@ struct FileMaps<'a> {
     /// scans a file's bindings.
     typed: HashMap<&'a str, Vec<&'a Binding>>,
     /// (definition, name) of every name bound inside a definition, typed or not
-    /// (parameters, locals): what shadows outer definitions of that name.
-    bound: foldhash::HashSet<(u32, &'a str)>,
+    /// (parameters, locals) → the first 1-based line binding it: what shadows outer
+    /// definitions of that name (from that line on, in Go).
+    bound: foldhash::HashMap<(u32, &'a str), u32>,
     /// [`Ctx::bind`]'s answer for each of the file's imports (by position), once asked:
     /// every call of an imported name asks it again (resolving a Rust `use` path was 2%
     /// of a Rust-tree index, `perf`).
@@ -877,13 +878,14 @@ impl<'a> Ctx<'a> {
                 }
             }
             let mut typed: HashMap<&str, Vec<&Binding>> = HashMap::default();
-            let mut bound = foldhash::HashSet::default();
+            let mut bound: foldhash::HashMap<(u32, &str), u32> = Default::default();
             for b in &f.bindings {
                 if !b.type_name.is_empty() {
                     typed.entry(binding_key(&b.name)).or_default().push(b);
                 }
                 if let Some(s) = b.scope {
-                    bound.insert((s, b.name.as_str()));
+                    let first = bound.entry((s, b.name.as_str())).or_insert(b.line);
+                    *first = (*first).min(b.line);
                 }
             }
             FileMaps {
@@ -1312,7 +1314,7 @@ impl<'a> Ctx<'a> {
             self.files[fi as usize].definitions[s as usize]
                 .kind
                 .is_callable()
-                && self.local(fi).bound.contains(&(s, name))
+                && self.local(fi).bound.contains_key(&(s, name))
         })
     }
 
@@ -1541,11 +1543,25 @@ impl<'a> Ctx<'a> {
             if inner.len() == 1 {
                 return Ok((inner[0], Tier::Local));
             }
-            // Python only: there a name bound anywhere in a function is local to all of it
-            // (Go, Rust and JS `let` start the scope at the declaration and end it with
-            // the block, which the facts do not record; Java and C# keep methods and
-            // variables apart).
-            if inner.is_empty() && f.language == "python" && self.is_local(fi, Some(s), name) {
+            // Python: a name bound anywhere in a function is local to all of it. Go: a
+            // parameter or `:=` local of that name (`helper := func() ..`) bound on an
+            // earlier line is what the call calls; Go scopes a local to the rest of its
+            // block, which the facts do not record, so a same-named package function
+            // called after that block is missed rather than a local taken for it. (Rust and
+            // JS `let` are left to the tiers below; Java and C# keep methods and variables
+            // apart.)
+            let local_value = match f.language.as_str() {
+                "python" => self.is_local(fi, Some(s), name),
+                // Bound on an earlier line: `tableSize := tableSize(n)` still calls the
+                // function (a `:=` local is in scope after its statement).
+                "go" => self
+                    .local(fi)
+                    .bound
+                    .get(&(s, name))
+                    .is_some_and(|&first| first < c.line),
+                _ => false,
+            };
+            if inner.is_empty() && local_value {
                 return Err(UnresolvedReason::NotFound);
             }
             scope = f.definitions[s as usize].parent;
