@@ -296,28 +296,8 @@ fn extract_with(
         // The reference engine needs the whole query compiled; its error is reported here.
         compiled.query()?;
     }
-    // Tree-sitter's allocations for this file come from the thread's arena when the binary
-    // installed it (`arena`): then the file has its own parser and query cursor, and its
-    // trees are forgotten at the end instead of freed node by node.
-    let arena = super::arena::Scope::enter();
-    let mut own_parser: Option<Parser> = None;
-    let mut parse = |text: &str| {
-        let run = |p: &mut Parser| {
-            p.set_language(&compiled.language)
-                .map_err(|e| format!("grammar: {e}"))?;
-            p.parse(text, None)
-                .ok_or_else(|| "parser returned no tree".to_string())
-        };
-        match &arena {
-            Some(_) => run(own_parser.get_or_insert_with(Parser::new)),
-            None => PARSER.with(|p| run(&mut p.borrow_mut())),
-        }
-    };
-    let drop_tree = |t: Tree| match &arena {
-        Some(scope) => scope.forget(t),
-        None => drop(t),
-    };
-    let mut tree = parse(text)?;
+    let mut parser = FileParser::new();
+    let mut tree = parser.parse(&compiled.language, text)?;
     // Rust items inside item-level `cfg_*! { ... }` blocks (tokio wraps much of its API in
     // them) are token trees to the grammar: the wrapper is blanked out and the file parsed
     // again, so they are items at the very same bytes, lines and columns.
@@ -329,14 +309,14 @@ fn extract_with(
             let Some(u) = lang::unwrap_cfg_blocks(tree.root_node(), cur) else {
                 break;
             };
-            let t = parse(&u)?;
+            let t = parser.parse(&compiled.language, &u)?;
             // A block that was not items after all makes errors the wrapped file did not
             // have: keep the file as it was, rather than lose what follows the block.
             if t.root_node().has_error() && !tree.root_node().has_error() {
-                drop_tree(t);
+                parser.dispose(t);
                 break;
             }
-            drop_tree(std::mem::replace(&mut tree, t));
+            parser.dispose(std::mem::replace(&mut tree, t));
             unwrapped = Some(u);
         }
     }
@@ -348,11 +328,11 @@ fn extract_with(
     let (mut definitions, mut calls, imports, default_export, raw_bindings, package) = SCRATCH
         .with(|s| {
             let s = &mut *s.borrow_mut();
-            let (imports, default_export, raw_bindings, package) = match &arena {
-                Some(_) => run_query(compiled, root, text, &mut QueryCursor::new(), engine, s),
-                None => {
-                    CURSOR.with(|c| run_query(compiled, root, text, &mut c.borrow_mut(), engine, s))
-                }
+            // A cursor of the file's own in the arena (its arrays would outlive the scope).
+            let (imports, default_export, raw_bindings, package) = if parser.in_arena() {
+                run_query(compiled, root, text, &mut QueryCursor::new(), engine, s)
+            } else {
+                CURSOR.with(|c| run_query(compiled, root, text, &mut c.borrow_mut(), engine, s))
             };
             let definitions = build_definitions(path, spec, text, &module_path, &mut s.defs);
             s.calls.calls.sort_by_key(|c| c.at);
@@ -374,7 +354,7 @@ fn extract_with(
     for d in &mut definitions {
         d.signature = cap_chars(lines.line(text, d.start_line).trim(), 240);
     }
-    drop_tree(tree);
+    parser.dispose(tree);
     Ok(FileFacts {
         path: path.to_string(),
         language: spec.name.to_string(),
@@ -1100,22 +1080,66 @@ fn attach_bindings(defs: &[Definition], raw: Vec<RawBinding>) -> Vec<Binding> {
         .collect()
 }
 
-/// Parses `text` and drops the tree: the benchmark baseline. `false` when the parser
-/// gives up or the grammar cannot load. With the arena installed (`index --parse-only
-/// --arena`) it parses as [`extract`] does: its own parser, the tree forgotten.
+/// Parses `text` and drops the tree: the benchmark baseline, by the same [`FileParser`]
+/// as [`extract`] (with the arena only when installed: `index --parse-only --arena`).
+/// `false` when the parser gives up or the grammar cannot load.
 pub fn parse_only(spec: &'static LanguageSpec, text: &str) -> bool {
     let Ok(compiled) = lang::compiled(spec) else {
         return false;
     };
-    if let Some(scope) = super::arena::Scope::enter() {
-        let mut p = Parser::new();
-        let ok = p.set_language(&compiled.language).is_ok();
-        return ok && p.parse(text, None).map(|t| scope.forget(t)).is_some();
+    let mut parser = FileParser::new();
+    match parser.parse(&compiled.language, text) {
+        Ok(tree) => {
+            parser.dispose(tree);
+            true
+        }
+        Err(_) => false,
     }
-    PARSER.with(|p| {
-        let mut p = p.borrow_mut();
-        p.set_language(&compiled.language).is_ok() && p.parse(text, None).is_some()
-    })
+}
+
+/// How one file is parsed. With the arena installed (`super::arena`), tree-sitter's
+/// allocations for the file come from the thread's arena: the file has its own parser (a
+/// reused one would keep arena nodes in its pool) and its trees are forgotten, not freed
+/// node by node. Without it, the thread's parser is reused and trees are dropped.
+struct FileParser {
+    // Dropped before `scope`: the parser's memory is the scope's.
+    own: Option<Parser>,
+    scope: Option<super::arena::Scope>,
+}
+
+impl FileParser {
+    fn new() -> FileParser {
+        FileParser {
+            own: None,
+            scope: super::arena::Scope::enter(),
+        }
+    }
+
+    fn in_arena(&self) -> bool {
+        self.scope.is_some()
+    }
+
+    /// Errors: the grammar does not load, or the parser returns no tree.
+    fn parse(&mut self, language: &tree_sitter::Language, text: &str) -> Result<Tree, String> {
+        let run = |p: &mut Parser| {
+            p.set_language(language)
+                .map_err(|e| format!("grammar: {e}"))?;
+            p.parse(text, None)
+                .ok_or_else(|| "parser returned no tree".to_string())
+        };
+        match self.scope {
+            Some(_) => run(self.own.get_or_insert_with(Parser::new)),
+            None => PARSER.with(|p| run(&mut p.borrow_mut())),
+        }
+    }
+
+    /// Drops a tree this parser made.
+    fn dispose(&self, tree: Tree) {
+        match &self.scope {
+            Some(scope) => scope.forget(tree),
+            None => drop(tree),
+        }
+    }
 }
 
 /// Test helper: the facts of `text` as the file `path` (language from the extension),

@@ -266,6 +266,11 @@ mod tests {
     }
 
     /// A Rust function node of `file` with qualified name `q`.
+    /// The ids `g.lookup(symbol)` gives.
+    fn ids_of(g: &CodeGraph, symbol: &str) -> Vec<String> {
+        g.lookup(symbol).iter().map(|n| n.id.to_string()).collect()
+    }
+
     fn rust_fn(file: &str, q: &str) -> Node {
         Node {
             id: format!("{file}::{q}").into(),
@@ -294,8 +299,7 @@ mod tests {
             Vec::new(),
             Vec::new(),
         );
-        let ids =
-            |s: &str| -> Vec<String> { g.lookup(s).iter().map(|n| n.id.to_string()).collect() };
+        let ids = |s: &str| ids_of(&g, s);
         assert_eq!(
             ids("tantivy::schema::Schema::builder"),
             ["reg/tantivy-0.22.1/src/schema/schema.rs::schema::Schema::builder"]
@@ -361,8 +365,7 @@ mod tests {
             ],
             &[],
         ));
-        let ids =
-            |s: &str| -> Vec<String> { g.lookup(s).iter().map(|n| n.id.to_string()).collect() };
+        let ids = |s: &str| ids_of(&g, s);
         assert_eq!(
             ids("example.com/tool/pkg.Func"),
             ["src/tool/pkg/a.go::Func"]
@@ -413,8 +416,7 @@ mod tests {
                 ("app", ""),
             ],
         ));
-        let ids =
-            |s: &str| -> Vec<String> { g.lookup(s).iter().map(|n| n.id.to_string()).collect() };
+        let ids = |s: &str| ids_of(&g, s);
         assert_eq!(
             ids("frames::checksum"),
             ["crates/wire-frames/src/lib.rs::checksum"]
