@@ -163,3 +163,101 @@ uint32_t codegraph_visible_children(TSNode node, CgKid *out, uint32_t cap) {
   cg_children_of(&o, *(const Subtree *)node.id, position, NULL);
   return o.len;
 }
+
+// The walk of the matcher (`Matcher::run`): every visible node under a root in tree order
+// (pre-order, hidden nodes flattened as above), reporting only those whose kind a pattern
+// is rooted at. The walk needs no child lists: most nodes of a tree are not a pattern's
+// root (on the npm corpus 795K of the 1.26M nodes the matcher used to list the children of
+// were not), so it reads each subtree header once and writes nothing for them.
+//
+// It is resumable so that Rust owns its memory: it returns when the output buffer is full
+// or the stack is (the caller grows it and calls again), before consuming a child.
+
+// One subtree whose children are being walked.
+typedef struct {
+  Subtree parent;
+  const TSSymbol *aliases;  // the parent's production's alias sequence, or NULL
+  Length position;          // where the next child starts, before its padding
+  uint32_t next;            // index of the next child
+  uint32_t structural;      // structural index of the next child
+} CgFrame;
+
+_Static_assert(sizeof(CgFrame) == 40, "CgFrame must match Frame in matcher.rs");
+
+typedef struct {
+  const TSTree *tree;
+  const uint8_t *rooted;  // rooted[kind]: a pattern starts at that public kind id
+  uint32_t rooted_len;
+  uint32_t depth;
+  CgFrame *stack;
+  uint32_t stack_cap;
+} CgWalk;
+
+_Static_assert(sizeof(CgWalk) == 40, "CgWalk must match Walk in matcher.rs");
+
+enum { CG_WALK_DONE = 0, CG_WALK_OUT_FULL = 1, CG_WALK_STACK_FULL = 2 };
+
+static void cg_walk_push(CgWalk *w, Subtree parent, Length position) {
+  CgFrame *f = &w->stack[w->depth++];
+  f->parent = parent;
+  f->aliases = ts_language_alias_sequence(w->tree->language, parent.ptr->production_id);
+  f->position = position;
+  f->next = 0;
+  f->structural = 0;
+  // Its children's headers are read next, one after another: start those loads at once.
+  uint32_t count = ts_subtree_child_count(parent);
+  const Subtree *children = ts_subtree_children(parent);
+  for (uint32_t i = 0; i < count; i++) {
+    if (!children[i].data.is_inline) __builtin_prefetch(children[i].ptr);
+  }
+}
+
+// Starts a walk of the nodes under `node` (not `node` itself). Needs `stack_cap >= 1`.
+void codegraph_walk_start(CgWalk *w, TSNode node) {
+  w->depth = 0;
+  if (!node.id) return;
+  Subtree root = *(const Subtree *)node.id;
+  if (ts_subtree_child_count(root) == 0 || ts_subtree_visible_child_count(root) == 0) return;
+  Length position = {node.context[0], {node.context[1], node.context[2]}};
+  cg_walk_push(w, root, position);
+}
+
+// Writes the next rooted nodes (up to `cap`) to `out`, sets `*written`, and says why it
+// stopped: CG_WALK_DONE (the walk is over), CG_WALK_OUT_FULL or CG_WALK_STACK_FULL (call
+// again, after growing `stack` for the latter).
+int32_t codegraph_walk_next(CgWalk *w, TSNode *out, uint32_t cap, uint32_t *written) {
+  const TSLanguage *language = w->tree->language;
+  uint32_t n = 0;
+  int32_t status = CG_WALK_DONE;
+  while (w->depth > 0) {
+    CgFrame *f = &w->stack[w->depth - 1];
+    if (f->next == ts_subtree_child_count(f->parent)) {
+      w->depth--;
+      continue;
+    }
+    if (n == cap) { status = CG_WALK_OUT_FULL; break; }
+    if (w->depth == w->stack_cap) { status = CG_WALK_STACK_FULL; break; }
+    const Subtree *child = &ts_subtree_children(f->parent)[f->next];
+    if (f->next > 0) f->position = length_add(f->position, ts_subtree_padding(*child));
+    Length position = f->position;
+    bool extra = ts_subtree_extra(*child);
+    TSSymbol alias = 0;
+    if (!extra && f->aliases) alias = f->aliases[f->structural];
+    if (!extra) f->structural++;
+    f->next++;
+    f->position = length_add(f->position, ts_subtree_size(*child));
+    if (ts_subtree_visible(*child) || alias) {
+      TSSymbol kind = ts_language_public_symbol(language, alias ? alias : ts_subtree_symbol(*child));
+      if (kind < w->rooted_len && w->rooted[kind]) {
+        out[n++] = (TSNode) {
+          {position.bytes, position.extent.row, position.extent.column, alias},
+          child,
+          w->tree,
+        };
+      }
+    }
+    if (ts_subtree_visible_child_count(*child) > 0) cg_walk_push(w, *child, position);
+  }
+  *written = n;
+  return status;
+}

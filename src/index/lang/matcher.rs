@@ -7,7 +7,10 @@
 //! the patterns rooted at that kind, and a pattern is matched by reading the root's
 //! children once and checking fields, kinds and anchors directly, descending only into
 //! children a step names. A node's children are listed by `children.c` in one pass over
-//! tree-sitter's subtrees (what `TreeCursor` lists, at about a third of its cost).
+//! tree-sitter's subtrees (what `TreeCursor` lists, at about a third of its cost), and only
+//! at nodes where a pattern is rooted: `children.c` also walks the tree to find those,
+//! reading each subtree header once (listing the children of every node on the way cost
+//! the npm corpus 4% more index CPU: 795K of its 1.26M inner nodes start no pattern).
 //!
 //! The matches are tree-sitter's, in its order, so the extractor consumes them unchanged:
 //! * every distinct way a pattern matches gives one match (two ways with identical
@@ -47,6 +50,9 @@ pub struct Matcher {
     /// Patterns left to tree-sitter: (pattern index, reason).
     fallback_patterns: Vec<(usize, String)>,
     fallback: Option<Fallback>,
+    /// `rooted[kind_id]` is 1 when a native or fallback pattern may start at that kind:
+    /// the nodes the walk stops at.
+    rooted: Vec<u8>,
 }
 
 /// Capture index in a `Query` compiled from part of the text → capture index of the whole
@@ -139,11 +145,22 @@ impl Matcher {
                 roots,
             })
         };
+        let rooted = (0..by_kind.len())
+            .map(|k| {
+                let fallback = fallback.as_ref().is_some_and(|f: &Fallback| {
+                    f.roots
+                        .as_ref()
+                        .is_some_and(|r| r.get(k).copied().unwrap_or(false))
+                });
+                u8::from(!by_kind[k].is_empty() || fallback)
+            })
+            .collect();
         Ok(Matcher {
             patterns,
             by_kind,
             fallback_patterns,
             fallback,
+            rooted,
         })
     }
 
@@ -173,29 +190,26 @@ impl Matcher {
             found_caps: Vec::new(),
             seq: 0,
         };
-        // One pass in tree order without recursion: each node's children are listed once,
-        // serving both the matching at that node and the walk into them. (A separate
-        // cursor walk that lists children only where a pattern is rooted measured 8% more
-        // index CPU on the Rust tree, whose patterns are rooted at most nodes.)
-        let mut stack: Vec<(Vec<Kid<'t>>, usize)> = Vec::new();
-        let kids = self.enter(root, root.kind_id(), &mut ctx, cursor, on_match);
-        stack.push((kids, 0));
-        while let Some((kids, i)) = stack.last_mut() {
-            let Some(kid) = kids.get(*i) else {
-                if let Some((done, _)) = stack.pop() {
-                    ctx.pool.push(done);
-                }
-                continue;
-            };
-            *i += 1;
-            // A leaf no pattern starts at has nothing to match and nothing to walk into:
-            // about half the nodes of a tree.
-            if kid.child_count == 0 && !self.rooted_at(kid.kind) {
-                continue;
+        // The root, then every node under it in tree order where a pattern may start
+        // (`children.c` walks the tree; only those nodes have their children listed).
+        if self.rooted_at(root.kind_id()) {
+            let kids = self.enter(root, root.kind_id(), &mut ctx, cursor, on_match);
+            ctx.pool.push(kids);
+        }
+        let mut walk = Walk::new(root, &self.rooted);
+        let mut batch: Vec<tree_sitter::ffi::TSNode> = Vec::with_capacity(64);
+        loop {
+            let status = walk.next(&mut batch);
+            for &raw in &batch {
+                // SAFETY: `raw` was made by `children.c` from a node of `root`'s tree, which
+                // is borrowed for `'t` (the same construction as `ts_node_child`).
+                let node = unsafe { Node::from_raw(raw) };
+                let kids = self.enter(node, node.kind_id(), &mut ctx, cursor, on_match);
+                ctx.pool.push(kids);
             }
-            let node = kid.node();
-            let kids = self.enter(node, kid.kind, &mut ctx, cursor, on_match);
-            stack.push((kids, 0));
+            if status == WalkStatus::Done {
+                break;
+            }
         }
         if let Some(f) = self.fallback.as_ref().filter(|f| f.roots.is_none()) {
             f.run(root, src, cursor, None, on_match);
@@ -204,13 +218,7 @@ impl Matcher {
 
     /// Whether a pattern (native or fallback) may match at a node of kind `kind`.
     fn rooted_at(&self, kind: u16) -> bool {
-        let kind = kind as usize;
-        self.by_kind.get(kind).is_some_and(|l| !l.is_empty())
-            || self.fallback.as_ref().is_some_and(|f| {
-                f.roots
-                    .as_ref()
-                    .is_some_and(|r| r.get(kind).copied().unwrap_or(false))
-            })
+        self.rooted.get(kind as usize).is_some_and(|&r| r != 0)
     }
 
     /// Lists `node`'s children and runs the patterns rooted at its kind; returns the list.
@@ -342,6 +350,106 @@ impl<'t> Kid<'t> {
     }
 }
 
+/// One subtree whose children the walk is listing: `CgFrame` of `children.c` (its fields
+/// are only read and written there).
+#[repr(C, align(8))]
+#[derive(Clone, Copy)]
+struct Frame([u8; 40]);
+
+/// The state of `children.c`'s walk (`CgWalk`, the same layout).
+#[repr(C)]
+struct CgWalk {
+    tree: *const tree_sitter::ffi::TSTree,
+    rooted: *const u8,
+    rooted_len: u32,
+    depth: u32,
+    stack: *mut Frame,
+    stack_cap: u32,
+}
+
+// `children.c` asserts the same sizes.
+const _: () = assert!(std::mem::size_of::<CgWalk>() == 40 && std::mem::size_of::<Frame>() == 40);
+
+/// Why a call of the walk returned (`CG_WALK_*` of `children.c`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WalkStatus {
+    Done,
+    OutFull,
+    StackFull,
+}
+
+/// A walk over the nodes under a root, in tree order, yielding those whose kind is rooted.
+/// It owns the walk's stack (one frame per level of nesting, grown as the tree needs).
+struct Walk<'t> {
+    raw: CgWalk,
+    stack: Vec<Frame>,
+    tree: std::marker::PhantomData<&'t tree_sitter::Tree>,
+}
+
+impl<'t> Walk<'t> {
+    /// A walk of the nodes under `root` (not `root` itself); `rooted[kind_id]` != 0 marks
+    /// the kinds to yield.
+    fn new(root: Node<'t>, rooted: &'t [u8]) -> Walk<'t> {
+        let mut stack = vec![Frame([0; 40]); 64];
+        let raw_root = root.into_raw();
+        let mut raw = CgWalk {
+            tree: raw_root.tree,
+            rooted: rooted.as_ptr(),
+            rooted_len: u32::try_from(rooted.len()).unwrap_or(u32::MAX),
+            depth: 0,
+            stack: stack.as_mut_ptr(),
+            stack_cap: 64,
+        };
+        // SAFETY: `raw` points at a stack of `stack_cap` (>= 1) frames and at `rooted`,
+        // both alive as long as the walk; `raw_root` is a node of a tree borrowed for `'t`.
+        unsafe { codegraph_walk_start(&mut raw, raw_root) };
+        Walk {
+            raw,
+            stack,
+            tree: std::marker::PhantomData,
+        }
+    }
+
+    /// Replaces `out`'s contents with the next nodes to yield (up to its capacity, at least
+    /// one slot); `Done` when the walk is over.
+    fn next(&mut self, out: &mut Vec<tree_sitter::ffi::TSNode>) -> WalkStatus {
+        out.clear();
+        let cap = u32::try_from(out.capacity().max(1)).unwrap_or(u32::MAX);
+        out.reserve(cap as usize);
+        loop {
+            let mut written = 0u32;
+            let have = out.len();
+            // SAFETY: `out` has room for `cap - have` more nodes after its `have`; the
+            // stack pointer and capacity in `raw` describe `self.stack`.
+            let status = unsafe {
+                codegraph_walk_next(
+                    &mut self.raw,
+                    out.as_mut_ptr().add(have),
+                    cap - have as u32,
+                    &mut written,
+                )
+            };
+            // SAFETY: the walk wrote `written` nodes after the first `have`.
+            unsafe { out.set_len(have + written as usize) };
+            match status {
+                0 => return WalkStatus::Done,
+                1 => return WalkStatus::OutFull,
+                _ => {
+                    // A deeper tree than the stack: double it (the frames move with it)
+                    // and go on where the walk stopped.
+                    let depth = self.stack.len();
+                    self.stack.resize(depth * 2, Frame([0; 40]));
+                    self.raw.stack = self.stack.as_mut_ptr();
+                    self.raw.stack_cap = u32::try_from(self.stack.len()).unwrap_or(u32::MAX);
+                    if out.len() as u32 == cap {
+                        return WalkStatus::StackFull;
+                    }
+                }
+            }
+        }
+    }
+}
+
 unsafe extern "C" {
     /// Writes up to `cap` visible children of `node` to `out` and returns how many `node`
     /// has (`src/index/lang/children.c`).
@@ -350,6 +458,18 @@ unsafe extern "C" {
         out: *mut Kid<'_>,
         cap: u32,
     ) -> u32;
+
+    /// Starts `walk` at the nodes under `node` (`children.c`).
+    fn codegraph_walk_start(walk: *mut CgWalk, node: tree_sitter::ffi::TSNode);
+
+    /// Writes the next rooted nodes of `walk` (up to `cap`) to `out`; returns 0 when the
+    /// walk is over, 1 when `out` is full, 2 when the stack is (`children.c`).
+    fn codegraph_walk_next(
+        walk: *mut CgWalk,
+        out: *mut tree_sitter::ffi::TSNode,
+        cap: u32,
+        written: *mut u32,
+    ) -> i32;
 }
 
 /// A match waiting to be reported: its sort key and captures.
