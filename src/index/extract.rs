@@ -120,6 +120,18 @@ fn split_type_name(raw: &str) -> (String, Option<String>) {
 
 /// Collapses whitespace runs to one space and caps at 200 chars.
 fn squash(s: &str) -> String {
+    // Most texts (a receiver `self.items`, a name) are short and have no whitespace to
+    // collapse: copied as they are, without splitting and joining.
+    let b = s.as_bytes();
+    if b.len() <= 200
+        && b.first() != Some(&b' ')
+        && b.last() != Some(&b' ')
+        && !b.windows(2).any(|w| w == b"  ")
+        && b.iter()
+            .all(|&c| c.is_ascii() && (c == b' ' || !c.is_ascii_whitespace()))
+    {
+        return s.to_string();
+    }
     let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
     cap_chars(&joined, 200)
 }
@@ -437,8 +449,11 @@ fn run_query<'t>(
     let mut default_export: Option<String> = None;
     let mut package: Option<String> = None;
     let mut bindings: Vec<RawBinding> = Vec::new();
-    // (name token offset, name) → its entry in `bindings`.
-    let mut binding_at: HashMap<(usize, String), usize> = HashMap::default();
+    // Name token offset → the latest entry of `bindings` at that offset; `same_at[i]`, the
+    // entry before `i` at its offset (one binding per (offset, name): a chain, not a
+    // key that copies the name).
+    let mut binding_at: HashMap<usize, usize> = HashMap::default();
+    let mut same_at: Vec<usize> = Vec::new();
     let mut comments: Vec<(tree_sitter::Point, usize, std::ops::Range<usize>)> = Vec::new();
     let mut annotations: Vec<(usize, usize)> = Vec::new();
     let src = text.as_bytes();
@@ -644,14 +659,19 @@ fn run_query<'t>(
             };
             let name = squash(node_text(n, text));
             // One binding per name token; a typed capture of it wins over an untyped one.
-            match binding_at.get(&(n.start_byte(), name.clone())) {
-                Some(&i) => {
+            let at = n.start_byte();
+            let mut same = binding_at.get(&at).copied();
+            while let Some(i) = same.filter(|&i| bindings[i].1 != name) {
+                same = (same_at[i] != usize::MAX).then_some(same_at[i]);
+            }
+            match same {
+                Some(i) => {
                     if bindings[i].2.is_empty() {
                         bindings[i].2 = type_name;
                     }
                 }
                 None => {
-                    binding_at.insert((n.start_byte(), name.clone()), bindings.len());
+                    same_at.push(binding_at.insert(at, bindings.len()).unwrap_or(usize::MAX));
                     bindings.push((
                         n.start_byte(),
                         name,
