@@ -204,11 +204,16 @@ static void cg_walk_push(CgWalk *w, Subtree parent, Length position) {
   f->position = position;
   f->next = 0;
   f->structural = 0;
-  // Its children's headers are read next, one after another: start those loads at once.
+  // Its children's headers are read next, one after another: start those loads at once,
+  // with the line before each header, where a node's child array ends (it is allocated
+  // just before the header; for a leaf the line is a neighbour's, a harmless prefetch).
   uint32_t count = ts_subtree_child_count(parent);
   const Subtree *children = ts_subtree_children(parent);
   for (uint32_t i = 0; i < count; i++) {
-    if (!children[i].data.is_inline) __builtin_prefetch(children[i].ptr);
+    if (!children[i].data.is_inline) {
+      __builtin_prefetch(children[i].ptr);
+      __builtin_prefetch((const char *)children[i].ptr - 64);
+    }
   }
 }
 

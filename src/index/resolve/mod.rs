@@ -387,6 +387,11 @@ struct FileMaps<'a> {
     /// every call of an imported name asks it again (resolving a Rust `use` path was 2%
     /// of a Rust-tree index, `perf`).
     imports_bound: Vec<std::sync::OnceLock<Bound>>,
+    /// The files each of the file's Python or JS imports names ([`Ctx::import_target`]),
+    /// once asked: a re-export is followed from every file that looks a name up through
+    /// it, and each time its relative path was joined and probed again (a fifth of a
+    /// Python-tree resolution's `exported_in`, `perf`).
+    import_targets: Vec<std::sync::OnceLock<Target>>,
 }
 
 /// A (family, name) key of [`RefMap`].
@@ -783,22 +788,22 @@ impl<'a> Ctx<'a> {
             })
         };
         let n_defs = files.iter().map(|f| f.definitions.len()).sum();
-        let (by_name, (members, types)) = rayon::join(
+        // The module table too is made beside the name maps, not after them.
+        let (by_name, ((members, types), modules)) = rayon::join(
             || RefMap::build(n_defs, keyed(Keyed::Name)),
             || {
                 rayon::join(
-                    || RefMap::build(0, keyed(Keyed::Container)),
-                    || RefMap::build(0, keyed(Keyed::Type)),
+                    || {
+                        rayon::join(
+                            || RefMap::build(0, keyed(Keyed::Container)),
+                            || RefMap::build(0, keyed(Keyed::Type)),
+                        )
+                    },
+                    || ModuleTable::build(files),
                 )
             },
         );
-        Ctx::with_tables(
-            files,
-            Arc::new(ModuleTable::build(files)),
-            by_name,
-            members,
-            types,
-        )
+        Ctx::with_tables(files, Arc::new(modules), by_name, members, types)
     }
 
     /// The context over `tables` (the [`Tables`] of `files`) instead of hash maps built
@@ -895,6 +900,9 @@ impl<'a> Ctx<'a> {
                 imports_bound: (0..f.imports.len())
                     .map(|_| std::sync::OnceLock::new())
                     .collect(),
+                import_targets: (0..f.imports.len())
+                    .map(|_| std::sync::OnceLock::new())
+                    .collect(),
             }
         })
     }
@@ -985,11 +993,21 @@ impl<'a> Ctx<'a> {
                     .iter()
                     .filter(|i| i.name.as_deref() == Some("*"))
                 {
-                    let whole = Import {
-                        name: None,
-                        ..imp.clone()
+                    // The whole module: what the import binds without its name.
+                    let module = match self.fam(fi) {
+                        "python" | "js" => match self.import_target(fi, imp) {
+                            Target::Files(v) if !v.is_empty() => Bound::Module(v),
+                            _ => Bound::NotFound,
+                        },
+                        _ => {
+                            let whole = Import {
+                                name: None,
+                                ..imp.clone()
+                            };
+                            self.bind_depth(fi, &whole, depth + 1)
+                        }
                     };
-                    if let Bound::Module(m) = self.bind_depth(fi, &whole, depth + 1) {
+                    if let Bound::Module(m) = module {
                         out.extend(self.exported_in(&m, name, depth + 1));
                     }
                 }
@@ -1021,10 +1039,28 @@ impl<'a> Ctx<'a> {
         b
     }
 
+    /// The files a Python or JS import of file `fi` names (its module specifier resolved);
+    /// kept for the file's own imports ([`FileMaps::import_targets`]).
+    fn import_target(&self, fi: u32, imp: &Import) -> Target {
+        let f = &self.files[fi as usize];
+        let compute = || match family(&f.language) {
+            "python" => self.modules.python(self.files, fi, &imp.module),
+            _ => self.modules.javascript(self.files, &f.path, &imp.module),
+        };
+        let at = (imp as *const Import as usize).wrapping_sub(f.imports.as_ptr() as usize)
+            / std::mem::size_of::<Import>().max(1);
+        match f.imports.get(at).filter(|i| std::ptr::eq(*i, imp)) {
+            Some(_) => self.local(fi).import_targets[at]
+                .get_or_init(compute)
+                .clone(),
+            None => compute(),
+        }
+    }
+
     fn bind_depth(&self, fi: u32, imp: &Import, depth: u32) -> Bound {
         let f = &self.files[fi as usize];
         match family(&f.language) {
-            "python" => match self.modules.python(self.files, fi, &imp.module) {
+            "python" => match self.import_target(fi, imp) {
                 Target::External => Bound::External,
                 Target::Files(v) if v.is_empty() => Bound::NotFound,
                 Target::Files(v) => match imp.name.as_deref() {
@@ -1046,7 +1082,7 @@ impl<'a> Ctx<'a> {
                     }
                 },
             },
-            "js" => match self.modules.javascript(self.files, &f.path, &imp.module) {
+            "js" => match self.import_target(fi, imp) {
                 Target::External => Bound::External,
                 Target::Files(v) if v.is_empty() => Bound::NotFound,
                 Target::Files(v) => match imp.name.as_deref() {
