@@ -16,7 +16,6 @@
 
 mod modules;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use foldhash::HashMap;
@@ -2760,11 +2759,11 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
     let f = &files[fi as usize];
     let node = |r: DefRef| offsets[r.0 as usize] + 1 + r.1;
     let file_node = offsets[fi as usize];
-    let mut edges: BTreeMap<EdgeKey, (Tier, Vec<(u32, u32)>)> = BTreeMap::new();
+    // Every (edge, tier, site) found, grouped by edge at the end: a sort of one list, not
+    // a map entry (and a site list) made per edge as it is found.
+    let mut found: Vec<(EdgeKey, Tier, Option<(u32, u32)>)> = Vec::new();
     let mut add = |s: u32, t: u32, rel: Relation, tier: Tier, site: Option<(u32, u32)>| {
-        let e = edges.entry((s, t, rel)).or_insert((tier, Vec::new()));
-        e.0 = e.0.min(tier);
-        e.1.extend(site);
+        found.push(((s, t, rel), tier, site));
     };
     let mut unresolved = Vec::new();
     // One copy of the path for every unresolved call of the file.
@@ -2894,20 +2893,26 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
             }),
         }
     }
-    let edges = edges
-        .into_iter()
-        .map(|((source, target, relation), (resolution, mut sites))| {
-            sites.sort_unstable();
-            sites.dedup();
-            RawEdge {
+    // By edge, then site: each edge's best (lowest) tier and its distinct sites in order.
+    found.sort_unstable_by(|a, b| (a.0, a.2).cmp(&(b.0, b.2)));
+    let mut edges: Vec<RawEdge> = Vec::new();
+    for ((source, target, relation), tier, site) in found {
+        match edges.last_mut() {
+            Some(e) if (e.source, e.target, e.relation) == (source, target, relation) => {
+                e.resolution = e.resolution.min(tier);
+                if let Some(site) = site.filter(|s| e.sites.last() != Some(s)) {
+                    e.sites.push(site);
+                }
+            }
+            _ => edges.push(RawEdge {
                 source,
                 target,
                 relation,
-                resolution,
+                resolution: tier,
                 origin: file_node,
-                sites,
-            }
-        })
-        .collect();
+                sites: site.into_iter().collect(),
+            }),
+        }
+    }
     (edges, unresolved)
 }
