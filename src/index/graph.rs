@@ -241,14 +241,21 @@ impl UnresolvedMap {
             // The usual case (a resolution's list and a cache's are sorted by caller): the
             // map is built in bulk from the runs of one caller, not by 550K inserts of
             // string keys (about 90 ms of a one-file update on the Rust tree, `-v`).
-            let mut runs: Vec<(Arc<str>, Vec<Unresolved>)> = Vec::new();
-            for u in calls {
-                match runs.last_mut() {
-                    Some((caller, v)) if *caller == u.caller => v.push(u),
-                    _ => runs.push((u.caller.clone(), vec![u])),
+            // Each run is moved once, into its shared slice (an exact-size collect), not
+            // pushed into a growing list first and copied from it.
+            let mut lens: Vec<(Arc<str>, usize)> = Vec::new();
+            for u in &calls {
+                match lens.last_mut() {
+                    Some((caller, n)) if *caller == u.caller => *n += 1,
+                    _ => lens.push((u.caller.clone(), 1)),
                 }
             }
-            return UnresolvedMap(runs.into_iter().map(|(c, v)| (c, v.into())).collect());
+            let mut calls = calls.into_iter();
+            return UnresolvedMap(
+                lens.into_iter()
+                    .map(|(c, n)| (c, calls.by_ref().take(n).collect()))
+                    .collect(),
+            );
         }
         for u in calls {
             // Look up before inserting: `entry` would copy the caller id for every call.
