@@ -2696,6 +2696,9 @@ pub(crate) fn locate(offsets: &[u32], pos: u32) -> Option<(usize, u32)> {
 
 type EdgeKey = (u32, u32, Relation);
 
+/// An edge [`resolve_file`] found: its key, tier and call site (none for containment).
+type Found = (EdgeKey, Tier, Option<(u32, u32)>);
+
 /// Resolves every file's calls, imports, bases and containment into edges, one file per
 /// task on the current rayon pool. Edges are listed by the file that produced them (their
 /// [`RawEdge::origin`]), in file order, each file's sorted by (source, target, relation)
@@ -2761,7 +2764,7 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
     let file_node = offsets[fi as usize];
     // Every (edge, tier, site) found, grouped by edge at the end: a sort of one list, not
     // a map entry (and a site list) made per edge as it is found.
-    let mut found: Vec<(EdgeKey, Tier, Option<(u32, u32)>)> = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     let mut add = |s: u32, t: u32, rel: Relation, tier: Tier, site: Option<(u32, u32)>| {
         found.push(((s, t, rel), tier, site));
     };
@@ -2894,7 +2897,7 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
         }
     }
     // By edge, then site: each edge's best (lowest) tier and its distinct sites in order.
-    found.sort_unstable_by(|a, b| (a.0, a.2).cmp(&(b.0, b.2)));
+    found.sort_unstable_by_key(|&(key, _, site)| (key, site));
     let mut edges: Vec<RawEdge> = Vec::new();
     for ((source, target, relation), tier, site) in found {
         match edges.last_mut() {
