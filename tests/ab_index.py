@@ -13,7 +13,7 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
+import time
 
 
 def main() -> None:
@@ -23,13 +23,17 @@ def main() -> None:
     corpus = os.environ.get("CG_CORPUS", os.path.expanduser("~/.cache/codegraph-corpus"))
     tree_dir = os.path.join(corpus, tree)
     env = dict(os.environ, CODEGRAPH_THREADS=os.environ.get("CODEGRAPH_THREADS", "2"))
-    times = tempfile.NamedTemporaryFile(delete=False).name
 
     def run(cmd: list[str]) -> tuple[float, float]:
-        subprocess.run(["/usr/bin/time", "-f", "%e %U %S", "-o", times] + cmd, env=env,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        wall, user, system = open(times).read().split()[-3:]
-        return float(wall), float(user) + float(system)
+        # Timed by `perf_counter` and `wait4` (`/usr/bin/time` rounds wall time to 10 ms).
+        t = time.perf_counter()
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if p.returncode != 0:
+            sys.exit(f"{cmd} exited with {p.returncode}")
+        return wall, ru.ru_utime + ru.ru_stime
 
     runs: dict[str, list[tuple[float, float]]] = {b: [] for b in bins}
     parse: list[tuple[float, float]] = []
@@ -37,16 +41,15 @@ def main() -> None:
         for b in bins:
             runs[b].append(run([b, "-C", tree_dir, "--no-cache", "index", "--json"]))
         parse.append(run([bins[-1], "-C", tree_dir, "--no-cache", "index", "--parse-only"]))
-    os.unlink(times)
     pw = statistics.median(w for w, _ in parse)
     pc = statistics.median(c for _, c in parse)
-    print(f"{tree}: bare parse median wall {pw:.2f} s, CPU {pc:.2f} s "
-          f"(all CPU {[round(c, 2) for _, c in parse]})")
+    print(f"{tree}: bare parse median wall {pw:.3f} s, CPU {pc:.3f} s "
+          f"(all CPU {[round(c, 3) for _, c in parse]})")
     for b in bins:
         w = statistics.median(x for x, _ in runs[b])
         c = statistics.median(x for _, x in runs[b])
-        print(f"  {b}: median wall {w:.2f} s, CPU {c:.2f} s; wall/parse {w / pw:.2f}, "
-              f"CPU/parse {c / pc:.2f} (all CPU {[round(x, 2) for _, x in runs[b]]})")
+        print(f"  {b}: median wall {w:.3f} s, CPU {c:.3f} s; wall/parse {w / pw:.3f}, "
+              f"CPU/parse {c / pc:.3f} (all CPU {[round(x, 3) for _, x in runs[b]]})")
 
 
 if __name__ == "__main__":
