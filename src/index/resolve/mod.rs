@@ -391,6 +391,9 @@ struct FileMaps<'a> {
     /// it, and each time its relative path was joined and probed again (a fifth of a
     /// Python-tree resolution's `exported_in`, `perf`).
     import_targets: Vec<std::sync::OnceLock<Target>>,
+    /// [`Ctx::resolve_base`]'s answers in this file, by type name, once asked: every
+    /// `self.m()` of a Python class asks for the class again.
+    bases: std::sync::Mutex<foldhash::HashMap<String, Option<(DefRef, Tier)>>>,
 }
 
 /// A (family, name) key of [`RefMap`].
@@ -902,6 +905,7 @@ impl<'a> Ctx<'a> {
                 import_targets: (0..f.imports.len())
                     .map(|_| std::sync::OnceLock::new())
                     .collect(),
+                bases: Default::default(),
             }
         })
     }
@@ -2511,6 +2515,23 @@ impl<'a> Ctx<'a> {
 
     /// A base type named in a definition header: same file, import, then unique type name.
     fn resolve_base(&self, fi: u32, name: &str) -> Option<(DefRef, Tier)> {
+        let bases = &self.local(fi).bases;
+        let lock = || {
+            bases
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if let Some(&known) = lock().get(name) {
+            return known;
+        }
+        // Not held while resolving: the answer may ask for other names of this file.
+        let answer = self.resolve_base_uncached(fi, name);
+        lock().insert(name.to_string(), answer);
+        answer
+    }
+
+    /// [`Ctx::resolve_base`] worked out.
+    fn resolve_base_uncached(&self, fi: u32, name: &str) -> Option<(DefRef, Tier)> {
         let fam = self.fam(fi);
         // A qualified type from [`Ctx::classify`] (`json.Parser`, C++ and C#).
         if let Some((q, n)) = name
