@@ -95,8 +95,6 @@ pub enum Command {
     Export(export::ExportArgs),
 }
 
-/// Runs the parsed command line; returns the process exit code.
-///
 impl Cli {
     /// `index --parse-only` (without `--arena`): the benchmark's bare tree-sitter parse,
     /// which must run tree-sitter as a plain user would (its default allocator; see
@@ -106,6 +104,8 @@ impl Cli {
     }
 }
 
+/// Runs the parsed command line; returns the process exit code.
+///
 /// Errors: anything that should end the process with a message on stderr.
 pub fn run(cli: Cli) -> Result<i32> {
     let json = match &cli.command {

@@ -1184,6 +1184,36 @@ pub(crate) fn facts_for_test(path: &str, text: &str) -> FileFacts {
 mod tests {
     use super::*;
 
+    /// `squash`'s copy-as-is path gives what splitting and joining gives, whitespace of
+    /// every kind included (a vertical tab between tokens once came through unchanged).
+    #[test]
+    fn squash_collapses_every_kind_of_whitespace() {
+        let slow = |s: &str| cap_chars(&s.split_whitespace().collect::<Vec<_>>().join(" "), 200);
+        let long = "x".repeat(250);
+        for s in [
+            "self.items",
+            "a b",
+            "a  b",
+            " a",
+            "a ",
+            "a.\x0Bb",
+            "\x0Bfoo",
+            "a\tb",
+            "a\nb",
+            "a\x0Cb",
+            "a\rb",
+            "a\u{a0}b",
+            "a\u{3000}b",
+            "é b",
+            "",
+            " ",
+            long.as_str(),
+        ] {
+            assert_eq!(squash(s), slow(s), "{s:?}");
+        }
+        assert_eq!(squash("a.\x0Bb"), "a. b");
+    }
+
     fn facts(path: &str, text: &str) -> FileFacts {
         facts_for_test(path, text)
     }
@@ -1441,36 +1471,6 @@ mod engine_equivalence_tests {
             out
         };
         (run(Engine::Matcher), run(Engine::QueryCursor))
-    }
-
-    /// `squash`'s copy-as-is path gives what splitting and joining gives, whitespace of
-    /// every kind included (a vertical tab between tokens once came through unchanged).
-    #[test]
-    fn squash_collapses_every_kind_of_whitespace() {
-        let slow = |s: &str| cap_chars(&s.split_whitespace().collect::<Vec<_>>().join(" "), 200);
-        let long = "x".repeat(250);
-        for s in [
-            "self.items",
-            "a b",
-            "a  b",
-            " a",
-            "a ",
-            "a.\x0Bb",
-            "\x0Bfoo",
-            "a\tb",
-            "a\nb",
-            "a\x0Cb",
-            "a\rb",
-            "a\u{a0}b",
-            "a\u{3000}b",
-            "é b",
-            "",
-            " ",
-            long.as_str(),
-        ] {
-            assert_eq!(squash(s), slow(s), "{s:?}");
-        }
-        assert_eq!(squash("a.\x0Bb"), "a. b");
     }
 
     /// The first difference of two match lists, for a failure message.

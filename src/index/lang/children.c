@@ -222,7 +222,7 @@ void codegraph_walk_start(CgWalk *w, TSNode node) {
   w->depth = 0;
   if (!node.id) return;
   Subtree root = *(const Subtree *)node.id;
-  if (ts_subtree_child_count(root) == 0 || ts_subtree_visible_child_count(root) == 0) return;
+  if (ts_subtree_visible_child_count(root) == 0) return;
   Length position = {node.context[0], {node.context[1], node.context[2]}};
   cg_walk_push(w, root, position);
 }

@@ -199,7 +199,7 @@ impl Matcher {
         let mut walk = Walk::new(root, &self.rooted);
         let mut batch: Vec<tree_sitter::ffi::TSNode> = Vec::with_capacity(64);
         loop {
-            let status = walk.next(&mut batch);
+            let more = walk.next(&mut batch);
             for &raw in &batch {
                 // SAFETY: `raw` was made by `children.c` from a node of `root`'s tree, which
                 // is borrowed for `'t` (the same construction as `ts_node_child`).
@@ -207,7 +207,7 @@ impl Matcher {
                 let kids = self.enter(node, node.kind_id(), &mut ctx, cursor, on_match);
                 ctx.pool.push(kids);
             }
-            if status == WalkStatus::Done {
+            if !more {
                 break;
             }
         }
@@ -370,14 +370,6 @@ struct CgWalk {
 // `children.c` asserts the same sizes.
 const _: () = assert!(std::mem::size_of::<CgWalk>() == 40 && std::mem::size_of::<Frame>() == 40);
 
-/// Why a call of the walk returned (`CG_WALK_*` of `children.c`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum WalkStatus {
-    Done,
-    OutFull,
-    StackFull,
-}
-
 /// A walk over the nodes under a root, in tree order, yielding those whose kind is rooted.
 /// It owns the walk's stack (one frame per level of nesting, grown as the tree needs).
 struct Walk<'t> {
@@ -411,8 +403,8 @@ impl<'t> Walk<'t> {
     }
 
     /// Replaces `out`'s contents with the next nodes to yield (up to its capacity, at least
-    /// one slot); `Done` when the walk is over.
-    fn next(&mut self, out: &mut Vec<tree_sitter::ffi::TSNode>) -> WalkStatus {
+    /// one slot); `false` when the walk is over (`out` holds its last nodes).
+    fn next(&mut self, out: &mut Vec<tree_sitter::ffi::TSNode>) -> bool {
         out.clear();
         let cap = u32::try_from(out.capacity().max(1)).unwrap_or(u32::MAX);
         out.reserve(cap as usize);
@@ -432,18 +424,15 @@ impl<'t> Walk<'t> {
             // SAFETY: the walk wrote `written` nodes after the first `have`.
             unsafe { out.set_len(have + written as usize) };
             match status {
-                0 => return WalkStatus::Done,
-                1 => return WalkStatus::OutFull,
+                // Over, or `out` is full.
+                0 => return false,
+                1 => return true,
+                // A deeper tree than the stack: double it (the frames move with it) and go
+                // on where the walk stopped (with no room left in `out`, the walk says so).
                 _ => {
-                    // A deeper tree than the stack: double it (the frames move with it)
-                    // and go on where the walk stopped.
-                    let depth = self.stack.len();
-                    self.stack.resize(depth * 2, Frame([0; 40]));
+                    self.stack.resize(self.stack.len() * 2, Frame([0; 40]));
                     self.raw.stack = self.stack.as_mut_ptr();
                     self.raw.stack_cap = u32::try_from(self.stack.len()).unwrap_or(u32::MAX);
-                    if out.len() as u32 == cap {
-                        return WalkStatus::StackFull;
-                    }
                 }
             }
         }
@@ -462,8 +451,9 @@ unsafe extern "C" {
     /// Starts `walk` at the nodes under `node` (`children.c`).
     fn codegraph_walk_start(walk: *mut CgWalk, node: tree_sitter::ffi::TSNode);
 
-    /// Writes the next rooted nodes of `walk` (up to `cap`) to `out`; returns 0 when the
-    /// walk is over, 1 when `out` is full, 2 when the stack is (`children.c`).
+    /// Writes the next rooted nodes of `walk` (up to `cap`, which may be 0) to `out`;
+    /// returns 0 when the walk is over, 1 when `out` is full, 2 when the stack is
+    /// (`children.c`).
     fn codegraph_walk_next(
         walk: *mut CgWalk,
         out: *mut tree_sitter::ffi::TSNode,

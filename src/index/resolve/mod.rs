@@ -386,10 +386,11 @@ struct FileMaps<'a> {
     /// every call of an imported name asks it again (resolving a Rust `use` path was 2%
     /// of a Rust-tree index, `perf`).
     imports_bound: Vec<std::sync::OnceLock<Bound>>,
-    /// The files each of the file's Python or JS imports names ([`Ctx::import_target`]),
-    /// once asked: a re-export is followed from every file that looks a name up through
-    /// it, and each time its relative path was joined and probed again (a fifth of a
-    /// Python-tree resolution's `exported_in`, `perf`).
+    /// The files each of the file's Python or JS import specifiers names
+    /// ([`Ctx::import_target`]), once asked, by import position: a re-export is followed
+    /// from every file that looks a name up through it, and each time its relative path
+    /// was joined and probed again (a fifth of a Python-tree resolution's `exported_in`,
+    /// `perf`).
     import_targets: Vec<std::sync::OnceLock<Target>>,
     /// [`Ctx::resolve_base`]'s answers in this file, by type name, once asked: every
     /// `self.m()` of a Python class asks for the class again.
@@ -996,21 +997,11 @@ impl<'a> Ctx<'a> {
                     .iter()
                     .filter(|i| i.name.as_deref() == Some("*"))
                 {
-                    // The whole module: what the import binds without its name.
-                    let module = match self.fam(fi) {
-                        "python" | "js" => match self.import_target(fi, imp) {
-                            Target::Files(v) if !v.is_empty() => Bound::Module(v),
-                            _ => Bound::NotFound,
-                        },
-                        _ => {
-                            let whole = Import {
-                                name: None,
-                                ..imp.clone()
-                            };
-                            self.bind_depth(fi, &whole, depth + 1)
-                        }
+                    let whole = Import {
+                        name: None,
+                        ..imp.clone()
                     };
-                    if let Bound::Module(m) = module {
+                    if let Bound::Module(m) = self.bind_depth(fi, &whole, depth + 1) {
                         out.extend(self.exported_in(&m, name, depth + 1));
                     }
                 }
@@ -1021,16 +1012,25 @@ impl<'a> Ctx<'a> {
         out
     }
 
-    /// Follows an import binding to definitions or a module.
-    /// What import `imp` of file `fi` binds; the answer for one of the file's own imports
-    /// is kept ([`FileMaps::imports_bound`]).
-    fn bind(&self, fi: u32, imp: &Import) -> Bound {
+    /// The position of `imp` among file `fi`'s imports when it is one of them (the same
+    /// object, not an equal copy).
+    fn own_import(&self, fi: u32, imp: &Import) -> Option<usize> {
         let imports = &self.files[fi as usize].imports;
         let at = (imp as *const Import as usize).wrapping_sub(imports.as_ptr() as usize)
             / std::mem::size_of::<Import>().max(1);
-        let Some(own) = imports.get(at).filter(|i| std::ptr::eq(*i, imp)) else {
+        imports
+            .get(at)
+            .is_some_and(|i| std::ptr::eq(i, imp))
+            .then_some(at)
+    }
+
+    /// What import `imp` of file `fi` binds (definitions or a module); the answer for one
+    /// of the file's own imports is kept ([`FileMaps::imports_bound`]).
+    fn bind(&self, fi: u32, imp: &Import) -> Bound {
+        let Some(at) = self.own_import(fi, imp) else {
             return self.bind_depth(fi, imp, 0);
         };
+        let own = &self.files[fi as usize].imports[at];
         let cell = &self.local(fi).imports_bound[at];
         if let Some(b) = cell.get() {
             return b.clone();
@@ -1042,18 +1042,21 @@ impl<'a> Ctx<'a> {
         b
     }
 
-    /// The files a Python or JS import of file `fi` names (its module specifier resolved);
-    /// kept for the file's own imports ([`FileMaps::import_targets`]).
+    /// The files a Python or JS import of file `fi` names (its module specifier resolved).
+    /// It depends on the specifier alone, so it is kept ([`FileMaps::import_targets`]) for
+    /// the file's first import of that specifier, which also serves a copy of an import
+    /// (the whole-module `Import` that glob re-exports and import edges make).
     fn import_target(&self, fi: u32, imp: &Import) -> Target {
         let f = &self.files[fi as usize];
         let compute = || match family(&f.language) {
             "python" => self.modules.python(self.files, fi, &imp.module),
             _ => self.modules.javascript(self.files, &f.path, &imp.module),
         };
-        let at = (imp as *const Import as usize).wrapping_sub(f.imports.as_ptr() as usize)
-            / std::mem::size_of::<Import>().max(1);
-        match f.imports.get(at).filter(|i| std::ptr::eq(*i, imp)) {
-            Some(_) => self.local(fi).import_targets[at]
+        let at = self
+            .own_import(fi, imp)
+            .or_else(|| f.imports.iter().position(|i| i.module == imp.module));
+        match at {
+            Some(at) => self.local(fi).import_targets[at]
                 .get_or_init(compute)
                 .clone(),
             None => compute(),
