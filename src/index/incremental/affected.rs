@@ -24,6 +24,7 @@ use rayon::prelude::*;
 
 use crate::index::facts::{FileFacts, Kind};
 use crate::index::graph::{CodeGraph, RawEdge};
+use crate::index::lang;
 use crate::index::resolve::{self, locate, node_offsets, Resolution, Tables};
 
 /// 0: read `CODEGRAPH_VERIFY_INCREMENTAL` on first use; 1: off; 2: on.
@@ -57,8 +58,12 @@ pub(super) fn named_by<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
     let mut parts = f.path.rsplit('/');
     if let Some(file) = parts.next() {
         let stem = file.split('.').next().unwrap_or(file);
-        // A package's `__init__.py`, `mod.rs` or `index.js` is named by its folder.
-        if !matches!(stem, "__init__" | "mod" | "index") {
+        // A package's `__init__.py`, `mod.rs` or `index.js` is named by its folder (a stem
+        // that any language makes its folder's module).
+        if !lang::LANGUAGES
+            .iter()
+            .any(|l| l.folder_module_stems.contains(&stem))
+        {
             out.insert(stem);
         }
     }
