@@ -113,7 +113,7 @@ fn test_attribute(line: &str, names: &[&str], tail: &str) -> bool {
 
 /// `true` when `node` (not a test; the caller checks) is an entry point, by the rules of
 /// its language's spec ([`ImpactRules`](lang::ImpactRules)):
-/// * its [`MainRule`]: a free function named `main` (Go: only in `package main`), a Java
+/// * its [`MainRule`](lang::MainRule): a free function named `main` (Go: only in `package main`), a Java
 ///   method `main`, a C# method `Main`;
 /// * its [`FileEntry`]: a file node of a Python script (`if __name__ == "__main__":`) or
 ///   of JavaScript/TypeScript (its top-level code runs when the file is loaded);
