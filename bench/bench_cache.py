@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
+# bench/bench_cache.py [BIN] [TREE ...]: cold, warm, query and edit times of the index cache.
 """Cache benchmark (issue 5) on the real-code corpus of ../shared/corpus/fetch.sh.
 
-usage: tests/bench_cache.py [BIN] [TREE ...]    (default BIN target/release/codegraph-tui,
+usage: bench/bench_cache.py [BIN] [TREE ...]    (default BIN target/release/codegraph-tui,
        TREEs rust python npm go java under ~/.cache/codegraph-corpus)
 
 Per tree, with a private cache folder (XDG_CACHE_HOME in a temp dir):

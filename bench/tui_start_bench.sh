@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Time from start to the TUI's first frame, to the cached graph being shown (warm starts
+# bench/tui_start_bench.sh [BIN] DIR [RUNS]: time from start to the TUI's first frame, to the cached graph being shown (warm starts
 # with nothing changed: "graph", the worker's time), to the first frame drawn with a
 # snapshot ("drawn", from main), and to the first finished index or full cached snapshot
 # ("ready"), for the real binary in a real terminal (tmux, 120x40), RUNS times on DIR.
-# Usage: tests/tui_start_bench.sh [BIN] DIR [RUNS]   (BIN defaults to target/release/codegraph-tui)
+# BIN defaults to $CARGO_TARGET_DIR/release/codegraph-tui (target/ when unset, relative to the
+# current directory: run it from the checkout).
 # The numbers come from the TUI's own log (`first frame since_start_ms`, `indexing done ms`),
 # written to a private XDG_STATE_HOME. All runs share one fresh index cache
 # (XDG_CACHE_HOME), so run 1 is a cold start (walk, parse, resolve, save) and later runs

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/bench.sh [BIN]: indexing benchmark on the real-code corpus of ../shared/corpus/fetch.sh.
+# bench/bench.sh [BIN]: indexing benchmark on the real-code corpus of ../shared/corpus/fetch.sh.
 # For each tree (Rust crates, Python sdists, npm, Go and Java packages) prints one JSON line
 # with the index counts, wall time, files/s, MB/s, peak RSS, and the ratio of `index` time to
 # a bare tree-sitter parse of the same files (same walk, reads and threads: `index

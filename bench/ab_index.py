@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
+# bench/ab_index.py TREE ROUNDS BIN [BIN...]: A/B of cold `index` CPU and wall time.
 """A/B of cold `index` CPU and wall time between binaries, interleaved to share the machine's noise.
 
-Usage: tests/ab_index.py TREE ROUNDS BIN [BIN...]
+Usage: bench/ab_index.py TREE ROUNDS BIN [BIN...]
 
 Each round runs `BIN -C <corpus>/TREE --no-cache index --json` for every BIN, then the bare
-parse (`--parse-only`) of the last BIN, under `/usr/bin/time`. Prints, per binary, the median
-wall and CPU (user+sys) seconds over the rounds and their ratios to the bare parse's medians.
+parse (`--parse-only`) of the last BIN, each timed by its wall clock and `wait4`'s CPU times.
+Prints, per binary, the median wall and CPU (user+sys) seconds over the rounds and their
+ratios to the bare parse's medians.
 The corpus is `../shared/corpus/fetch.sh`'s (`CG_CORPUS`, default ~/.cache/codegraph-corpus);
 threads: CODEGRAPH_THREADS (default 2).
 """

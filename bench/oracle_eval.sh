@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# oracle_eval.sh: call-edge accuracy of codegraph-tui against compiler-grade oracles, one command.
+# bench/oracle_eval.sh [BINARY] [FILTER...]: call-edge accuracy of codegraph-tui against
+# compiler-grade oracles, one command.
 #
-# Usage (from the project root):
-#   tests/oracle_eval.sh [BINARY] [FILTER...]
 #     BINARY   default <project>/target/release/codegraph-tui (cargo build --release first)
 #     FILTER   a language (python ts js go java) or a key (python-flask, go-go-git, ...);
 #              default: every evaluation repo

@@ -1,3 +1,5 @@
+# bench/benchlib.py (imported, not run): what bench_cache.py, watch_rss.py and
+# verify_incremental.py share.
 """Shared by the corpus scripts (bench_cache.py, watch_rss.py, verify_incremental.py):
 their command line, a private copy of a corpus tree, and a private cache."""
 import os, shutil, sys, time

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
+# bench/verify_incremental.py [BIN] [--edits N] [--watch] [TREE ...]: random edits, then the
+# cached graph must equal a fresh one.
 """Randomised check of incremental updates on real code (issue 5).
 
-usage: tests/verify_incremental.py [BIN] [--edits N] [--watch] [TREE ...]
+usage: bench/verify_incremental.py [BIN] [--edits N] [--watch] [TREE ...]
        (default BIN target/release/codegraph-tui, 12 edits, trees python go java npm
        under ~/.cache/codegraph-corpus, from ../shared/corpus/fetch.sh; a TREE may also be
        an absolute path, such as a few crates copied out of the Rust tree)

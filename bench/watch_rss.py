@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
+# bench/watch_rss.py [BIN] [--edits N] [TREE ...]: resident memory of `index --watch` per edit.
 """Resident memory of `index --watch` across edits (issue: RSS grew with every edit).
 
-usage: tests/watch_rss.py [BIN] [--edits N] [TREE ...]
+usage: bench/watch_rss.py [BIN] [--edits N] [TREE ...]
        (default BIN target/release/codegraph-tui, 8 edits, trees npm; a TREE is a name
        under ~/.cache/codegraph-corpus or an absolute path)
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Retrieval quality, latency and index size of `search` on ../shared/searchbench, over the
-# Python packages that ../shared/corpus/fetch.sh brings. Usage (from the checkout):
-#   cargo build --release && tests/searchbench.sh [PACKAGE...]
+# bench/searchbench.sh [PACKAGE...]: retrieval quality, latency and index size of `search` on
+# ../shared/searchbench, over the Python packages that ../shared/corpus/fetch.sh brings
+# (default flask requests click attrs). Run from the checkout after `cargo build --release`;
+# BIN and SHARED override the binary and the shared/ directory.
 # Prints one markdown table row per package and mode. Uses a throwaway cache dir.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
