@@ -11,6 +11,7 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use codegraph_tui::cli::{self, Cli};
+use codegraph_tui::termtext::sanitize;
 
 fn main() {
     codegraph_tui::started();
@@ -28,7 +29,7 @@ fn main() {
         Err(e) => {
             // Sanitize line by line: the message's own newlines (candidate lists) stay.
             let msg = format!("{e:#}");
-            let lines: Vec<String> = msg.lines().map(|l| cli::sanitize(l).into_owned()).collect();
+            let lines: Vec<String> = msg.lines().map(|l| sanitize(l).into_owned()).collect();
             eprintln!("error: {}", lines.join("\n"));
             2
         }

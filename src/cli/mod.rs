@@ -26,8 +26,6 @@ use crate::config::{self, Config};
 use crate::index::session::Session;
 use crate::index::{self, CodeGraph, Index};
 
-pub use output::sanitize;
-
 /// When to use colour in text output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum ColorChoice {
