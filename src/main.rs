@@ -23,7 +23,12 @@ fn main() {
     if !cli.bare_parse() {
         codegraph_tui::index::arena::install();
     }
-    let guard = init_logging(cli.verbose);
+    // A completion script is printed by every shell start-up that sources it: no log.
+    let guard = if cli.generates() {
+        None
+    } else {
+        init_logging(cli.verbose)
+    };
     let code = match cli::run(cli) {
         Ok(code) => code,
         Err(e) => {

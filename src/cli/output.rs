@@ -47,6 +47,16 @@ pub fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {
     }
 }
 
+/// Writes bytes to stdout as they are, ignoring a closed pipe.
+pub fn print_bytes(bytes: &[u8]) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match out.write_all(bytes).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
+}
+
 /// Writes lines of text to stdout, ignoring a closed pipe.
 pub fn print_lines(lines: &[String]) -> Result<()> {
     let stdout = std::io::stdout();
