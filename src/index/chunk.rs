@@ -3,7 +3,7 @@
 //! regions no top-level definition covers (all of a windowed file). Lines are 1-based and
 //! inclusive, as in the graph.
 
-use super::extract::LineIndex;
+use super::lines::LineIndex;
 use super::facts::{Chunk, ChunkKind, Definition, Kind};
 
 /// Chunking limits.
