@@ -15,6 +15,7 @@ pub mod graph;
 pub mod impact;
 pub mod incremental;
 pub mod lang;
+mod lines;
 pub mod paths;
 pub mod project;
 pub mod resolve;
