@@ -88,7 +88,14 @@ pub(crate) fn finish_with(
             let chunks = pool.install(|| graph_chunks_after(&files, &paths, &shared, &p.graph));
             let carried = carried_positions(&p.files, &files, &shared);
             let tables = tables_of(&mut res);
-            let graph = CodeGraph::from_chunks_after(chunks, res, &p.graph, &carried);
+            let graph = CodeGraph::from_chunks_after(
+                chunks,
+                res.edges,
+                res.unresolved,
+                res.carried_unresolved,
+                &p.graph,
+                &carried,
+            );
             (tables, graph, resolved_ms)
         }
         // A full index makes the graph's nodes and sorts their names while resolution
