@@ -12,6 +12,7 @@ pub mod chunk;
 pub mod export;
 pub mod extract;
 pub mod facts;
+pub(crate) mod fsutil;
 pub mod graph;
 pub mod impact;
 pub mod incremental;
