@@ -33,6 +33,11 @@
 //!
 //! The engine fingerprint (`build.rs`) hashes every source file of `src/index/` and every
 //! query, so a cache written by another build of the extractor or resolver is rebuilt.
+//!
+//! This module holds the [`Store`] (lock, save, load entry points), the manifest and the
+//! fingerprints; the rest is in submodules: `format` (the checked file format), `shards`
+//! (the sharded `facts.bin` and `nodes.bin`), `nodes` (`nodes.bin`'s records and their
+//! lazy decoding), `unresolved` (`unresolved.bin`) and `load` (a snapshot read back).
 
 mod format;
 mod load;
