@@ -15,18 +15,19 @@
 //! guess. Several candidates that nothing narrows give `ambiguous`.
 
 mod modules;
+mod written;
 
 use std::sync::Arc;
 
 use foldhash::HashMap;
 
 use modules::{ModuleTable, Target};
+pub(crate) use written::{tokens, written_names, WrittenNames};
 
 use super::facts::{Binding, CallSite, Definition, FileFacts, Import, Kind};
 use rayon::prelude::*;
 
 use super::graph::{RawEdge, Relation, Site, Tier, Unresolved, UnresolvedReason};
-use super::incremental::affected::WrittenNames;
 
 type DefRef = (u32, u32);
 
