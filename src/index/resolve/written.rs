@@ -7,7 +7,7 @@ use std::sync::Arc;
 use foldhash::HashSet;
 use rayon::prelude::*;
 
-use super::{merge_renumbered, renumbered};
+use super::renumber::{merge_renumbered, renumbered};
 use crate::index::facts::{FileFacts, Kind};
 
 /// Identifier-like tokens of `text` (split at anything but letters, digits and `_`).
