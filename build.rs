@@ -1,5 +1,5 @@
 //! Build script: fingerprints the engine's sources so an on-disk index written by a
-//! different engine is never trusted (see `src/index/store.rs`).
+//! different engine is never trusted (see `src/index/store/`).
 //!
 //! `CODEGRAPH_ENGINE_HASH` is a 64-bit FNV-1a hash (hex) over the relative path and bytes of
 //! every file under `src/index/` and `queries/`, in path order. Any change to extraction,

@@ -5,6 +5,7 @@
 //!   extracts definitions, call sites, imports and chunks ([`index::facts::FileFacts`]),
 //!   resolves calls across files and builds the [`index::graph::CodeGraph`]. No terminal code.
 //! * [`cli`]: the command-line front end (clap), one file per subcommand.
+//! * [`termtext`]: terminal-safe text (control characters escaped), for both front ends.
 //! * [`config`]: `config.toml` in the user config dir plus environment overrides.
 //! * [`worker`]: the background thread that owns indexing and publishes snapshots.
 //! * [`tui`]: the terminal UI (ratatui), a front end over the worker's snapshots.
@@ -14,6 +15,7 @@ pub mod cli;
 pub mod config;
 pub mod fatal;
 pub mod index;
+pub mod termtext;
 pub mod tui;
 pub mod worker;
 

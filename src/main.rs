@@ -11,6 +11,7 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use codegraph_tui::cli::{self, Cli};
+use codegraph_tui::termtext::sanitize;
 
 fn main() {
     codegraph_tui::started();
@@ -22,13 +23,18 @@ fn main() {
     if !cli.bare_parse() {
         codegraph_tui::index::arena::install();
     }
-    let guard = init_logging(cli.verbose);
+    // A completion script is printed by every shell start-up that sources it: no log.
+    let guard = if cli.generates() {
+        None
+    } else {
+        init_logging(cli.verbose)
+    };
     let code = match cli::run(cli) {
         Ok(code) => code,
         Err(e) => {
             // Sanitize line by line: the message's own newlines (candidate lists) stay.
             let msg = format!("{e:#}");
-            let lines: Vec<String> = msg.lines().map(|l| cli::sanitize(l).into_owned()).collect();
+            let lines: Vec<String> = msg.lines().map(|l| sanitize(l).into_owned()).collect();
             eprintln!("error: {}", lines.join("\n"));
             2
         }

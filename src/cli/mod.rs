@@ -4,6 +4,7 @@
 //! source files are shown escaped, never sent to the terminal).
 
 mod export;
+mod generate;
 mod impact;
 mod index_cmd;
 mod output;
@@ -25,8 +26,6 @@ use std::io::IsTerminal;
 use crate::config::{self, Config};
 use crate::index::session::Session;
 use crate::index::{self, CodeGraph, Index};
-
-pub use output::sanitize;
 
 /// When to use colour in text output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -93,6 +92,10 @@ pub enum Command {
     Path(path::PathArgs),
     /// Write the subgraph around SYMBOL as JSON, DOT, GraphML or Mermaid.
     Export(export::ExportArgs),
+    /// Print the completion script for SHELL on stdout (needs no repository).
+    Completions(generate::CompletionsArgs),
+    /// Print the man page (roff) on stdout, or COMMAND's page (needs no repository).
+    Man(generate::ManArgs),
 }
 
 impl Cli {
@@ -101,6 +104,15 @@ impl Cli {
     /// `index::arena`).
     pub fn bare_parse(&self) -> bool {
         matches!(&self.command, Some(Command::Index(a)) if a.parse_only && !a.arena)
+    }
+
+    /// `completions` or `man`: output generated from these definitions alone, which reads
+    /// no repository, config or cache and writes no log.
+    pub fn generates(&self) -> bool {
+        matches!(
+            &self.command,
+            Some(Command::Completions(_) | Command::Man(_))
+        )
     }
 }
 
@@ -138,6 +150,11 @@ pub fn run(cli: Cli) -> Result<i32> {
 }
 
 fn run_command(cli: &Cli) -> Result<i32> {
+    match &cli.command {
+        Some(Command::Completions(a)) => return generate::completions(a),
+        Some(Command::Man(a)) => return generate::man(a),
+        _ => {}
+    }
     let root = repo_root(cli.repo.as_deref().or(cli.path.as_deref()))?;
     if let (Some(_), Some(p)) = (&cli.repo, &cli.path) {
         path_root(cli, &root, p)?;
@@ -177,6 +194,9 @@ fn run_command(cli: &Cli) -> Result<i32> {
         ),
         Some(Command::Path(a)) => path::run(a, build(cli, &root, &config, false)?),
         Some(Command::Export(a)) => export::run(a, build(cli, &root, &config, false)?),
+        Some(Command::Completions(_) | Command::Man(_)) => {
+            unreachable!("served before the repository is looked up")
+        }
     }
 }
 

@@ -1,28 +1,12 @@
-//! Output helpers: canonical JSON to stdout and terminal-safe text.
+//! Output helpers: canonical JSON to stdout, lines of text, colour. Terminal-safe text
+//! is [`crate::termtext`]'s, re-exported here so every subcommand finds its output
+//! helpers in one place.
 
-use std::borrow::Cow;
 use std::io::Write;
 
 use anyhow::Result;
 
-/// Replaces control characters (C0, DEL, C1) with visible escapes (`\x1b`, `\n`), so text
-/// taken from source files or paths can never drive the terminal.
-pub fn sanitize(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
-}
+pub use crate::termtext::sanitize;
 
 /// Whether text output is coloured: `always`, `never`, or for `auto` when stdout is a
 /// terminal and `NO_COLOR` is unset or empty (no-color.org).
@@ -63,6 +47,16 @@ pub fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {
     }
 }
 
+/// Writes bytes to stdout as they are, ignoring a closed pipe.
+pub fn print_bytes(bytes: &[u8]) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match out.write_all(bytes).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
+}
+
 /// Writes lines of text to stdout, ignoring a closed pipe.
 pub fn print_lines(lines: &[String]) -> Result<()> {
     let stdout = std::io::stdout();
@@ -78,17 +72,5 @@ pub fn print_lines(lines: &[String]) -> Result<()> {
     match out.flush() {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escapes_are_shown_not_sent() {
-        assert_eq!(sanitize("a\x1b[2Jb\x07"), "a\\x1b[2Jb\\x07");
-        assert_eq!(sanitize("new\nline"), "new\\nline");
-        assert_eq!(sanitize("plain ünï"), "plain ünï");
     }
 }

@@ -3,8 +3,8 @@
 //! regions no top-level definition covers (all of a windowed file). Lines are 1-based and
 //! inclusive, as in the graph.
 
-use super::extract::LineIndex;
 use super::facts::{Chunk, ChunkKind, Definition, Kind};
+use super::lines::LineIndex;
 
 /// Chunking limits.
 #[derive(Debug, Clone)]

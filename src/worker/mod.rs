@@ -13,22 +13,25 @@
 //! [`IndexCommand::FilesChanged`] batches; each is served by a reconciliation. Commands
 //! that arrive during a run are coalesced and served by one run after it, since the
 //! engine cannot cancel a run half way.
+//!
+//! This file holds the protocol types, the [`Worker`] handle and the worker loop; one
+//! run is in `job`, the published [`Snapshot`] in `snapshot`.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use std::sync::Mutex;
-
-use crate::index::incremental::Changes;
 use crate::index::session::{Session, SAVE_QUIET};
-use crate::index::{self, Index, IndexOptions, Progress, UnresolvedReason};
+use crate::index::{self, IndexOptions};
 
+mod job;
+mod snapshot;
 pub mod watch;
+
+use job::{Job, RunEnd};
+pub use snapshot::Snapshot;
 
 /// A request to the worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,86 +116,6 @@ impl IndexEvent {
             | IndexEvent::Failed { generation, .. }
             | IndexEvent::Notice { generation, .. } => *generation,
         }
-    }
-}
-
-/// An immutable, finished index plus lookups the UI needs often, computed once on the
-/// worker thread so the UI never scans the whole graph on a keystroke.
-#[derive(Debug)]
-pub struct Snapshot {
-    /// The run that produced it.
-    pub generation: u64,
-    /// The engine's answer.
-    pub index: Index,
-    /// Unresolved references that are not `external`, counted by callee name (see
-    /// [`unresolved_by_name`](Snapshot::unresolved_by_name)); counted when the snapshot is
-    /// made, or for a cached graph served alone by the worker right after serving it.
-    unresolved_by_name: Arc<OnceLock<HashMap<Arc<str>, u32>>>,
-    /// How long the run took.
-    pub elapsed: Duration,
-    /// The index's graph alone (a cached one, served before its facts are decoded):
-    /// `index.files` is empty and a full snapshot of the same graph follows in the same
-    /// generation. What needs the facts (text search, the "changed on disk" mark) waits
-    /// for it.
-    pub graph_only: bool,
-}
-
-impl Snapshot {
-    /// Wraps an index, computing the derived lookups.
-    pub fn new(generation: u64, index: Index, elapsed: Duration) -> Snapshot {
-        let snap = Snapshot::graph_alone(generation, index, elapsed);
-        snap.unresolved_by_name();
-        Snapshot {
-            graph_only: false,
-            ..snap
-        }
-    }
-
-    /// A cached graph served alone ([`graph_only`](Snapshot::graph_only)), its derived
-    /// lookups left for the worker to make after serving it (they read every unresolved
-    /// call, which a cache load decodes on first use).
-    fn graph_alone(generation: u64, index: Index, elapsed: Duration) -> Snapshot {
-        Snapshot {
-            generation,
-            index,
-            unresolved_by_name: Arc::default(),
-            elapsed,
-            graph_only: true,
-        }
-    }
-
-    /// Unresolved references that are not `external`, counted by callee name: the calls
-    /// that might be missing callers of any definition with that name. Counted on first
-    /// use if they were not yet (only a graph served alone leaves them to then).
-    pub fn unresolved_by_name(&self) -> &HashMap<Arc<str>, u32> {
-        self.unresolved_by_name.get_or_init(|| {
-            let mut by_name: HashMap<Arc<str>, u32> = HashMap::new();
-            for u in self.index.graph.all_unresolved() {
-                if u.reason != UnresolvedReason::External {
-                    *by_name.entry(u.name.clone()).or_insert(0) += 1;
-                }
-            }
-            by_name
-        })
-    }
-
-    /// The full snapshot of which `self` is the graph alone ([`graph_only`]): `index` is
-    /// the same graph with its facts, so the derived lookups are shared, not made again.
-    ///
-    /// [`graph_only`]: Snapshot::graph_only
-    pub fn with_facts(&self, index: Index, elapsed: Duration) -> Snapshot {
-        Snapshot {
-            generation: self.generation,
-            index,
-            unresolved_by_name: self.unresolved_by_name.clone(),
-            elapsed,
-            graph_only: false,
-        }
-    }
-
-    /// The repository root (absolute), when the index came from a directory.
-    pub fn root(&self) -> Option<&Path> {
-        self.index.root.as_deref()
     }
 }
 
@@ -498,278 +421,10 @@ fn run(
     }
 }
 
-/// How a run ended.
-enum RunEnd {
-    /// A shutdown arrived during the run.
-    Shutdown,
-    /// The run finished; `rerun` when other commands arrived meanwhile.
-    Done {
-        /// Run again at once.
-        rerun: bool,
-        /// The run read only the paths the watcher reported: check the whole tree next
-        /// ([`Changes::reported_only`]).
-        follow_up: bool,
-        /// The new snapshot, when the run published one.
-        snapshot: Option<Arc<Snapshot>>,
-        /// The snapshot is for the worker loop to save (an update), not saved by the run.
-        save_deferred: bool,
-        /// The run's thread (it may still be saving the cache).
-        thread: Option<JoinHandle<()>>,
-        /// Paths the watcher reported during the run, for the next run.
-        reported: std::collections::BTreeSet<String>,
-    },
-}
-
-/// One reconciliation (or, without a previous snapshot, a full index).
-struct Job<'a> {
-    root: &'a Path,
-    options: &'a IndexOptions,
-    session: &'a Arc<Mutex<Session>>,
-    prev: Option<Arc<Snapshot>>,
-    /// The cache is read-only (another instance holds its lock).
-    read_only: bool,
-    /// Paths the watcher reported ([`IndexOptions::recheck`]).
-    recheck: std::collections::BTreeSet<String>,
-    /// A follow-up check: no progress and no "up to date" notice unless something changed.
-    quiet: bool,
-}
-
-type JobResult = Result<Option<(Arc<Snapshot>, Changes)>, index::IndexError>;
-
-impl Job<'_> {
-    /// Appended to every status notice while the cache is read-only, so the status bar keeps
-    /// saying that changes are not being saved.
-    fn read_only_note(&self) -> &'static str {
-        if self.read_only {
-            "; cache read-only (another instance holds the lock)"
-        } else {
-            ""
-        }
-    }
-
-    /// Runs on its own thread with progress events every 100 ms. A shutdown that arrives
-    /// meanwhile drops the result.
-    fn run(
-        self,
-        generation: u64,
-        commands: &Receiver<IndexCommand>,
-        sink: &impl Fn(IndexEvent),
-    ) -> RunEnd {
-        let progress = Arc::new(Progress::default());
-        let mut opts = self.options.clone();
-        opts.progress = Some(progress.clone());
-        opts.recheck = Some(Arc::new(self.recheck.clone()));
-        let started = Instant::now();
-        let (done_tx, done_rx) = mpsc::channel::<JobResult>();
-        let root_owned = self.root.to_path_buf();
-        let session = self.session.clone();
-        let prev = self.prev.clone();
-        let quiet = self.quiet;
-        // An update's snapshot is saved by the worker loop when it is idle; the first
-        // index is saved here (its notice says whether the cache was saved).
-        let save_deferred = prev.is_some();
-        let spawned = std::thread::Builder::new()
-            .name("codegraph-index".into())
-            .spawn(move || {
-                let mut s = session.lock().unwrap_or_else(|p| p.into_inner());
-                let r = match prev.as_ref().map(|p| &p.index) {
-                    // A follow-up check reconciles only if the walk differs.
-                    Some(p) if quiet => s.refresh_after_report(&root_owned, &opts, p),
-                    prev_index => s.refresh_unsaved(&root_owned, &opts, prev_index),
-                };
-                let r = r.map(|o| {
-                    o.map(|(idx, ch)| {
-                        let snap = Snapshot::new(generation, idx, started.elapsed());
-                        (Arc::new(snap), ch)
-                    })
-                });
-                let snap = match &r {
-                    Ok(Some((snap, _))) => Some(snap.clone()),
-                    _ => None,
-                };
-                let _ = done_tx.send(r);
-                if snap.is_none() {
-                    // Nothing changed: the snapshot served stays; make its update tables.
-                    if let Some(p) = &prev {
-                        p.index.prepare_updates();
-                    }
-                }
-                // The previous snapshot is the UI's to drop now (it switches on `Ready`).
-                drop(prev);
-                // Published first, saved after (the lock keeps the next run waiting).
-                if let Some(snap) = snap {
-                    if !save_deferred {
-                        s.save(&snap.index, &opts);
-                    }
-                    // The next update's tables, made while the user reads.
-                    snap.index.prepare_updates();
-                    // The previous index (unless the UI still holds it) and the save's
-                    // buffers are free: hand their pages back to the OS.
-                    drop(snap);
-                    index::release_free_memory();
-                }
-            });
-        let thread = match spawned {
-            Ok(t) => t,
-            Err(e) => {
-                sink(IndexEvent::Failed {
-                    generation,
-                    message: format!("cannot start the indexing thread: {e}"),
-                });
-                return RunEnd::Done {
-                    rerun: false,
-                    follow_up: false,
-                    snapshot: None,
-                    save_deferred: false,
-                    thread: None,
-                    reported: self.recheck,
-                };
-            }
-        };
-        tracing::info!(generation, root = %self.root.display(), "reconciling");
-        let mut rerun = false;
-        let mut reported = std::collections::BTreeSet::new();
-        let result = loop {
-            let total = progress.total.load(Ordering::Relaxed);
-            let done = progress.done.load(Ordering::Relaxed);
-            let phase = match (total, done) {
-                (0, _) => Phase::Walking,
-                (t, d) if d < t => Phase::Parsing,
-                _ => Phase::Resolving,
-            };
-            if !self.quiet {
-                sink(IndexEvent::Progress {
-                    generation,
-                    phase,
-                    done,
-                    total,
-                });
-            }
-            match done_rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(r) => break Some(r),
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => break None,
-            }
-            // Commands that arrive now are served by one more run afterwards (any command
-            // but a shutdown means "reconcile again").
-            while let Ok(c) = commands.try_recv() {
-                match c {
-                    IndexCommand::Shutdown => return RunEnd::Shutdown,
-                    IndexCommand::FilesChanged(p) => reported.extend(p),
-                    IndexCommand::Reindex => {}
-                }
-                rerun = true;
-            }
-        };
-        let idle = |total: u64| {
-            sink(IndexEvent::Progress {
-                generation,
-                phase: Phase::Idle,
-                done: total,
-                total,
-            })
-        };
-        let mut snapshot = None;
-        let mut follow_up = false;
-        match result {
-            Some(Ok(Some((snap, changes)))) => {
-                follow_up = changes.reported_only;
-                let elapsed = started.elapsed();
-                let ms = elapsed.as_millis() as u64;
-                let files = snap.index.files.len();
-                if self.prev.is_some() {
-                    tracing::info!(
-                        generation,
-                        files,
-                        changed = changes.len(),
-                        ms,
-                        "index updated"
-                    );
-                } else {
-                    tracing::info!(generation, files, ms, "indexing done");
-                }
-                idle(snap.index.stats.files_seen);
-                snapshot = Some(snap.clone());
-                sink(IndexEvent::Ready {
-                    generation,
-                    snapshot: snap,
-                });
-                let message = if self.prev.is_some() && changes.is_empty() {
-                    // Files read again (new stamps, racily clean ones) whose content and
-                    // the walk came out as before: nothing to report as changed.
-                    format!(
-                        "no source file changed ({} read again, {} ms){}",
-                        changes.hashed,
-                        elapsed.as_millis(),
-                        self.read_only_note()
-                    )
-                } else if self.prev.is_some() {
-                    format!(
-                        "updated: +{} ~{} -{} files in {} ms{}",
-                        changes.added.len(),
-                        changes.modified.len(),
-                        changes.removed.len(),
-                        elapsed.as_millis(),
-                        self.read_only_note()
-                    )
-                } else {
-                    let s = self.session.lock().unwrap_or_else(|p| p.into_inner());
-                    match &s.report.dir {
-                        None => format!("indexed in {} ms (in memory)", elapsed.as_millis()),
-                        Some(_) if s.report.saved => match &s.report.reason {
-                            Some(r) => format!("{r}: indexed in {} ms", elapsed.as_millis()),
-                            None => format!("indexed in {} ms; cache saved", elapsed.as_millis()),
-                        },
-                        Some(_) if s.report.read_only => format!(
-                            "indexed in {} ms; cache read-only (another instance holds the lock)",
-                            elapsed.as_millis()
-                        ),
-                        Some(_) => format!(
-                            "indexed in {} ms; {}",
-                            elapsed.as_millis(),
-                            s.report.reason.as_deref().unwrap_or("cache not saved")
-                        ),
-                    }
-                };
-                sink(IndexEvent::Notice {
-                    generation,
-                    message,
-                });
-            }
-            Some(Ok(None)) if self.quiet => {}
-            Some(Ok(None)) => {
-                idle(self.prev.as_ref().map_or(0, |p| p.index.stats.files_seen));
-                sink(IndexEvent::Notice {
-                    generation,
-                    message: format!(
-                        "up to date (checked in {} ms){}",
-                        started.elapsed().as_millis(),
-                        self.read_only_note()
-                    ),
-                });
-            }
-            Some(Err(e)) => sink(IndexEvent::Failed {
-                generation,
-                message: e.to_string(),
-            }),
-            None => sink(IndexEvent::Failed {
-                generation,
-                message: "the indexing thread panicked (see the log)".into(),
-            }),
-        }
-        RunEnd::Done {
-            rerun,
-            follow_up,
-            snapshot,
-            save_deferred,
-            thread: Some(thread),
-            reported,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn fixture() -> PathBuf {

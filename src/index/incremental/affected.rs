@@ -22,10 +22,12 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::index::facts::{FileFacts, Kind};
+use super::diff::{edit_touches, offered};
+use crate::index::facts::FileFacts;
 use crate::index::graph::{CodeGraph, RawEdge};
-use crate::index::lang;
-use crate::index::resolve::{self, locate, node_offsets, Resolution, Tables};
+use crate::index::resolve::{
+    self, locate, node_offsets, tokens, written_names, Resolution, Tables, WrittenNames,
+};
 
 /// 0: read `CODEGRAPH_VERIFY_INCREMENTAL` on first use; 1: off; 2: on.
 pub static VERIFY: AtomicU8 = AtomicU8::new(0);
@@ -38,89 +40,6 @@ fn verify() -> bool {
             on
         }
         v => v == 2,
-    }
-}
-
-/// Identifier-like tokens of `text` (split at anything but letters, digits and `_`).
-pub(super) fn tokens(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|t| !t.is_empty())
-}
-
-/// Receiver words that name no type (never worth offering).
-pub(super) const SELF_WORDS: &[&str] = &["self", "this", "cls", "super", "Self"];
-
-/// The names other files reach a file by: its stem and folder (what module paths and
-/// import specifiers end with), the last word of its module path, its package.
-/// Deliberately not the whole path or module path: `src` or `github` would touch every
-/// file.
-pub(super) fn named_by<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
-    let mut parts = f.path.rsplit('/');
-    if let Some(file) = parts.next() {
-        let stem = file.split('.').next().unwrap_or(file);
-        // A package's `__init__.py`, `mod.rs` or `index.js` is named by its folder (a stem
-        // that any language makes its folder's module).
-        if !lang::LANGUAGES
-            .iter()
-            .any(|l| l.folder_module_stems.contains(&stem))
-        {
-            out.insert(stem);
-        }
-    }
-    if let Some(dir) = parts.next() {
-        out.extend(tokens(dir));
-    }
-    // The last word only: a Go module path is one `github.com/x/y/pkg` element.
-    if let Some(m) = f.module_path.last().and_then(|m| tokens(m).last()) {
-        out.insert(m);
-    }
-    if let Some(p) = f.package.as_deref().and_then(|p| tokens(p).last()) {
-        out.insert(p);
-    }
-}
-
-/// Every name a file offers to others: what it defines or re-exports, and the names it is
-/// reached by ([`named_by`]).
-pub(super) fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
-    named_by(f, out);
-    for d in &f.definitions {
-        out.insert(&d.name);
-        if let Some(c) = d.container() {
-            out.extend(tokens(c));
-        }
-        for b in d.bases() {
-            out.insert(&b.name);
-        }
-    }
-    // Re-exports: a name imported here may be imported from here elsewhere.
-    for i in &f.imports {
-        for n in [&i.name, &i.alias].into_iter().flatten() {
-            out.extend(tokens(n));
-        }
-    }
-    // Fields (`self.x = ..`, a typed field of a class or struct) type receivers in other
-    // files, which then write the field's name; locals and parameters stay in the file.
-    for b in &f.bindings {
-        let in_type = b
-            .scope
-            .and_then(|i| f.definitions.get(i as usize))
-            .is_some_and(|d| {
-                matches!(
-                    d.kind,
-                    Kind::Class
-                        | Kind::Struct
-                        | Kind::Interface
-                        | Kind::Trait
-                        | Kind::Impl
-                        | Kind::Enum
-                )
-            });
-        if in_type || b.name.contains('.') {
-            out.extend(tokens(&b.name).filter(|t| !SELF_WORDS.contains(t)));
-        }
-    }
-    if let Some(e) = &f.default_export {
-        out.extend(tokens(e));
     }
 }
 
@@ -153,128 +72,9 @@ fn follow_aliases<'a>(files: &'a [Arc<FileFacts>], touched: &mut HashSet<&'a str
     }
 }
 
-/// Every name file `f` writes, as the selection matches them against the touched names:
-/// callee names whole, and the words of receivers, imports, bases, containers, return
-/// types, declared types, an impl's type and (with a relative import) its own path.
-fn written_names(f: &FileFacts) -> impl Iterator<Item = &str> {
-    let calls = f.calls.iter().flat_map(|c| {
-        std::iter::once(c.name.as_str()).chain(c.receiver.as_deref().into_iter().flat_map(tokens))
-    });
-    let imports = f.imports.iter().flat_map(|i| {
-        tokens(&i.module)
-            .chain(i.name.as_deref().into_iter().flat_map(tokens))
-            .chain(i.alias.as_deref().into_iter().flat_map(tokens))
-    });
-    let defs = f.definitions.iter().flat_map(|d| {
-        let bases = d.bases().iter().flat_map(|b| {
-            std::iter::once(b.name.as_str())
-                .chain(b.qualifier.as_deref().into_iter().flat_map(tokens))
-        });
-        bases
-            .chain(d.container().into_iter().flat_map(tokens))
-            .chain(d.returns().into_iter().flat_map(tokens))
-            // `impl Trait for Type` resolves `Type` (its name) for the source of its
-            // `implements` edge.
-            .chain(
-                (d.kind == Kind::Impl)
-                    .then_some(&*d.name)
-                    .into_iter()
-                    .flat_map(tokens),
-            )
-    });
-    let bindings = f.bindings.iter().flat_map(|b| tokens(&b.type_name));
-    // A relative import (`from . import x`, `import "./"`) names the file's own folders:
-    // the package's `__init__.py` or `index.js` there decides it.
-    let relative = f.imports.iter().any(|i| i.module.starts_with('.'));
-    let own = relative
-        .then_some(f.path.as_str())
-        .into_iter()
-        .flat_map(tokens);
-    calls.chain(imports).chain(defs).chain(bindings).chain(own)
-}
-
 /// `true` when file `f` writes any name in `touched`.
 fn mentions(f: &FileFacts, touched: &HashSet<&str>) -> bool {
     written_names(f).any(|n| touched.contains(n))
-}
-
-/// Which files write which name ([`written_names`]), by name hash: what the selection
-/// looks up instead of scanning every file's names (45 ms of a one-file update on the
-/// Rust tree of the fetch.sh corpus). A hash collision only selects a file too many,
-/// which is resolved again to the same edges. Kept with the resolver's tables, valid for
-/// the file list they were made for, and carried across an edit by renumbering and merging
-/// (linear, 1-2M entries on the Rust tree).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct WrittenNames {
-    /// (name hash, file index), sorted, unique.
-    pairs: Vec<(u64, u32)>,
-}
-
-fn name_hash(name: &str) -> u64 {
-    use std::hash::BuildHasher;
-    foldhash::fast::FixedState::with_seed(0x7772_6974_7465_6e21).hash_one(name)
-}
-
-impl WrittenNames {
-    /// The index of `files`.
-    pub(crate) fn build(files: &[Arc<FileFacts>]) -> WrittenNames {
-        let all: Vec<u32> = (0..files.len() as u32).collect();
-        WrittenNames {
-            pairs: Self::pairs(files, &all),
-        }
-    }
-
-    /// The sorted pairs of files `which` (indices into `files`).
-    fn pairs(files: &[Arc<FileFacts>], which: &[u32]) -> Vec<(u64, u32)> {
-        let mut v: Vec<(u64, u32)> = which
-            .par_iter()
-            .flat_map_iter(|&fi| {
-                let mut hs: Vec<u64> = written_names(&files[fi as usize]).map(name_hash).collect();
-                hs.sort_unstable();
-                hs.dedup();
-                hs.into_iter().map(move |h| (h, fi))
-            })
-            .collect();
-        v.par_sort_unstable();
-        v
-    }
-
-    /// Files that write a name in `names`, as a flag per file index (below `n_files`).
-    fn writers(&self, names: &HashSet<&str>, n_files: usize) -> Vec<bool> {
-        let mut out = vec![false; n_files];
-        for name in names {
-            let h = name_hash(name);
-            let from = self.pairs.partition_point(|p| p.0 < h);
-            for &(_, fi) in self.pairs[from..].iter().take_while(|p| p.0 == h) {
-                if let Some(f) = out.get_mut(fi as usize) {
-                    *f = true;
-                }
-            }
-        }
-        out
-    }
-
-    /// This index carried to `files`: `old_to_new[i]` is old file `i`'s new index
-    /// (`u32::MAX`: changed or gone, its pairs go), `fresh` the new indices of the changed
-    /// and added files, whose pairs are merged in. The map must be increasing where
-    /// defined (both lists sorted by path), so carried pairs stay sorted.
-    pub(crate) fn update(
-        &self,
-        files: &[Arc<FileFacts>],
-        old_to_new: &[u32],
-        fresh: &[u32],
-    ) -> WrittenNames {
-        let add = Self::pairs(files, fresh);
-        let mut pairs = Vec::with_capacity(self.pairs.len() + add.len());
-        resolve::merge_renumbered(
-            self.pairs.iter().copied(),
-            |(h, fi)| resolve::renumbered(old_to_new, fi).map(|n| (h, n)),
-            add,
-            |a, b| a < b,
-            |p| pairs.push(p),
-        );
-        WrittenNames { pairs }
-    }
 }
 
 fn by_path(list: &[Arc<FileFacts>]) -> HashMap<&str, usize> {
@@ -335,7 +135,7 @@ fn select<'a>(
         }
         match (old, new) {
             (Some(old), Some(new)) => {
-                super::diff::edit_touches(old, new, &mut touched);
+                edit_touches(old, new, &mut touched);
                 moved.insert(p, local_moves(old, new));
             }
             (old, new) => {
@@ -659,6 +459,7 @@ pub(crate) fn resolve_incremental(
 mod tests {
     use super::*;
     use crate::index::extract;
+    use crate::index::facts::Kind;
 
     fn facts(path: &str, text: &str) -> Arc<FileFacts> {
         Arc::new(extract::facts_for_test(path, text))

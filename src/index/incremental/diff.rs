@@ -1,7 +1,7 @@
 //! The names an edit of one file touches for the other files: those whose facts, as other
 //! files' resolution reads them, differ between the file's old and new facts.
 //!
-//! [`affected`](super::affected) re-resolves every file that writes a touched name. Taking
+//! `affected` re-resolves every file that writes a touched name. Taking
 //! every name a changed file offers made an appended function re-resolve every file that
 //! calls any function the edited file defines (1 473 of 4 026 files for one edit in the
 //! npm tree, 3 609 of 9 273 in the Rust one). Other files' resolution reads a file's
@@ -20,8 +20,9 @@
 // foldhash, not std's SipHash: the selection scan hashes every name every file writes.
 use foldhash::{HashMap, HashSet};
 
-use super::affected::{named_by, offered, tokens, SELF_WORDS};
 use crate::index::facts::{Binding, Definition, FileFacts, Kind};
+use crate::index::lang;
+use crate::index::resolve::tokens;
 
 /// An enclosing definition as a definition's view records it.
 type Ancestor<'a> = (&'a str, Kind, &'a str, &'a str, Option<&'a str>);
@@ -197,6 +198,83 @@ fn differing<'a, V: PartialEq>(
         if !old.contains_key(k) {
             out.insert(k);
         }
+    }
+}
+
+/// Receiver words that name no type (never worth offering).
+const SELF_WORDS: &[&str] = &["self", "this", "cls", "super", "Self"];
+
+/// The names other files reach a file by: its stem and folder (what module paths and
+/// import specifiers end with), the last word of its module path, its package.
+/// Deliberately not the whole path or module path: `src` or `github` would touch every
+/// file.
+fn named_by<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
+    let mut parts = f.path.rsplit('/');
+    if let Some(file) = parts.next() {
+        let stem = file.split('.').next().unwrap_or(file);
+        // A package's `__init__.py`, `mod.rs` or `index.js` is named by its folder (a stem
+        // that any language makes its folder's module).
+        if !lang::LANGUAGES
+            .iter()
+            .any(|l| l.folder_module_stems.contains(&stem))
+        {
+            out.insert(stem);
+        }
+    }
+    if let Some(dir) = parts.next() {
+        out.extend(tokens(dir));
+    }
+    // The last word only: a Go module path is one `github.com/x/y/pkg` element.
+    if let Some(m) = f.module_path.last().and_then(|m| tokens(m).last()) {
+        out.insert(m);
+    }
+    if let Some(p) = f.package.as_deref().and_then(|p| tokens(p).last()) {
+        out.insert(p);
+    }
+}
+
+/// Every name a file offers to others: what it defines or re-exports, and the names it is
+/// reached by ([`named_by`]).
+pub(super) fn offered<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
+    named_by(f, out);
+    for d in &f.definitions {
+        out.insert(&d.name);
+        if let Some(c) = d.container() {
+            out.extend(tokens(c));
+        }
+        for b in d.bases() {
+            out.insert(&b.name);
+        }
+    }
+    // Re-exports: a name imported here may be imported from here elsewhere.
+    for i in &f.imports {
+        for n in [&i.name, &i.alias].into_iter().flatten() {
+            out.extend(tokens(n));
+        }
+    }
+    // Fields (`self.x = ..`, a typed field of a class or struct) type receivers in other
+    // files, which then write the field's name; locals and parameters stay in the file.
+    for b in &f.bindings {
+        let in_type = b
+            .scope
+            .and_then(|i| f.definitions.get(i as usize))
+            .is_some_and(|d| {
+                matches!(
+                    d.kind,
+                    Kind::Class
+                        | Kind::Struct
+                        | Kind::Interface
+                        | Kind::Trait
+                        | Kind::Impl
+                        | Kind::Enum
+                )
+            });
+        if in_type || b.name.contains('.') {
+            out.extend(tokens(&b.name).filter(|t| !SELF_WORDS.contains(t)));
+        }
+    }
+    if let Some(e) = &f.default_export {
+        out.extend(tokens(e));
     }
 }
 

@@ -30,9 +30,9 @@
 //! Patterns the reader does not support run through tree-sitter's query cursor at their
 //! root nodes (a `Query` built from their text alone); their matches follow the native
 //! ones of the same node. The shipped queries have none (a unit test lists them), so the
-//! whole `tags.scm` is never compiled outside tests. (Until session 13 the repeated-field
-//! rule above was checked by compiling the pattern alone and asking the query cursor: that
-//! compilation was 7% of a Python index's CPU and a fifth of its page faults.)
+//! whole `tags.scm` is never compiled outside tests. (The repeated-field rule above is read
+//! from the grammar tables rather than by compiling the pattern alone and asking the query
+//! cursor: that compilation costs 7% of a Python index's CPU and a fifth of its page faults.)
 //! `extract`'s equivalence tests compare this matcher with the query cursor on every
 //! fixture file, match by match.
 

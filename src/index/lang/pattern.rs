@@ -1,4 +1,5 @@
-//! `tags.scm` patterns read into trees of steps that [`super::matcher`] matches directly.
+//! `tags.scm` patterns read into trees of steps that the matcher (`lang::matcher`) matches
+//! directly.
 //!
 //! Each top-level pattern of the query is cut out of the source by [`outline`], which
 //! numbers patterns and captures as tree-sitter's `Query` does (patterns in text order,
@@ -14,7 +15,7 @@
 //! named and anonymous nodes, `(_)` and `_`, fields, negated fields (`!f`), alternations,
 //! `.` anchors, several captures on one node, and the text predicates `#eq?`, `#match?`,
 //! `#any-of?` with their `not-` and `any-` forms. A pattern outside it is reported with the
-//! reason and left to tree-sitter's query cursor (see [`super::matcher::Matcher`]).
+//! reason and left to tree-sitter's query cursor (see `Matcher` in `lang::matcher`).
 
 use std::ops::Range;
 

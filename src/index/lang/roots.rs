@@ -1,5 +1,5 @@
 //! The node kinds at which a query's patterns start ("roots"), read from the query text,
-//! and the query tokenizer that [`super::pattern`] shares.
+//! and the query tokenizer that the pattern reader (`lang::pattern`) shares.
 //!
 //! Running a tree-sitter query cursor over a whole tree costs about half a parse on the
 //! fetch.sh Rust corpus, whatever the patterns, because it checks every node against every
@@ -7,7 +7,8 @@
 //! fallback for unsupported patterns therefore walk the tree once with a `TreeCursor` and
 //! run the query only at nodes whose kind starts some pattern, with the cursor's start depth
 //! limited to that node. Even so the cursor cost half a parse, so extraction proper uses
-//! [`super::matcher`], which needs no root list (it indexes its own patterns by kind id).
+//! the matcher (`lang::matcher`), which needs no root list (it indexes its own patterns
+//! by kind id).
 //! A root the reader cannot name (a wildcard) makes the query run over the whole tree.
 
 /// Root node kinds of every top-level pattern in `source`, or `None` when some pattern's

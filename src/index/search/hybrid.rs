@@ -158,7 +158,7 @@ pub fn choose_embedder(
     }
     let digest = *digest.finalize().as_bytes();
     let saved = file.as_deref().and_then(|f| {
-        let b = crate::index::store::read_regular(f).ok()?;
+        let b = crate::index::fsutil::read_regular(f).ok()?;
         let (head, body) = b.split_at_checked(32)?;
         if head != digest {
             return None;
@@ -238,7 +238,7 @@ impl Searcher {
             stats.embedder = Some(e.id());
             if let Some(d) = cache_dir {
                 stats.vector_bytes =
-                    super::text::dir_size(&super::vector::cache_file(d, &e.cache_slot()));
+                    crate::index::fsutil::dir_size(&super::vector::cache_file(d, &e.cache_slot()));
             }
             stats
                 .elapsed_ms

@@ -220,13 +220,13 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SearchError>
     if let Some(dir) = path.parent() {
         // A file or link where the cache's folder belongs (damage) is replaced.
         if std::fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir()) {
-            let _ = crate::index::store::remove_any(dir);
+            let _ = crate::index::fsutil::remove_any(dir);
         }
         std::fs::create_dir_all(dir).map_err(io)?;
     }
     // So is a folder where the file belongs: a rename cannot replace it.
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
-        let _ = crate::index::store::remove_any(path);
+        let _ = crate::index::fsutil::remove_any(path);
     }
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, bytes).map_err(io)?;

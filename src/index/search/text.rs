@@ -234,7 +234,7 @@ impl TextIndex {
             return Err(io(dir)(e));
         }
         // A leftover that cannot be removed now is removed by the next build.
-        let _ = crate::index::store::remove_any(&old);
+        let _ = crate::index::fsutil::remove_any(&old);
         let mut t = TextIndex::open(&dir.join("index"))?;
         t.reused = false;
         Ok(t)
@@ -531,7 +531,7 @@ impl TextIndex {
 
     /// Total size in bytes of the index files (0 in RAM).
     pub fn size_bytes(&self) -> u64 {
-        dir_size(&self.location)
+        crate::index::fsutil::dir_size(&self.location)
     }
 
     /// The tantivy index (for tests and tools).
@@ -544,17 +544,4 @@ fn register(index: &TvIndex) {
     index
         .tokenizers()
         .register(CODE_TOKENIZER, TextAnalyzer::from(CodeTokenizer::default()));
-}
-
-/// Sum of file sizes under `path` (0 when it does not exist).
-pub(crate) fn dir_size(path: &Path) -> u64 {
-    let Ok(rd) = std::fs::read_dir(path) else {
-        return std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    };
-    rd.flatten()
-        .map(|e| match e.file_type() {
-            Ok(t) if t.is_dir() => dir_size(&e.path()),
-            _ => e.metadata().map(|m| m.len()).unwrap_or(0),
-        })
-        .sum()
 }

@@ -355,7 +355,7 @@ pub fn cache_file(cache_dir: &Path, cache_slot: &str) -> PathBuf {
 /// Reads a cache file written for `embedder_id`; `None` when missing, written by
 /// another embedder, or failing its checks.
 pub fn load_cache(path: &Path, embedder_id: &str) -> Option<(usize, CachedVectors)> {
-    let b = match crate::index::store::read_regular(path) {
+    let b = match crate::index::fsutil::read_regular(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {

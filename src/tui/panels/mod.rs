@@ -93,7 +93,7 @@ fn panel<'a>(app: &App, title: Line<'a>, which: Focus) -> Block<'a> {
 
 /// Terminal-safe text: control characters shown as escapes.
 pub fn safe(s: &str) -> Cow<'_, str> {
-    crate::cli::sanitize(s)
+    crate::termtext::sanitize(s)
 }
 
 /// Columns a symbol or caller row of a panel `width` columns wide keeps for its file and

@@ -1,0 +1,164 @@
+//! Imports and bindings: the handlers of import statements (one [`Import`] per imported
+//! name, or the language's `expand_import` hook), of typed local names (parameters,
+//! variables, fields), and the attaching of each binding to its enclosing definition.
+
+use foldhash::HashMap;
+use tree_sitter::Node;
+
+use super::defs::enclosing;
+use super::nodes::{node_text, split_type_name, squash, Captures};
+use crate::index::facts::{Binding, Definition, Import};
+use crate::index::lang::{CompiledLanguage, Role};
+
+/// A typed name before its scope is known: (byte offset, name, type name, 1-based line).
+pub(super) type RawBinding = (usize, String, String, u32);
+
+/// The bindings of one file's matches, one per (name token, name).
+#[derive(Default)]
+pub(super) struct Bindings {
+    /// The bindings in match order.
+    pub(super) list: Vec<RawBinding>,
+    /// Name token offset → the latest entry of `list` at that offset.
+    at: HashMap<usize, usize>,
+    /// `same_at[i]`: the entry before `i` at its offset, `usize::MAX` for none (one binding
+    /// per (offset, name): a chain, not a key that copies the name).
+    same_at: Vec<usize>,
+}
+
+impl Bindings {
+    /// A local name (role `LocalName`) on `n`, typed by the match's `LocalType` capture
+    /// (empty without one); a typed capture of a name token wins over an untyped one.
+    pub(super) fn on_local(
+        &mut self,
+        c: &CompiledLanguage,
+        n: Node<'_>,
+        m: &Captures<'_, '_>,
+        text: &str,
+    ) {
+        let find = |r: Role| m.find(r);
+        let Bindings {
+            list: bindings,
+            at: binding_at,
+            same_at,
+        } = self;
+        // Keep a dotted qualifier (`types.Type`, `ns.Foo`): its import decides
+        // whether the type is the repo's or a library's. A name captured without
+        // a type (a Python parameter or assignment) is bound with an empty type.
+        let type_name = match find(Role::LocalType) {
+            Some(t) => {
+                let (type_name, qual) = split_type_name(node_text(t, text));
+                match qual {
+                    Some(q) if !q.contains("::") && !type_name.is_empty() => {
+                        format!("{q}.{type_name}")
+                    }
+                    // A Rust module path (`crate::disk::Conn`), dotted the same way.
+                    Some(q) if c.spec.name == "rust" && !type_name.is_empty() => {
+                        format!("{}.{type_name}", q.replace("::", "."))
+                    }
+                    _ if type_name.is_empty() => return,
+                    _ => type_name,
+                }
+            }
+            None => String::new(),
+        };
+        let name = squash(node_text(n, text));
+        // One binding per name token; a typed capture of it wins over an untyped one.
+        let at = n.start_byte();
+        let mut same = binding_at.get(&at).copied();
+        while let Some(i) = same.filter(|&i| bindings[i].1 != name) {
+            same = (same_at[i] != usize::MAX).then_some(same_at[i]);
+        }
+        match same {
+            Some(i) => {
+                if bindings[i].2.is_empty() {
+                    bindings[i].2 = type_name;
+                }
+            }
+            None => {
+                same_at.push(binding_at.insert(at, bindings.len()).unwrap_or(usize::MAX));
+                bindings.push((
+                    n.start_byte(),
+                    name,
+                    type_name,
+                    n.start_position().row as u32 + 1,
+                ));
+            }
+        }
+    }
+}
+
+/// An import statement (role `Import`) on `stmt`: one [`Import`] per imported name, keyed
+/// by (statement start, name token start), where a later match replaces an entry without
+/// an alias; a statement the patterns give no module goes to the language's
+/// `expand_import` hook, once.
+pub(super) fn on_import(
+    imports: &mut Vec<(usize, usize, Import)>,
+    c: &CompiledLanguage,
+    stmt: Node<'_>,
+    m: &Captures<'_, '_>,
+    text: &str,
+) {
+    let find = |r: Role| m.find(r);
+    let src = text.as_bytes();
+    let line = stmt.start_position().row as u32 + 1;
+    let module = find(Role::ImportModule);
+    if let Some(module) = module {
+        let clean = |n: Node<'_>| {
+            node_text(n, text)
+                .trim_matches(['"', '\'', '`'])
+                .to_string()
+        };
+        let name = find(Role::ImportName).map(|n| node_text(n, text).to_string());
+        let default = find(Role::ImportDefault);
+        let glob = find(Role::ImportGlob);
+        let alias = find(Role::ImportAlias)
+            .or(default)
+            .map(|n| node_text(n, text).to_string());
+        let name = if glob.is_some() {
+            Some("*".to_string())
+        } else if default.is_some() {
+            Some("default".to_string())
+        } else {
+            name
+        };
+        let key_node = find(Role::ImportName)
+            .or(default)
+            .or(find(Role::ImportAlias))
+            .unwrap_or(module);
+        let imp = Import {
+            module: clean(module),
+            name,
+            alias,
+            line,
+        };
+        let key = (stmt.start_byte(), key_node.start_byte());
+        match imports.iter_mut().find(|(s, k, _)| (*s, *k) == key) {
+            Some((_, _, old)) if old.alias.is_none() => *old = imp,
+            Some(_) => {}
+            None => imports.push((key.0, key.1, imp)),
+        }
+    } else if let Some(hook) = c.spec.expand_import {
+        let key = (stmt.start_byte(), stmt.start_byte());
+        if !imports.iter().any(|(s, k, _)| (*s, *k) == key) {
+            let mut out = Vec::new();
+            hook(stmt, src, line, &mut out);
+            for (i, imp) in out.into_iter().enumerate() {
+                imports.push((key.0, key.1 + i, imp));
+            }
+        }
+    }
+}
+
+/// Gives each binding (sorted by offset) its innermost enclosing definition.
+pub(super) fn attach_bindings(defs: &[Definition], raw: Vec<RawBinding>) -> Vec<Binding> {
+    let scopes = enclosing(defs, raw.iter().map(|b| b.0 as u32));
+    raw.into_iter()
+        .zip(scopes)
+        .map(|((_, name, type_name, line), scope)| Binding {
+            scope,
+            name,
+            type_name,
+            line,
+        })
+        .collect()
+}

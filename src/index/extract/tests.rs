@@ -1,0 +1,249 @@
+//! Unit tests of extraction: facts of small sources per language, name and text helpers.
+
+use super::nodes::{split_type_name, squash};
+use super::*;
+use crate::index::facts::{Definition, Kind};
+
+/// `squash`'s copy-as-is path gives what splitting and joining gives, whitespace of
+/// every kind included (a vertical tab between tokens is collapsed like a space).
+#[test]
+fn squash_collapses_every_kind_of_whitespace() {
+    let slow = |s: &str| cap_chars(&s.split_whitespace().collect::<Vec<_>>().join(" "), 200);
+    let long = "x".repeat(250);
+    for s in [
+        "self.items",
+        "a b",
+        "a  b",
+        " a",
+        "a ",
+        "a.\x0Bb",
+        "\x0Bfoo",
+        "a\tb",
+        "a\nb",
+        "a\x0Cb",
+        "a\rb",
+        "a\u{a0}b",
+        "a\u{3000}b",
+        "é b",
+        "",
+        " ",
+        long.as_str(),
+    ] {
+        assert_eq!(squash(s), slow(s), "{s:?}");
+    }
+    assert_eq!(squash("a.\x0Bb"), "a. b");
+}
+
+fn facts(path: &str, text: &str) -> FileFacts {
+    facts_for_test(path, text)
+}
+
+/// Items in item-level `cfg_*! { }` blocks, nested too and inside an `impl`, are
+/// indexed at their own lines and columns; other item macros are left alone.
+#[test]
+fn rust_items_inside_cfg_blocks_are_indexed_in_place() {
+    let src = "cfg_net! {\n    pub struct TcpStream { fd: u32 }\n    impl TcpStream {\n        pub fn connect() -> TcpStream { helper() }\n        cfg_unix! {\n            pub fn raw(&self) -> u32 { self.fd }\n        }\n    }\n}\nlazy_static! {\n    static ref X: u32 = make();\n}\nfn helper() -> TcpStream { TcpStream::connect() }\n";
+    let f = facts_for_test("src/lib.rs", src);
+    let at = |q: &str| {
+        let d = f
+            .definitions
+            .iter()
+            .find(|d| &*d.qualified_name == q)
+            .unwrap_or_else(|| panic!("{q} missing: {:?}", f.definitions));
+        (d.kind, d.start_line, d.end_line, d.signature.clone())
+    };
+    assert_eq!(
+        at("TcpStream::connect"),
+        (
+            Kind::Method,
+            4,
+            4,
+            "pub fn connect() -> TcpStream { helper() }".into()
+        )
+    );
+    assert_eq!(at("TcpStream::raw").1, 6);
+    assert_eq!(at("TcpStream").0, Kind::Struct);
+    assert_eq!(at("helper").1, 13);
+    assert!(!f.definitions.iter().any(|d| &*d.name == "X"));
+    // `cfg_if!` has its own syntax: left alone.
+    let g = facts_for_test(
+        "src/lib.rs",
+        "cfg_if! {\n    if #[cfg(unix)] {\n        fn a() {}\n    }\n}\n",
+    );
+    assert!(g.definitions.is_empty(), "{:?}", g.definitions);
+    // Nor a block that is not items (tokio's `cfg_metrics_variant!`): what follows it
+    // keeps its place in the impl.
+    let h = facts_for_test(
+        "src/lib.rs",
+        "struct S;\nimpl S {\n    cfg_variant! {\n        stable: { fn v(&self) {} },\n        unstable: { fn v(&self) {} }\n    }\n    pub fn after(&self) { self.v(); }\n}\nfn last() {}\n",
+    );
+    let after = h.definitions.iter().find(|d| &*d.name == "after").unwrap();
+    assert_eq!(
+        (after.kind, &*after.qualified_name),
+        (Kind::Method, "S::after")
+    );
+    assert!(h.definitions.iter().any(|d| &*d.name == "last"));
+    let call = f.calls.iter().find(|c| c.name == "helper").unwrap();
+    assert_eq!((call.line, call.column), (4, 41));
+}
+
+#[test]
+fn type_names_drop_references_lifetimes_and_generics() {
+    let split = |s: &str| split_type_name(s);
+    assert_eq!(split("&'a mut Ser"), ("Ser".into(), None));
+    assert_eq!(split("&'a [T]"), ("[T]".into(), None));
+    assert_eq!(split("&'static str"), ("str".into(), None));
+    assert_eq!(split("&mut Foo"), ("Foo".into(), None));
+    assert_eq!(split("*const Foo"), ("Foo".into(), None));
+    assert_eq!(split("&'a dyn Write"), ("Write".into(), None));
+    assert_eq!(
+        split("crate::a::Foo<'a, T>"),
+        ("Foo".into(), Some("crate::a".into()))
+    );
+    assert_eq!(split("pkg.Base[T]"), ("Base".into(), Some("pkg".into())));
+    assert_eq!(split("*Node"), ("Node".into(), None));
+}
+
+fn def<'a>(f: &'a FileFacts, id: &str) -> &'a Definition {
+    f.definitions
+        .iter()
+        .find(|d| &*d.id == id)
+        .unwrap_or_else(|| panic!("no {id} in {:#?}", f.definitions))
+}
+
+#[test]
+fn rust_definitions_docs_and_kinds() {
+    let src = "/// Adds.\n/// Twice.\n#[inline]\npub fn add(a: u32) -> u32 { a }\n\n// plain comment\nfn plain() {}\n\nstruct Calc;\nimpl Calc {\n    /** Block doc. */\n    fn add(&self) { add(1); self.add(); }\n}\nimpl std::fmt::Display for Calc {\n    fn fmt(&self) {}\n}\n";
+    let f = facts("src/math.rs", src);
+    let add = def(&f, "src/math.rs::add");
+    assert_eq!(
+        (add.kind, add.start_line, add.end_line),
+        (Kind::Function, 4, 4)
+    );
+    assert_eq!(add.doc(), Some("Adds.\nTwice."));
+    assert_eq!(&*add.qualified_name, "math::add");
+    assert_eq!(add.signature, "pub fn add(a: u32) -> u32 { a }");
+    assert_eq!(
+        def(&f, "src/math.rs::plain").doc(),
+        None,
+        "a plain // comment is not documentation"
+    );
+    assert_eq!(def(&f, "src/math.rs::Calc#2").kind, Kind::Impl);
+    let m = def(&f, "src/math.rs::Calc::add");
+    assert_eq!((m.kind, m.doc()), (Kind::Method, Some("Block doc.")));
+    let display = def(&f, "src/math.rs::Calc#3");
+    assert_eq!(display.bases()[0].name, "Display");
+    assert!(display.bases()[0].implements);
+    assert_eq!(def(&f, "src/math.rs::Calc::fmt").kind, Kind::Method);
+    let calls: Vec<(&str, Option<&str>, u32, u32)> = f
+        .calls
+        .iter()
+        .map(|c| (c.name.as_str(), c.receiver.as_deref(), c.line, c.column))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![("add", None, 12, 21), ("add", Some("self"), 12, 34)]
+    );
+    let caller = f.calls[0]
+        .caller
+        .map(|i| f.definitions[i as usize].id.as_ref());
+    assert_eq!(caller, Some("src/math.rs::Calc::add"));
+}
+
+#[test]
+fn python_untyped_locals_are_bound_and_a_typed_capture_wins() {
+    let src = "def run(a, b=1, *rest, **kw):\n    x = Repo()\n    y, z = pair()\n    for item in rest:\n        pass\n    n: int = 0\n";
+    let f = facts("app/jobs.py", src);
+    let mut got: Vec<(&str, &str)> = f
+        .bindings
+        .iter()
+        .map(|b| (b.name.as_str(), b.type_name.as_str()))
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            ("a", ""),
+            ("b", ""),
+            ("item", ""),
+            ("kw", ""),
+            ("n", "int"),
+            ("rest", ""),
+            ("x", "Repo"),
+            ("y", ""),
+            ("z", "")
+        ]
+    );
+    let run = f
+        .definitions
+        .iter()
+        .position(|d| &*d.name == "run")
+        .unwrap() as u32;
+    assert!(f.bindings.iter().all(|b| b.scope == Some(run)));
+}
+
+#[test]
+fn python_docstrings_constructors_and_lambdas() {
+    let src = "class Ledger(Base):\n    \"\"\"Books.\n\n    More.\n    \"\"\"\n    def __init__(self, db):\n        self.db = db\n\n    def settle(self):\n        return list(map(lambda x: helper(x), []))\n";
+    let f = facts("app/service.py", src);
+    let c = def(&f, "app/service.py::Ledger");
+    assert_eq!((c.kind, c.doc()), (Kind::Class, Some("Books.\n\nMore.")));
+    assert_eq!(c.bases()[0].name, "Base");
+    assert_eq!(&*c.qualified_name, "app.service.Ledger");
+    assert_eq!(
+        def(&f, "app/service.py::Ledger.__init__").kind,
+        Kind::Constructor
+    );
+    let helper = f.calls.iter().find(|c| c.name == "helper").unwrap();
+    assert_eq!(
+        &*f.definitions[helper.caller.unwrap() as usize].id,
+        "app/service.py::Ledger.settle"
+    );
+}
+
+#[test]
+fn javascript_jsdoc_on_exports_and_imports() {
+    let src = "import a, { b as c } from './x';\nconst d = require('./y');\n/** Renders. */\nexport default function render() { return c(); }\nexport const f = () => new Thing();\n";
+    let f = facts("src/r.js", src);
+    assert_eq!(def(&f, "src/r.js::render").doc(), Some("Renders."));
+    assert_eq!(f.default_export.as_deref(), Some("render"));
+    let imports: Vec<(&str, Option<&str>, Option<&str>)> = f
+        .imports
+        .iter()
+        .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_deref()))
+        .collect();
+    assert_eq!(
+        imports,
+        vec![
+            ("./x", Some("default"), Some("a")),
+            ("./x", Some("b"), Some("c")),
+            ("./y", Some("default"), Some("d"))
+        ]
+    );
+    let new = f.calls.iter().find(|c| c.name == "Thing").unwrap();
+    assert!(new.is_new);
+    assert_eq!(
+        &*f.definitions[new.caller.unwrap() as usize].id,
+        "src/r.js::f"
+    );
+}
+
+#[test]
+fn go_methods_and_receivers() {
+    let src = "package store\n\n// Memory keeps items.\ntype Memory struct{ Base }\n\n// Len counts.\nfunc (m *Memory) Len() int { return m.size() }\n";
+    let f = facts("store/memory.go", src);
+    let len = def(&f, "store/memory.go::Memory.Len");
+    assert_eq!(
+        (len.kind, len.doc(), len.self_name()),
+        (Kind::Method, Some("Len counts."), Some("m"))
+    );
+    assert_eq!(&*len.qualified_name, "store.Memory.Len");
+    assert_eq!(def(&f, "store/memory.go::Memory").bases()[0].name, "Base");
+}
+
+#[test]
+fn duplicate_ids_get_suffixes_in_source_order() {
+    let f = facts("a.py", "def f():\n    pass\n\ndef f():\n    pass\n");
+    let ids: Vec<&str> = f.definitions.iter().map(|d| &*d.id).collect();
+    assert_eq!(ids, vec!["a.py::f", "a.py::f#2"]);
+}

@@ -1,0 +1,469 @@
+//! Receiver typing: what type a receiver expression, binding or field is known to have
+//! (a repo type, one outside the repo, or unknown), from constructions, declared types,
+//! return types and fields.
+
+use std::sync::Arc;
+
+use super::builtins::GO_PREDECLARED_TYPES;
+use super::modules::Target;
+use super::tables::is_typeish;
+use super::{Bound, Ctx, DefRef};
+use crate::index::facts::{CallSite, Kind};
+
+/// What a receiver's type is known to be.
+pub(super) enum Typed {
+    /// A type defined in the repo, by name: looked up from the file of the call.
+    Repo(String),
+    /// The repo type definition the name resolved to in the file that wrote it (a
+    /// parameter's `b.Encoder`, a factory's return type in its own file): a same-named type
+    /// of the calling file is not it.
+    Def(DefRef),
+    /// A type defined nowhere in the repo.
+    External,
+    /// Not known.
+    Unknown,
+}
+
+/// The constructed type of an inline construction receiver: `Foo(db)`, `new Foo()`,
+/// `pkg.Foo()`, `Foo::new(..)`, `Foo { .. }` → `Foo`. `None` for anything else.
+fn inline_constructor(recv: &str) -> Option<&str> {
+    let r = recv.strip_prefix("new ").unwrap_or(recv).trim();
+    let head = if let Some(i) = r.find("::new(") {
+        &r[..i]
+    } else if let Some(i) = r.find(['(', '{']) {
+        if !(r.ends_with(')') || r.ends_with('}')) {
+            return None;
+        }
+        r[..i].trim_end()
+    } else {
+        return None;
+    };
+    let name = head.rsplit(['.', ':']).next()?;
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && head
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == ':');
+    ok.then_some(name)
+}
+
+/// Byte index of the `(` matching the end of `s` (which had its final `)` removed).
+fn matching_open_paren(s: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' if depth == 0 => return Some(i),
+            '(' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+impl<'a> Ctx<'a> {
+    /// The type of a receiver expression, from inline constructions and typed bindings.
+    /// The type of a receiver expression: an inline construction (`Foo(db)`, `new Foo()`,
+    /// `Foo::new(..)`), a call whose target declares a return type (`this.getSubject()`,
+    /// `store.NewMemory()`), or a chain `head.f.g` typed from the head (a binding, `self`)
+    /// through the declared types of each field.
+    pub(super) fn receiver_type_depth(
+        &self,
+        fi: u32,
+        caller: Option<u32>,
+        recv: &str,
+        depth: u32,
+    ) -> Typed {
+        if depth > 4 {
+            return Typed::Unknown;
+        }
+        if let Some(ty) = inline_constructor(recv) {
+            // A dotted head is classified whole, so its qualifier decides (`pkg.Foo(x)` is
+            // the package's type; `t.Field(i)` in Go is a method call on a value).
+            let head = recv.strip_prefix("new ").unwrap_or(recv).trim();
+            let dotted = head
+                .find(['(', '{'])
+                .map(|i| head[..i].trim_end())
+                .filter(|h| h.contains('.') && !h.contains("::"));
+            let typed = match dotted {
+                Some(h) if !recv.starts_with("new ") => self.classify(fi, h),
+                _ => self.classify(fi, ty),
+            };
+            match typed {
+                Typed::Repo(t) if self.is_constructible(fi, &t) => return Typed::Repo(t),
+                Typed::Def(t) if self.def(t).kind.is_constructible() => return Typed::Def(t),
+                // Not a construction: typed below as a call result.
+                _ if recv.ends_with(')') => {}
+                _ => return Typed::Unknown,
+            }
+        }
+        // A call result: resolve the call, then its declared return type.
+        if let Some(inner) = recv.strip_suffix(')') {
+            let Some(open) = matching_open_paren(inner) else {
+                return Typed::Unknown;
+            };
+            let callee = &inner[..open];
+            let (qual, name) = match callee.rfind('.') {
+                Some(i) => (Some(&callee[..i]), &callee[i + 1..]),
+                None => (None, callee),
+            };
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '#' || c == '$')
+            {
+                return Typed::Unknown;
+            }
+            let site = CallSite {
+                caller,
+                name: name.to_string(),
+                receiver: qual.map(str::to_string),
+                is_new: false,
+                is_path: false,
+                is_reference: false,
+                args: None,
+                line: 0,
+                column: 0,
+            };
+            let target = match qual {
+                None => self.resolve_bare(fi, &site),
+                Some(q) => self.resolve_qualified_depth(fi, &site, q, depth + 1),
+            };
+            return match target {
+                // A call of a type yields that type (a Go conversion `Meters(2)`, a class
+                // called by name).
+                Ok((t, _)) if !self.def(t).kind.is_callable() => {
+                    let d = self.def(t);
+                    if is_typeish(d.kind) || (self.fam(t.0) == "go" && d.kind == Kind::TypeAlias) {
+                        Typed::Def(t)
+                    } else {
+                        Typed::Unknown
+                    }
+                }
+                Ok((t, _)) => self
+                    .returns_of(t)
+                    .map_or(Typed::Unknown, |r| self.classify_depth(t.0, &r, 1)),
+                Err(_) => Typed::Unknown,
+            };
+        }
+        if recv.contains(['(', '[', ' ', '<']) {
+            return Typed::Unknown;
+        }
+        let segs: Vec<&str> = recv.split('.').collect();
+        // The head: `self`/`this` (the owner type), or a binding in scope.
+        let (mut ty, rest): (Typed, &[&str]) = match segs[0] {
+            "self" | "this" if segs.len() > 1 => {
+                let Some(owner) = self.enclosing_type(fi, caller) else {
+                    return Typed::Unknown;
+                };
+                // Fields assigned in the owner's methods (`self.x = Foo()`).
+                let f = &self.files[fi as usize];
+                let assigned = format!("{}.{}", segs[0], segs[1]);
+                let _ = f;
+                let types: Vec<&str> = self
+                    .typed_by(fi, &assigned)
+                    .filter(|b| {
+                        b.name == assigned
+                            && b.scope
+                                .is_some_and(|s| self.enclosing_type(fi, Some(s)) == Some(owner))
+                    })
+                    .map(|b| b.type_name.as_str())
+                    .collect();
+                if types.is_empty() {
+                    (Typed::Repo(owner.to_string()), &segs[1..])
+                } else {
+                    (self.unify(fi, types), &segs[2..])
+                }
+            }
+            head => (self.binding_type(fi, caller, head), &segs[1..]),
+        };
+        for field in rest {
+            ty = match ty {
+                Typed::Repo(t) => self.field_type(fi, &t, field),
+                Typed::Def(t) => self.field_type_of(t, field),
+                other => return other,
+            };
+        }
+        ty
+    }
+
+    /// The declared return type of a callable (`Self` → its enclosing type).
+    fn returns_of(&self, t: DefRef) -> Option<String> {
+        let d = self.def(t);
+        let r = d.returns()?;
+        if r == "Self" {
+            let p = self.files[t.0 as usize]
+                .definitions
+                .get(d.parent? as usize)?;
+            return Some(p.name.to_string());
+        }
+        Some(r.to_string())
+    }
+
+    /// The type bound to a plain name in the innermost scope that binds it (locals,
+    /// parameters, fields of enclosing classes, the file's top level).
+    fn binding_type(&self, fi: u32, caller: Option<u32>, name: &str) -> Typed {
+        if !name
+            .chars()
+            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '$')
+        {
+            return Typed::Unknown;
+        }
+        let f = &self.files[fi as usize];
+        let mut scope = caller;
+        loop {
+            let _ = f;
+            let types: Vec<&str> = self
+                .typed_by(fi, name)
+                .filter(|b| b.scope == scope && b.name == name)
+                .map(|b| b.type_name.as_str())
+                .collect();
+            if !types.is_empty() {
+                return self.unify(fi, types);
+            }
+            if self.is_local(fi, scope, name) {
+                // A parameter or local without a stated type hides any outer binding.
+                return Typed::Unknown;
+            }
+            match scope {
+                Some(s) => scope = f.definitions[s as usize].parent,
+                // C++ `void Mailbox::deliver() { pending_->seal(); }`: a member function
+                // defined outside its class sees the class's fields.
+                None if self.fam(fi) == "c" => {
+                    return match self.enclosing_type(fi, caller) {
+                        Some(owner) => self.field_type(fi, owner, name),
+                        None => Typed::Unknown,
+                    };
+                }
+                None => return Typed::Unknown,
+            }
+        }
+    }
+
+    /// The declared type of field `field` of type `ty`: a field declaration in the type's
+    /// body, a `self.field = ...` / `this.field = ...` assignment in its methods, or a
+    /// constructor parameter of that name (TypeScript parameter properties, and the
+    /// `self.x = x` idiom).
+    fn field_type(&self, fi: u32, ty: &str, field: &str) -> Typed {
+        match self.resolve_base(fi, ty) {
+            Some((t, _)) => self.field_type_of(t, field),
+            None => Typed::Unknown,
+        }
+    }
+
+    /// [`Ctx::field_type`] of the type definition `t`.
+    fn field_type_of(&self, t: DefRef, field: &str) -> Typed {
+        let tf = &self.files[t.0 as usize];
+        let inside = |s: Option<u32>| {
+            let mut cur = s;
+            while let Some(i) = cur {
+                if i == t.1 {
+                    return true;
+                }
+                cur = tf.definitions[i as usize].parent;
+            }
+            false
+        };
+        let self_name = |b: &str| {
+            b.strip_prefix("self.")
+                .or_else(|| b.strip_prefix("this."))
+                .is_some_and(|r| r == field)
+        };
+        let mut types: Vec<&str> = self
+            .typed_by(t.0, field)
+            .filter(|b| {
+                (b.scope == Some(t.1) && b.name == field) || (inside(b.scope) && self_name(&b.name))
+            })
+            .map(|b| b.type_name.as_str())
+            .collect();
+        if types.is_empty() {
+            types = self
+                .typed_by(t.0, field)
+                .filter(|b| {
+                    b.name == field
+                        && b.scope.is_some_and(|s| {
+                            let d = &tf.definitions[s as usize];
+                            d.kind == Kind::Constructor && d.parent == Some(t.1)
+                        })
+                })
+                .map(|b| b.type_name.as_str())
+                .collect();
+        }
+        self.unify(t.0, types)
+    }
+
+    /// One type for a set of bindings of the same name; disagreeing bindings are unknown.
+    fn unify(&self, fi: u32, mut types: Vec<&str>) -> Typed {
+        types.sort_unstable();
+        types.dedup();
+        match types.as_slice() {
+            [t] => self.classify(fi, t),
+            _ => Typed::Unknown,
+        }
+    }
+
+    /// A repo type, a name defined nowhere in the repo (a library or builtin type), or a
+    /// name that is not a type here (a factory function: its return type is unknown).
+    fn classify(&self, fi: u32, ty: &str) -> Typed {
+        self.classify_depth(fi, ty, 0)
+    }
+
+    fn classify_depth(&self, fi: u32, ty: &str, depth: u32) -> Typed {
+        // A repo type is resolved here, in the file that names it: the caller asking
+        // for its members may be in another file, with another type of that name.
+        match self.classify_name(fi, ty, depth) {
+            Typed::Repo(name) => match self.resolve_base(fi, &name) {
+                Some((t, _)) => Typed::Def(t),
+                None => Typed::Repo(name),
+            },
+            other => other,
+        }
+    }
+
+    /// [`Ctx::classify_depth`] before a repo type's name is resolved to its definition.
+    fn classify_name(&self, fi: u32, ty: &str, depth: u32) -> Typed {
+        let fam = self.fam(fi);
+        // `pkg.Type`: the qualifier's import decides (see `resolve_base_ref`).
+        if let Some((q, name)) = ty.rsplit_once('.') {
+            let first = q.split('.').next().unwrap_or(q);
+            if let Some(imps) = self.local(fi).bindings.get(first) {
+                return match self.resolve_base_ref(fi, name, Some(q)) {
+                    Some((t, _)) => Typed::Def(t),
+                    // A factory of the imported package (`x := store.NewMemory()`): its
+                    // declared return type.
+                    None if depth == 0 && q == first => {
+                        let mut rets: Vec<(u32, String)> = Vec::new();
+                        for imp in imps {
+                            match self.bind(fi, imp) {
+                                Bound::External => return Typed::External,
+                                Bound::Module(files) => {
+                                    for r in self.top_level_in(&files, name) {
+                                        if self.def(r).kind.is_callable() {
+                                            rets.extend(self.returns_of(r).map(|t| (r.0, t)));
+                                        }
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                        rets.sort();
+                        rets.dedup();
+                        match rets.as_slice() {
+                            [(tf, t)] => self.classify_depth(*tf, t, 1),
+                            _ => Typed::Unknown,
+                        }
+                    }
+                    None => {
+                        let external = self.local(fi).bindings[first]
+                            .iter()
+                            .any(|imp| matches!(self.bind(fi, imp), Bound::External));
+                        if external {
+                            Typed::External
+                        } else {
+                            Typed::Unknown
+                        }
+                    }
+                };
+            }
+            // Rust `disk::Conn` (bound as `disk.Conn`): the module path from this file.
+            if fam == "rust" {
+                let segs: Vec<&str> = q.split('.').collect();
+                if let Some((Target::Files(v), used)) = self.modules.rust(self.files, fi, &segs) {
+                    if used == segs.len() {
+                        let t: Vec<DefRef> = self
+                            .types
+                            .refs(&(fam, name))
+                            .filter(|r| v.contains(&r.0) && self.def(*r).kind != Kind::Impl)
+                            .collect();
+                        if let [t] = t.as_slice() {
+                            return Typed::Def(*t);
+                        }
+                    }
+                }
+            }
+            // Go qualifies a name only by a package (Go spec, "Qualified identifiers"): an
+            // unbound qualifier is a value, and `v.Name` is its field or method, not a type.
+            if fam == "go" {
+                return Typed::Unknown;
+            }
+            // C++ and C#: a namespace-qualified type (`json::Parser`) keeps its qualifier.
+            if matches!(fam, "c" | "csharp") && self.qualified_type(fi, q, name).len() == 1 {
+                return Typed::Repo(ty.to_string());
+            }
+            return self.classify_depth(fi, name, depth);
+        }
+        // A factory function whose declared return type names a repo type
+        // (`func NewMemory() *Memory`, `def make() -> Foo`, `fn new() -> Self`).
+        if depth == 0 && !self.types.contains_key(&(fam, ty)) {
+            if let Some(r) = self.factory_return(fam, ty) {
+                return self.classify_depth(fi, &r, 1);
+            }
+        }
+        if self
+            .types
+            .get(&(fam, ty))
+            .is_some_and(|v| v.iter().any(|&r| self.def(r).kind != Kind::Module))
+        {
+            Typed::Repo(ty.to_string())
+        } else if fam == "go" && GO_PREDECLARED_TYPES.contains(&ty) {
+            // `Err error`: `e.Err.Error()` is the interface's method, no repo type's.
+            Typed::External
+        } else if self.by_name.contains_key(&(fam, ty))
+            || ty.chars().next().is_some_and(char::is_lowercase)
+        {
+            // A function's name (`x = make()`: its return type is unknown), or a lowercase
+            // builtin whose methods we cannot list.
+            Typed::Unknown
+        } else {
+            Typed::External
+        }
+    }
+
+    /// The one return type that every callable named `name` (family `fam`) declares
+    /// (`Self` read as its type), `None` when none or several. The same for every file,
+    /// so it is worked out once per name: a name such as `new` has thousands of
+    /// definitions, and listing their return types at every `let x = new()`-like binding
+    /// was a third of the Rust tree's resolution CPU (`perf`).
+    fn factory_return(&self, fam: &str, name: &str) -> Option<Arc<str>> {
+        let key = (fam.to_string(), name.to_string());
+        if let Some(r) = self.factory.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return r;
+        }
+        let mut rets: Vec<&str> = self
+            .by_name
+            .get(&(fam, name))
+            .into_iter()
+            .flatten()
+            .filter(|&&r| self.def(r).kind.is_callable())
+            .filter_map(|&r| {
+                let d = self.def(r);
+                let ret = d.returns()?;
+                if ret == "Self" {
+                    let f = &self.files[r.0 as usize];
+                    return Some(&*f.definitions[d.parent? as usize].name);
+                }
+                Some(ret)
+            })
+            .collect();
+        rets.sort_unstable();
+        rets.dedup();
+        let found = match rets.as_slice() {
+            [r] => Some(Arc::from(*r)),
+            _ => None,
+        };
+        if let Ok(mut m) = self.factory.lock() {
+            m.insert(key, found.clone());
+        }
+        found
+    }
+
+    pub(super) fn is_constructible(&self, fi: u32, ty: &str) -> bool {
+        self.types
+            .get(&(self.fam(fi), ty))
+            .is_some_and(|v| v.iter().any(|&r| self.def(r).kind.is_constructible()))
+    }
+}

@@ -1,0 +1,401 @@
+//! What each keymap [`Action`] does to the [`App`], typed characters included: focus and
+//! movement, expanding the call tree, history, toggles, the export prompt and the export
+//! itself. Its own module because it is the bulk of the state changes and reads best as
+//! one list next to the keymap.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::{App, External, Focus, Overlay};
+use crate::index::Walk;
+use crate::tui::chunks::SearchMode;
+use crate::tui::keymap::Action;
+use crate::tui::tree::Row;
+use crate::worker::IndexCommand;
+
+impl App {
+    fn page(&self) -> isize {
+        let h = match self.focus {
+            Focus::Search => self.areas.search.height.saturating_sub(3),
+            Focus::Tree => self.areas.tree.height.saturating_sub(2),
+            Focus::Source => self.areas.source.height.saturating_sub(2),
+            Focus::Impact => self.areas.impact.height.saturating_sub(2),
+        };
+        h.max(1) as isize
+    }
+
+    /// Applies one action.
+    pub fn apply(&mut self, a: Action) {
+        self.status.message = None;
+        if self.overlay != Overlay::None && self.overlay_action(a) {
+            return;
+        }
+        match a {
+            Action::Quit => self.quit = true,
+            Action::Escape => {
+                if self.focus == Focus::Search {
+                    self.focus = Focus::Tree;
+                }
+            }
+            Action::FocusNext => self.focus = self.focus.step(1),
+            Action::FocusPrev => self.focus = self.focus.step(-1),
+            Action::FocusSearch => self.focus = Focus::Search,
+            Action::ToggleHelp => self.overlay = Overlay::Help(0),
+            Action::Up => self.move_by(-1),
+            Action::Down => self.move_by(1),
+            Action::PageUp => self.move_by(-self.page()),
+            Action::PageDown => self.move_by(self.page()),
+            Action::Top => self.move_by(-(isize::MAX / 2)),
+            Action::Bottom => self.move_by(isize::MAX / 2),
+            Action::Expand => self.expand(true),
+            Action::Collapse => self.expand(false),
+            Action::Activate => self.activate(),
+            Action::Back => self.history_step(-1),
+            Action::Forward => self.history_step(1),
+            Action::ToggleDirection => {
+                if let Some(t) = &self.tree {
+                    let dir = match t.direction {
+                        Walk::Callers => Walk::Callees,
+                        _ => Walk::Callers,
+                    };
+                    let root = t.root().clone();
+                    if let Some(h) = self.history.get_mut(self.history_pos) {
+                        h.1 = dir;
+                    }
+                    self.show_root(root, dir);
+                }
+            }
+            Action::ToggleTests => {
+                let keep = self.selected_row();
+                self.filters.hide_tests = !self.filters.hide_tests;
+                self.status.message = Some(
+                    if self.filters.hide_tests {
+                        "test code hidden"
+                    } else {
+                        "test code shown"
+                    }
+                    .into(),
+                );
+                // The same symbol stays selected (or its nearest shown ancestor).
+                self.select(keep);
+                self.sync_source(true);
+            }
+            Action::ToggleUniqueName => {
+                let keep = self.selected_row();
+                self.filters.hide_unique_name = !self.filters.hide_unique_name;
+                self.status.message = Some(
+                    if self.filters.hide_unique_name {
+                        "unique_name edges hidden"
+                    } else {
+                        "unique_name edges shown"
+                    }
+                    .into(),
+                );
+                self.select(keep);
+                self.sync_source(true);
+            }
+            Action::CycleSearchMode => {
+                self.mode = self.mode.next();
+                self.focus = Focus::Search;
+                if let Some(m) = self.mode.engine() {
+                    self.chunks.query(&self.search.query, m);
+                }
+                self.status.message = Some(format!("search mode:{}", self.mode.title()));
+                self.sync_source(false);
+            }
+            Action::OpenEditor => {
+                if !self.source.path.is_empty() {
+                    self.pending = Some(External::Editor {
+                        path: self.root.join(&self.source.path),
+                        line: self.source.focus_line(),
+                    });
+                }
+            }
+            Action::Export => match &self.tree {
+                // A root gone after re-indexing keeps its row, but there is no graph to
+                // export under it.
+                Some(t)
+                    if self
+                        .snapshot
+                        .as_ref()
+                        .is_some_and(|s| s.index.graph.node(t.root()).is_none()) =>
+                {
+                    self.status.message = Some(format!("nothing to export: {} is gone", t.root()));
+                }
+                Some(t) => {
+                    let name = self
+                        .snapshot
+                        .as_ref()
+                        .and_then(|s| s.index.graph.node(t.root()))
+                        .map_or("graph".to_string(), |n| file_safe(&n.name));
+                    self.overlay = Overlay::ExportPrompt(format!("./codegraph-{name}.json"));
+                }
+                None => self.status.message = Some("nothing to export: pick a symbol first".into()),
+            },
+            Action::Reindex => {
+                self.outbox.push(IndexCommand::Reindex);
+                // A notice, so the worker's answer ("up to date", "updated") replaces it.
+                self.status.message = None;
+                self.status.notice = Some("re-indexing".into());
+            }
+            Action::Suspend => self.pending = Some(External::Suspend),
+            Action::DeleteChar => self.edit_query(|q| {
+                q.pop();
+            }),
+            Action::DeleteWord => self.edit_query(|q| {
+                let t = q.trim_end().len();
+                q.truncate(t);
+                let cut = q
+                    .rfind(|c: char| !c.is_alphanumeric() && c != '_')
+                    .map_or(0, |i| i + 1);
+                q.truncate(cut);
+            }),
+            Action::ClearInput => self.edit_query(String::clear),
+        }
+        self.sync_source(false);
+    }
+
+    /// Actions while an overlay is open; `true` when consumed.
+    fn overlay_action(&mut self, a: Action) -> bool {
+        match (&mut self.overlay, a) {
+            (Overlay::Help(s), Action::Down) => *s += 1,
+            (Overlay::Help(s), Action::Up) => *s = s.saturating_sub(1),
+            (Overlay::Help(s), Action::PageDown) => *s += 10,
+            (Overlay::Help(s), Action::PageUp) => *s = s.saturating_sub(10),
+            (Overlay::Help(_), Action::Suspend) => return false,
+            (Overlay::Help(_), _) => self.overlay = Overlay::None,
+            (Overlay::ExportPrompt(p), Action::Activate) => {
+                let p = p.clone();
+                self.export(&p, false);
+            }
+            (Overlay::ExportPrompt(p), Action::DeleteChar) => {
+                p.pop();
+            }
+            (Overlay::ExportPrompt(p), Action::ClearInput) => p.clear(),
+            (Overlay::ExportPrompt(_), Action::Escape) => {
+                self.overlay = Overlay::None;
+                self.status.message = Some("export cancelled".into());
+            }
+            (Overlay::ConfirmOverwrite(p), Action::Escape) => {
+                self.overlay = Overlay::ExportPrompt(p.clone());
+            }
+            (_, Action::Quit) => return false,
+            _ => {}
+        }
+        true
+    }
+
+    pub(super) fn insert(&mut self, c: char) {
+        match &mut self.overlay {
+            Overlay::ExportPrompt(p) => p.push(c),
+            Overlay::ConfirmOverwrite(p) => {
+                let p = p.clone();
+                match c {
+                    'y' | 'Y' => self.export(&p, true),
+                    'n' | 'N' => self.overlay = Overlay::ExportPrompt(p),
+                    _ => {}
+                }
+            }
+            Overlay::Help(_) => self.overlay = Overlay::None,
+            Overlay::None => {
+                self.edit_query(|q| q.push(c));
+                self.sync_source(false);
+            }
+        }
+    }
+
+    fn edit_query(&mut self, f: impl FnOnce(&mut String)) {
+        if let Overlay::ExportPrompt(p) = &mut self.overlay {
+            f(p);
+            return;
+        }
+        let mut q = self.search.query.clone();
+        f(&mut q);
+        if q != self.search.query {
+            if let Some(m) = self.mode.engine() {
+                self.chunks.query(&q, m);
+            }
+            self.search.set_query(q);
+        }
+    }
+
+    pub(super) fn move_by(&mut self, d: isize) {
+        match self.focus {
+            Focus::Search if self.mode == SearchMode::Symbols => self.search.move_by(d),
+            Focus::Search => self.chunks.move_by(d),
+            Focus::Tree => {
+                let n = self.tree_rows().len();
+                if let Some(t) = &mut self.tree {
+                    t.selected = (t.selected as isize)
+                        .saturating_add(d)
+                        .clamp(0, n.saturating_sub(1) as isize)
+                        as usize;
+                }
+            }
+            Focus::Source => {
+                let h = self.areas.source.height.saturating_sub(2) as usize;
+                self.source.scroll =
+                    (self.source.scroll as isize).saturating_add(d).max(0) as usize;
+                self.source.clamp(h);
+            }
+            Focus::Impact => {
+                if let Some(i) = &mut self.impact {
+                    i.scroll = (i.scroll as isize).saturating_add(d).max(0) as usize;
+                }
+            }
+        }
+    }
+
+    fn clamp_tree(&mut self) {
+        let n = self.tree_rows().len();
+        if let Some(t) = &mut self.tree {
+            t.selected = t.selected.min(n.saturating_sub(1));
+        }
+    }
+
+    fn expand(&mut self, open: bool) {
+        if self.focus != Focus::Tree {
+            return;
+        }
+        let (Some(i), Some(snap)) = (self.selected_tree_node(), self.snapshot.clone()) else {
+            return;
+        };
+        let filters = self.filters;
+        let Some(t) = &mut self.tree else { return };
+        if open {
+            if t.nodes[i].cycle {
+                self.status.message = Some("cycle: this symbol is already above".into());
+            } else if t.nodes[i].expanded {
+                // Already open: step onto the first child, like a file tree.
+                if t.nodes[i].children.as_ref().is_some_and(|c| !c.is_empty()) {
+                    t.selected += 1;
+                }
+            } else {
+                t.expand(&snap, i);
+            }
+        } else if t.nodes[i].expanded && i != 0 {
+            t.nodes[i].expanded = false;
+        } else if let Some(p) = t.nodes[i].parent {
+            let rows = t.rows(&snap, filters);
+            if let Some(r) = rows.iter().position(|r| *r == Row::Node(p)) {
+                t.selected = r;
+            }
+        }
+        self.clamp_tree();
+    }
+
+    fn activate(&mut self) {
+        match self.focus {
+            Focus::Search => {
+                let known = |id: &Arc<str>| {
+                    self.snapshot
+                        .as_ref()
+                        .is_some_and(|s| s.index.graph.node(id).is_some())
+                };
+                // Enter can come before the matcher has caught up with the last keys.
+                if self.mode == SearchMode::Symbols {
+                    self.search.finish_matching();
+                }
+                match self.search_selection().filter(known) {
+                    Some(id) => {
+                        self.focus_symbol(id, Walk::Callers);
+                        self.focus = Focus::Tree;
+                    }
+                    None => self.status.message = Some("no symbol matches the query".into()),
+                }
+            }
+            Focus::Tree => {
+                if let (Some(i), Some(t)) = (self.selected_tree_node(), &self.tree) {
+                    if i != 0 {
+                        let (id, dir) = (t.nodes[i].id.clone(), t.direction);
+                        self.focus_symbol(id, dir);
+                    }
+                }
+            }
+            Focus::Source | Focus::Impact => {}
+        }
+    }
+
+    fn history_step(&mut self, d: isize) {
+        let to = self.history_pos as isize + d;
+        if to < 0 || to as usize >= self.history.len() {
+            self.status.message = Some(if d < 0 {
+                "no earlier root".into()
+            } else {
+                "no later root".into()
+            });
+            return;
+        }
+        self.history_pos = to as usize;
+        let (id, dir) = self.history[self.history_pos].clone();
+        self.show_root(id, dir);
+    }
+
+    /// Writes the shown subgraph (root, direction, depth as on screen) to `path` as
+    /// subgraph JSON; without `overwrite`, an existing file opens the confirmation.
+    pub fn export(&mut self, path: &str, overwrite: bool) {
+        let (Some(t), Some(snap)) = (&self.tree, &self.snapshot) else {
+            self.overlay = Overlay::None;
+            return;
+        };
+        let rows = t.rows(snap, self.filters);
+        let sub = t.visible_subgraph(snap, &rows, self.filters);
+        let mut json = match serde_json::to_vec_pretty(&sub) {
+            Ok(j) => j,
+            Err(e) => {
+                self.status.error = Some(format!("export: {e}"));
+                return;
+            }
+        };
+        json.push(b'\n');
+        let p = Path::new(path);
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true);
+        if overwrite {
+            opts.create(true).truncate(true);
+        } else {
+            opts.create_new(true);
+        }
+        let r = opts
+            .open(p)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &json));
+        match r {
+            Ok(()) => {
+                self.overlay = Overlay::None;
+                let shown = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+                self.status.message = Some(format!(
+                    "exported {} nodes, {} edges to {}",
+                    sub.nodes.len(),
+                    sub.edges.len(),
+                    shown.display()
+                ));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                self.overlay = Overlay::ConfirmOverwrite(path.to_string());
+            }
+            Err(e) => {
+                self.overlay = Overlay::ExportPrompt(path.to_string());
+                self.status.error = Some(format!("cannot write {path}: {e}"));
+            }
+        }
+    }
+}
+
+/// A file-name-safe version of a symbol name.
+fn file_safe(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        "symbol".into()
+    } else {
+        s
+    }
+}

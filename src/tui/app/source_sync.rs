@@ -1,0 +1,115 @@
+//! The source panel following the selection: which symbol is current (the search result
+//! or the call-tree node), reading and highlighting its file through the cache, call-site
+//! marks, and the "changed on disk" mark. Its own module because it is the one part of
+//! the state that reads files.
+
+use std::sync::Arc;
+
+use super::{App, Focus};
+use crate::index::Walk;
+use crate::tui::chunks::SearchMode;
+use crate::tui::source::{Shown, SourceView};
+use crate::worker::Snapshot;
+
+impl App {
+    /// Points the source view at the current symbol: the selected search result while
+    /// the search has focus, else the selected call-tree node. `recenter` forces scrolling
+    /// to it even when the file did not change. While the symbol matcher is still running the top match is about to change again,
+    /// so reading and highlighting its file would only delay the next frame (hundreds of
+    /// milliseconds for a large file, with a million symbols): the view is marked stale
+    /// and follows at the first tick after matching ends.
+    pub fn sync_source(&mut self, recenter: bool) {
+        let Some(snap) = self.snapshot.clone() else {
+            return;
+        };
+        if !recenter
+            && self.focus == Focus::Search
+            && self.mode == SearchMode::Symbols
+            && self.search.matching()
+        {
+            self.source_stale = true;
+            return;
+        }
+        let g = &snap.index.graph;
+        let (id, sites): (Option<Arc<str>>, Vec<(u32, u32)>) = match self.focus {
+            Focus::Search if self.tree.is_none() || !self.search.query.is_empty() => {
+                (self.search_selection(), Vec::new())
+            }
+            _ => match (self.selected_tree_node(), &self.tree) {
+                (Some(i), Some(t)) => {
+                    let n = &t.nodes[i];
+                    let sites = n.via.as_ref().map_or(Vec::new(), |v| {
+                        v.sites.iter().map(|s| (s.line, s.column)).collect()
+                    });
+                    (Some(n.id.clone()), sites)
+                }
+                _ => (None, Vec::new()),
+            },
+        };
+        let Some(node) = id.as_deref().and_then(|id| g.node(id)) else {
+            // Nothing selected (the query matches nothing): showing the last match's file
+            // would present a symbol the list no longer holds.
+            if self.focus == Focus::Search && !self.source.path.is_empty() {
+                self.source = SourceView::default();
+            }
+            return;
+        };
+        let range = Some((node.start_line, node.end_line));
+        // Sites are in the caller's file: show them only when that is the shown file.
+        let sites: Vec<(u32, u32)> = match self.tree.as_ref().map(|t| t.direction) {
+            Some(Walk::Callees) => Vec::new(),
+            _ => sites,
+        };
+        let same = self.source.path == *node.file && self.source.range == range;
+        if same && self.source.sites == sites && !recenter {
+            return;
+        }
+        if self.source.path != *node.file {
+            match self
+                .sources
+                .get(&self.root, &node.file, &node.language, &self.theme)
+            {
+                Ok(shown) => {
+                    self.source.changed_on_disk = changed_on_disk(&snap, &node.file, &shown);
+                    self.source.lines = shown.lines;
+                    self.source.error = None;
+                }
+                Err(e) => {
+                    self.source.lines = Arc::new(Vec::new());
+                    self.source.error = Some(e);
+                    self.source.changed_on_disk = false;
+                }
+            }
+            self.source.path = node.file.to_string();
+        }
+        self.source.range = range;
+        self.source.sites = sites;
+        let h = (self.areas.source.height.saturating_sub(2) as usize).max(10);
+        let line = self.source.focus_line();
+        self.source.center_on(line, h);
+    }
+
+    /// Whether the file the source panel shows differs from what the snapshot indexed
+    /// (false when nothing is shown, it cannot be read, or the facts are not loaded).
+    pub(super) fn source_changed_on_disk(&mut self) -> bool {
+        let (Some(snap), false) = (self.snapshot.clone(), self.source.path.is_empty()) else {
+            return false;
+        };
+        let path = self.source.path.clone();
+        let Some(language) = snap.index.graph.node(&path).map(|n| n.language.clone()) else {
+            return false;
+        };
+        self.sources
+            .get(&self.root, &path, &language, &self.theme)
+            .is_ok_and(|shown| changed_on_disk(&snap, &path, &shown))
+    }
+}
+
+/// Whether `shown` (file `path` as read now) differs from what `snap` indexed of it, by
+/// content hash; false when the snapshot has no facts of it (a graph served alone).
+fn changed_on_disk(snap: &Snapshot, path: &str, shown: &Shown) -> bool {
+    snap.index
+        .files
+        .binary_search_by(|f| f.path.as_str().cmp(path))
+        .is_ok_and(|i| snap.index.files[i].content_hash != shown.content_hash)
+}

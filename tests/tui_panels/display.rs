@@ -1,0 +1,105 @@
+//! What the screen shows whatever the state: the help overlay, monochrome, control
+//! characters from files, the status bar's skip count, and a resize.
+
+use codegraph_tui::tui::app::Overlay;
+use codegraph_tui::tui::keymap::{Scope, BINDINGS};
+use codegraph_tui::tui::Theme;
+use ratatui::crossterm::event::KeyCode;
+use ratatui::style::Modifier;
+
+use super::{app_on, common, draw, key, python, screen, typ};
+
+#[test]
+fn help_lists_every_binding() {
+    let mut app = python();
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('?'));
+    assert!(matches!(app.overlay, Overlay::Help(_)));
+    let s = screen(&mut app, 100, 60);
+    for b in BINDINGS {
+        assert!(s.contains(b.label), "help lacks {}", b.label);
+        assert!(s.contains(b.help), "help lacks {}", b.help);
+        let _ = b.scope == Scope::Global;
+    }
+    // Every line whole where the screen is wide enough: the overlay is not narrower than
+    // the legend's lines.
+    for legend in [
+        "tiers: [local] [import] [qualified] most to least certain;",
+        "[unique_name] a guess (dimmed); [ref …] used as a value, not called",
+    ] {
+        assert!(s.contains(legend), "help cuts {legend:?}:\n{s}");
+    }
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.overlay, Overlay::None);
+}
+
+#[test]
+fn monochrome_still_shows_the_selection() {
+    let mut app = app_on(&common::fixture("python"), Theme::monochrome());
+    typ(&mut app, "render_json");
+    key(&mut app, KeyCode::Enter);
+    let t = draw(&mut app, 100, 30);
+    let buf = t.backend().buffer();
+    let area = app.areas.tree;
+    let sel = &buf[(area.x + 3, area.y + 1)];
+    assert!(sel.modifier.contains(Modifier::REVERSED), "{sel:?}");
+    let colours = buf
+        .content()
+        .iter()
+        .any(|c| !matches!(c.fg, ratatui::style::Color::Reset));
+    assert!(!colours, "monochrome drew a colour");
+}
+
+#[test]
+fn control_characters_from_files_and_names_are_shown_not_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("evil.py"),
+        "def evil():\n    return '\x1b[2J\x1b]0;pwned\x07'\n\ndef caller():\n    evil()\n",
+    )
+    .unwrap();
+    let mut app = app_on(dir.path(), Theme::load("dark", None).unwrap());
+    typ(&mut app, "evil");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&mut app, 100, 30);
+    assert!(!s.contains('\x1b') && !s.contains('\x07'), "{s:?}");
+    assert!(s.contains("\\x1b[2J"), "{s}");
+    assert!(s.contains("caller"), "{s}");
+}
+
+#[test]
+fn the_status_bar_counts_files_left_out_of_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::fixture("python");
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    std::fs::write(dir.path().join("blob.py"), b"def f():\n\x00\x01\x02 pass\n").unwrap();
+    std::fs::write(dir.path().join("latin1.py"), b"s = '\xe9t\xe9'\n").unwrap();
+    let mut app = app_on(dir.path(), Theme::load("dark", None).unwrap());
+    let s = screen(&mut app, 160, 30);
+    let status = s.lines().last().unwrap();
+    assert!(status.contains("· 2 skipped"), "{status}");
+    // Nothing left out: nothing said.
+    let mut app = python();
+    let s = screen(&mut app, 160, 30);
+    assert!(!s.lines().last().unwrap().contains("skipped"), "{s}");
+}
+
+/// Shrinking the terminal keeps the shown definition on screen in the source panel (it
+/// stayed scrolled for the tall panel, with the definition below the new bottom).
+#[test]
+fn a_resize_keeps_the_definition_in_the_source_panel() {
+    let mut app = python();
+    // Drawn tall first, so the definition is placed for the tall panel.
+    screen(&mut app, 160, 45);
+    typ(&mut app, "parse_query");
+    key(&mut app, KeyCode::Enter);
+    let tall = screen(&mut app, 160, 45);
+    assert!(tall.contains("def parse_query"), "{tall}");
+    let short = screen(&mut app, 60, 16);
+    assert!(short.contains("def parse_query"), "{short}");
+}
