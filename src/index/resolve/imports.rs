@@ -1,11 +1,12 @@
 //! Import binding: what an import statement of a file binds (definitions, a module's
-//! files, something outside the repo), per language, following re-exports a few files
-//! deep.
+//! files, something outside the repo), by the module system of the file's language
+//! ([`ImportSystem`]), following re-exports a few files deep.
 
 use super::context::same_ns;
 use super::modules::Target;
-use super::{family, Bound, Ctx, DefRef};
+use super::{Bound, Ctx, DefRef};
 use crate::index::facts::{Import, Kind};
+use crate::index::lang::ImportSystem;
 
 impl<'a> Ctx<'a> {
     /// Top-level definitions named `name` in `files`, else what those files re-export
@@ -24,7 +25,7 @@ impl<'a> Ctx<'a> {
                     // Rust `pub use task::spawn;` where `task::spawn` is also a (private)
                     // module: a name sought as a definition is the module's own item of
                     // that name (tokio: `mod spawn; pub use spawn::spawn;`).
-                    Bound::Module(m) if self.fam(fi) == "rust" => {
+                    Bound::Module(m) if self.rules(fi).imports == ImportSystem::CrateModules => {
                         out.extend(self.exported_in(&m, name, depth + 1));
                     }
                     _ => {}
@@ -33,7 +34,7 @@ impl<'a> Ctx<'a> {
             // Globs are followed for Python and JS (`from .a import *`, `export * from`),
             // not for Rust: windows-sys nests `pub use` globs so widely that following them
             // 4 levels deep for every path call did not finish on the Rust tree.
-            if out.is_empty() && self.fam(fi) != "rust" {
+            if out.is_empty() && self.rules(fi).follow_glob_reexports {
                 for imp in self.files[fi as usize]
                     .imports
                     .iter()
@@ -92,8 +93,8 @@ impl<'a> Ctx<'a> {
     /// `Import` that glob re-exports and import edges make).
     fn import_target(&self, fi: u32, imp: &Import) -> Target {
         let f = &self.files[fi as usize];
-        let compute = || match family(&f.language) {
-            "python" => self.modules.python(self.files, fi, &imp.module),
+        let compute = || match self.rules(fi).imports {
+            ImportSystem::DottedModules => self.modules.python(self.files, fi, &imp.module),
             _ => self.modules.javascript(self.files, &f.path, &imp.module),
         };
         let at = self
@@ -109,8 +110,8 @@ impl<'a> Ctx<'a> {
 
     fn bind_depth(&self, fi: u32, imp: &Import, depth: u32) -> Bound {
         let f = &self.files[fi as usize];
-        match family(&f.language) {
-            "python" => match self.import_target(fi, imp) {
+        match self.rules(fi).imports {
+            ImportSystem::DottedModules => match self.import_target(fi, imp) {
                 Target::External => Bound::External,
                 Target::Files(v) if v.is_empty() => Bound::NotFound,
                 Target::Files(v) => match imp.name.as_deref() {
@@ -132,7 +133,7 @@ impl<'a> Ctx<'a> {
                     }
                 },
             },
-            "js" => match self.import_target(fi, imp) {
+            ImportSystem::FileSpecifiers => match self.import_target(fi, imp) {
                 Target::External => Bound::External,
                 Target::Files(v) if v.is_empty() => Bound::NotFound,
                 Target::Files(v) => match imp.name.as_deref() {
@@ -171,7 +172,7 @@ impl<'a> Ctx<'a> {
                     }
                 },
             },
-            "java" => {
+            ImportSystem::ClassPackages => {
                 let n = imp.name.as_deref();
                 let pkg = self.modules.java_package(&imp.module);
                 match n {
@@ -211,7 +212,7 @@ impl<'a> Ctx<'a> {
             }
             // `#include "x.h"`, else a C++ `using namespace ns;` (the namespace's files)
             // or `using ns::f;` (the namespace's `f`).
-            "c" => match self.modules.include(&f.path, &imp.module) {
+            ImportSystem::Includes => match self.modules.include(&f.path, &imp.module) {
                 Target::Files(v) if !v.is_empty() => Bound::Module(v),
                 _ => {
                     let files = self.modules.cpp_namespace(&imp.module);
@@ -233,15 +234,15 @@ impl<'a> Ctx<'a> {
                     }
                 }
             },
-            "csharp" => match self.modules.csharp_namespace(&imp.module) {
+            ImportSystem::Namespaces => match self.modules.csharp_namespace(&imp.module) {
                 v if !v.is_empty() => Bound::Module(v.to_vec()),
                 _ => Bound::External,
             },
-            "go" => match self.modules.go(&imp.module) {
+            ImportSystem::ImportPaths => match self.modules.go(&imp.module) {
                 Target::Files(v) if !v.is_empty() => Bound::Module(v),
                 _ => Bound::External,
             },
-            "rust" => {
+            ImportSystem::CrateModules => {
                 let mut segs: Vec<&str> =
                     imp.module.split("::").filter(|s| !s.is_empty()).collect();
                 if let Some(n) = imp.name.as_deref() {
@@ -272,7 +273,7 @@ impl<'a> Ctx<'a> {
                     Some(_) => Bound::NotFound,
                 }
             }
-            _ => Bound::NotFound,
+            ImportSystem::None => Bound::NotFound,
         }
     }
 }
