@@ -43,7 +43,7 @@ impl<'a> Ctx<'a> {
                     && imp.alias.is_none()
                     && q.contains('.'));
             let bound = match dotted {
-                true => match self.modules.python(self.files, fi, q) {
+                true => match self.modules.dotted_module(self.files, fi, q) {
                     Target::Files(v) if !v.is_empty() => Bound::Module(v),
                     _ => self.bind(fi, imp),
                 },

@@ -417,7 +417,8 @@ impl<'a> Ctx<'a> {
         };
         // Rust module paths (`crate::a::f`, `util::f`, `other_crate::m::f`).
         if rules.imports == ImportSystem::CrateModules {
-            if let Some((Target::Files(v), used)) = self.modules.rust(self.files, fi, &segs) {
+            if let Some((Target::Files(v), used)) = self.modules.crate_module(self.files, fi, &segs)
+            {
                 if used == segs.len() {
                     // What the module defines, else what it re-exports (`pub use
                     // task::spawn;` in tokio's lib.rs is what `tokio::spawn` calls).
@@ -450,7 +451,7 @@ impl<'a> Ctx<'a> {
                     Bound::Module(files) => {
                         // `import a.b` bound `a`: the walk starts at the package `a`.
                         let (mut files, base) = match top_package_binding(rules, imp)
-                            .map(|top| (top, self.modules.python(self.files, fi, top)))
+                            .map(|top| (top, self.modules.dotted_module(self.files, fi, top)))
                         {
                             Some((top, Target::Files(v))) if !v.is_empty() => (v, top),
                             _ => (files, imp.module.as_str()),
@@ -459,7 +460,7 @@ impl<'a> Ctx<'a> {
                         // Python `pkg.mod.f()`: walk submodules.
                         while k < segs.len() && rules.imports == ImportSystem::DottedModules {
                             let sub = format!("{base}.{}", segs[1..=k].join("."));
-                            match self.modules.python(self.files, fi, &sub) {
+                            match self.modules.dotted_module(self.files, fi, &sub) {
                                 Target::Files(s) if !s.is_empty() => files = s,
                                 _ => break,
                             }

@@ -147,7 +147,7 @@ impl<'a> Ctx<'a> {
                 // Go binds an import under the imported package's declared name, which
                 // may differ from the last path segment (`package httpx` in `httputil/`).
                 if rules.imports == ImportSystem::ImportPaths && imp.alias.is_none() {
-                    if let Target::Files(v) = self.modules.go(&imp.module) {
+                    if let Target::Files(v) = self.modules.import_path(&imp.module) {
                         if let Some(pkg) = v
                             .first()
                             .and_then(|&t| files[t as usize].package.as_deref())
@@ -524,7 +524,7 @@ impl<'a> Ctx<'a> {
             return same_dir;
         }
         if self.rules(fi).imports == ImportSystem::CrateModules {
-            let root = modules::rust_crate_root(path);
+            let root = modules::crate_root(path);
             if !root.is_empty() {
                 let near: Vec<DefRef> = all
                     .iter()

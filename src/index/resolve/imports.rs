@@ -94,8 +94,10 @@ impl<'a> Ctx<'a> {
     fn import_target(&self, fi: u32, imp: &Import) -> Target {
         let f = &self.files[fi as usize];
         let compute = || match self.rules(fi).imports {
-            ImportSystem::DottedModules => self.modules.python(self.files, fi, &imp.module),
-            _ => self.modules.javascript(self.files, &f.path, &imp.module),
+            ImportSystem::DottedModules => self.modules.dotted_module(self.files, fi, &imp.module),
+            _ => self
+                .modules
+                .file_specifier(self.files, &f.path, &imp.module),
         };
         let at = self
             .own_import(fi, imp)
@@ -126,7 +128,7 @@ impl<'a> Ctx<'a> {
                         } else {
                             format!("{}.{n}", imp.module)
                         };
-                        match self.modules.python(self.files, fi, &sub) {
+                        match self.modules.dotted_module(self.files, fi, &sub) {
                             Target::Files(s) if !s.is_empty() => Bound::Module(s),
                             _ => Bound::NotFound,
                         }
@@ -174,7 +176,7 @@ impl<'a> Ctx<'a> {
             },
             ImportSystem::ClassPackages => {
                 let n = imp.name.as_deref();
-                let pkg = self.modules.java_package(&imp.module);
+                let pkg = self.modules.class_package(&imp.module);
                 match n {
                     None | Some("*") if !pkg.is_empty() => Bound::Module(pkg.to_vec()),
                     Some(n) if !pkg.is_empty() => {
@@ -190,7 +192,7 @@ impl<'a> Ctx<'a> {
                         let Some((package, class)) = imp.module.rsplit_once('.') else {
                             return Bound::External;
                         };
-                        let files = self.modules.java_package(package);
+                        let files = self.modules.class_package(package);
                         if files.is_empty() {
                             return Bound::External;
                         }
@@ -215,7 +217,7 @@ impl<'a> Ctx<'a> {
             ImportSystem::Includes => match self.modules.include(&f.path, &imp.module) {
                 Target::Files(v) if !v.is_empty() => Bound::Module(v),
                 _ => {
-                    let files = self.modules.cpp_namespace(&imp.module);
+                    let files = self.modules.using_namespace(&imp.module);
                     match imp.name.as_deref() {
                         _ if files.is_empty() => Bound::External,
                         None | Some("*") => Bound::Module(files.to_vec()),
@@ -234,11 +236,11 @@ impl<'a> Ctx<'a> {
                     }
                 }
             },
-            ImportSystem::Namespaces => match self.modules.csharp_namespace(&imp.module) {
+            ImportSystem::Namespaces => match self.modules.namespace_files(&imp.module) {
                 v if !v.is_empty() => Bound::Module(v.to_vec()),
                 _ => Bound::External,
             },
-            ImportSystem::ImportPaths => match self.modules.go(&imp.module) {
+            ImportSystem::ImportPaths => match self.modules.import_path(&imp.module) {
                 Target::Files(v) if !v.is_empty() => Bound::Module(v),
                 _ => Bound::External,
             },
@@ -248,7 +250,7 @@ impl<'a> Ctx<'a> {
                 if let Some(n) = imp.name.as_deref() {
                     segs.push(n);
                 }
-                match self.modules.rust(self.files, fi, &segs) {
+                match self.modules.crate_module(self.files, fi, &segs) {
                     None => Bound::External,
                     Some((Target::Files(v), used)) if used == segs.len() => Bound::Module(v),
                     Some((Target::Files(v), used)) if used + 1 == segs.len() => {

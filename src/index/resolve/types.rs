@@ -375,7 +375,9 @@ impl<'a> Ctx<'a> {
             // Rust `disk::Conn` (bound as `disk.Conn`): the module path from this file.
             if rules.imports == ImportSystem::CrateModules {
                 let segs: Vec<&str> = q.split('.').collect();
-                if let Some((Target::Files(v), used)) = self.modules.rust(self.files, fi, &segs) {
+                if let Some((Target::Files(v), used)) =
+                    self.modules.crate_module(self.files, fi, &segs)
+                {
                     if used == segs.len() {
                         let t: Vec<DefRef> = self
                             .types
