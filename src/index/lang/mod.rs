@@ -30,6 +30,7 @@ pub use resolution_rules::{ImportSystem, LocalShadowing, NewCalls, ResolutionRul
 pub use spec::{
     ExtractionRules, ImportHook, LanguageSpec, PackageManifest, Reparse, TokenTreeCalls,
 };
+pub use token_tree::TokenClass;
 
 use std::sync::OnceLock;
 
