@@ -1,7 +1,7 @@
 //! Syntax highlighting of the one file the source panel shows, with tree-sitter-highlight
-//! and the grammar crates' own `highlights.scm`, styled through the [`Theme`] by capture
-//! name. The indexer keeps no syntax trees, so the shown file is parsed again here; no
-//! other file is ever parsed by the UI.
+//! and the grammar crates' own `highlights.scm` (the language's spec lists which), styled
+//! through the [`Theme`] by capture name. The indexer keeps no syntax trees, so the shown
+//! file is parsed again here; no other file is ever parsed by the UI.
 //!
 //! Output lines are terminal-safe: tabs become spaces and every other control character
 //! is shown as an escape (`\x1b`) in the `ui.error` style, never sent raw.
@@ -22,30 +22,12 @@ pub const MAX_HIGHLIGHT_BYTES: usize = 2 * 1024 * 1024;
 /// Spaces a tab expands to.
 const TAB: &str = "    ";
 
-/// The highlight query of a language (registry name); `None` when it has no grammar.
+/// The highlight query of a language (registry name): its spec's
+/// [`highlights`](lang::LanguageSpec::highlights) texts joined by line breaks; `None` when
+/// it has none.
 fn query_source(language: &str) -> Option<String> {
-    let js = tree_sitter_javascript::HIGHLIGHT_QUERY;
-    Some(match language {
-        "rust" => tree_sitter_rust::HIGHLIGHTS_QUERY.into(),
-        "python" => tree_sitter_python::HIGHLIGHTS_QUERY.into(),
-        "javascript" => format!("{}\n{js}", tree_sitter_javascript::JSX_HIGHLIGHT_QUERY),
-        "typescript" => format!("{}\n{js}", tree_sitter_typescript::HIGHLIGHTS_QUERY),
-        "tsx" => format!(
-            "{}\n{}\n{js}",
-            tree_sitter_typescript::HIGHLIGHTS_QUERY,
-            tree_sitter_javascript::JSX_HIGHLIGHT_QUERY
-        ),
-        "go" => tree_sitter_go::HIGHLIGHTS_QUERY.into(),
-        "java" => tree_sitter_java::HIGHLIGHTS_QUERY.into(),
-        "c" => tree_sitter_c::HIGHLIGHT_QUERY.into(),
-        "cpp" => format!(
-            "{}\n{}",
-            tree_sitter_cpp::HIGHLIGHT_QUERY,
-            tree_sitter_c::HIGHLIGHT_QUERY
-        ),
-        "csharp" => tree_sitter_c_sharp::HIGHLIGHTS_QUERY.into(),
-        _ => return None,
-    })
+    let parts = lang::by_name(language)?.highlights;
+    (!parts.is_empty()).then(|| parts.join("\n"))
 }
 
 type Configs = Mutex<HashMap<String, Option<&'static HighlightConfiguration>>>;

@@ -4,6 +4,7 @@
 
 use super::{CodeGraph, Node};
 use crate::index::facts::Kind;
+use crate::index::lang::{self, PackageManifest};
 
 impl CodeGraph {
     /// Looks up SYMBOL as DESIGN section 5 says: an exact node id, else an exact qualified
@@ -70,9 +71,10 @@ impl CodeGraph {
 
     /// [`lookup`](Self::lookup)'s crate rule: `None` when SYMBOL has no `::` or the rest
     /// of it (looked up once, without this rule) finds nothing in the crate's files. A
-    /// file is the crate's when a folder above it is named like the crate, or when it is
-    /// Rust and the deepest `Cargo.toml` above it names the crate's package (`-` and `_`
-    /// alike, as cargo makes `wire-frames` the crate `wire_frames`).
+    /// file is the crate's when a folder above it is named like the crate, or when its
+    /// language's packages are `Cargo.toml` packages ([`PackageManifest::Cargo`], Rust) and
+    /// the deepest `Cargo.toml` above it names the crate's package (`-` and `_` alike, as
+    /// cargo makes `wire-frames` the crate `wire_frames`).
     fn lookup_in_crate(&self, symbol: &str) -> Option<Vec<&Node>> {
         let (krate, rest) = symbol.split_once("::")?;
         if krate.is_empty() || rest.is_empty() {
@@ -96,7 +98,7 @@ impl CodeGraph {
             .filter(|n| {
                 krate == "crate"
                     || n.file.split('/').rev().skip(1).any(names_crate)
-                    || (&*n.language == "rust"
+                    || (lang::spec_of(&n.language).packages == PackageManifest::Cargo
                         && self
                             .packages
                             .cargo_package_of(&n.file)
@@ -111,9 +113,10 @@ impl CodeGraph {
     /// (`example.com/tool/pkg.Func`; `example.com/tool.Func` for the package at the
     /// module's root). A Go definition's qualified name starts with its folder instead
     /// (`tool/pkg.Func` when the `go.mod` is in `tool/`): the module path is replaced by
-    /// that folder and the result looked up as an exact qualified name among the Go
-    /// definitions of that module (below no deeper `go.mod`), whose import path must then
-    /// give SYMBOL back. Every `go.mod` whose module path starts SYMBOL is tried (nested
+    /// that folder and the result looked up as an exact qualified name among the
+    /// definitions of that module (below no deeper `go.mod`) in a language whose packages
+    /// `go.mod` names ([`PackageManifest::GoMod`], Go), whose import path must then give
+    /// SYMBOL back. Every `go.mod` whose module path starts SYMBOL is tried (nested
     /// modules; two copies of one module stay ambiguous). `None` when nothing matches.
     fn lookup_go_import(&self, symbol: &str) -> Option<Vec<&Node>> {
         let mut found: Vec<&Node> = Vec::new();
@@ -136,7 +139,7 @@ impl CodeGraph {
             found.extend(
                 self.equal_range(&self.by_qualified, |n| &n.qualified_name, &qualified)
                     .filter(|n| {
-                        &*n.language == "go"
+                        lang::spec_of(&n.language).packages == PackageManifest::GoMod
                             && self.packages.go_module_dir_of(&n.file) == Some(dir)
                             && go_import_name(n, module, dir).as_deref() == Some(symbol)
                     }),

@@ -1,5 +1,6 @@
 //! Which nodes are tests, which are entry points, and which methods dynamic dispatch can
-//! reach: the per-language rules of issue 7.
+//! reach: the rules of issue 7, each language's written as data in its spec
+//! ([`ImpactRules`](lang::ImpactRules)) and applied here.
 //!
 //! The facts do not keep attributes, visibility or decorators, so the rules that need them
 //! read the definition's header from the source through a [`LineSource`]: the definition's
@@ -9,124 +10,94 @@
 use super::LineSource;
 use crate::index::facts::Kind;
 use crate::index::graph::{CodeGraph, Node, Relation, Walk};
-use crate::index::lang;
+use crate::index::lang::{self, Dispatch, FileEntry, NamePattern, PublicApi, TestCode};
 
 /// How many attribute/annotation/comment lines above a definition are read.
 pub const HEADER_LINES_ABOVE: usize = 12;
 
-/// Directory names whose files are tests (`tests/` in Rust and Python, `test/` and
-/// `src/test/java`, `__tests__/` and `spec/` in JavaScript).
+/// Directory names whose files are tests in every language (`tests/` in Rust and Python,
+/// `test/` and `src/test/java`, `__tests__/` and `spec/` in JavaScript).
 const TEST_DIRS: &[&str] = &["tests", "test", "__tests__", "spec"];
 
-/// Extensions of the JavaScript family, for `*.test.*` and `*.spec.*`.
-const JS_EXTS: &[&str] = &["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"];
-
 /// `true` when the path alone marks a test file: a directory in `TEST_DIRS`, or a file
-/// name `test_*.py`, `*_test.py`, `conftest.py` (pytest's defaults), `*_test.go` (go test),
-/// `*.test.<js|ts...>`, `*.spec.<js|ts...>` (Jest, Vitest, Mocha), `*Test.java`,
-/// `*Tests.java` (Maven Surefire's defaults), `*Test.cs`, `*Tests.cs`.
+/// name that the language of the file (by its extension) lists in its
+/// [`ImpactRules::test_files`](lang::ImpactRules) (`test_*.py`, `conftest.py`,
+/// `*_test.go`, `*.test.ts`, `*Test.java`, ...).
 pub fn is_test_path(path: &str) -> bool {
     let mut parts: Vec<&str> = path.split('/').collect();
     let file = parts.pop().unwrap_or("");
     if parts.iter().any(|d| TEST_DIRS.contains(d)) {
         return true;
     }
-    if (file.starts_with("test_") && file.ends_with(".py"))
-        || file.ends_with("_test.py")
-        || file == "conftest.py"
-        || file.ends_with("_test.go")
-        || file.ends_with("Test.java")
-        || file.ends_with("Tests.java")
-        || file.ends_with("Test.cs")
-        || file.ends_with("Tests.cs")
-    {
-        return true;
-    }
-    // `name.test.ts`: a stem, the marker, the extension (`test.ts` alone is not one)
-    let dots: Vec<&str> = file.split('.').collect();
-    dots.len() >= 3
-        && !dots[0].is_empty()
-        && matches!(dots[dots.len() - 2], "test" | "spec")
-        && JS_EXTS.contains(&dots[dots.len() - 1])
+    lang::for_path(file)
+        .is_some_and(|spec| NamePattern::any(spec.impact.test_files, file, spec.extensions))
 }
 
-/// `true` when `node` is a test file or test code:
-/// * its path passes [`is_test_path`];
-/// * Rust: an attribute `#[test]`, `#[<path>::test]` (tokio, async-std), `#[rstest]`,
-///   `#[test_case]`, `#[bench]`, `#[quickcheck]`, `#[proptest]` above it, or an enclosing
-///   `mod tests`/`mod test` or `#[cfg(test)]` module;
-/// * Python: a function or method named `test*` (pytest's default `python_functions`), or
-///   a class named `Test*` (its `python_classes`);
-/// * Java: `@Test`, `@ParameterizedTest`, `@RepeatedTest`, `@TestFactory`,
-///   `@TestTemplate` above it (JUnit 4 and 5);
-/// * C#: `[Test]`, `[TestCase]` (NUnit), `[Fact]`, `[Theory]` (xUnit), `[TestMethod]`
-///   (MSTest) above it;
-/// * JavaScript/TypeScript: it calls `describe`, `it`, `test` or `suite` (Jest, Mocha,
-///   Vitest blocks; top-level blocks belong to the file node).
+/// `true` when `node` is a test file or test code: its path passes [`is_test_path`], or
+/// its language's [`TestCode`] rule marks it (Rust test attributes and `#[cfg(test)]`
+/// modules, pytest names, JUnit annotations, NUnit/xUnit/MSTest attributes, Jest and Mocha
+/// blocks; see each language's spec).
 pub fn is_test(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) -> bool {
     if is_test_path(&node.file) {
         return true;
     }
-    match &*node.language {
-        "rust" => {
+    match lang::spec_of(&node.language).impact.test_code {
+        TestCode::None => false,
+        TestCode::AttributePaths {
+            names,
+            path_tail,
+            modules,
+            module_mark,
+        } => {
             if node.kind == Kind::File {
                 return false;
             }
-            if header(node, lines).iter().any(|l| rust_test_attr(l)) {
+            if header(node, lines)
+                .iter()
+                .any(|l| test_attribute(l, names, path_tail))
+            {
                 return true;
             }
             ancestors(graph, node).iter().any(|a| {
                 a.kind == Kind::Module
-                    && (matches!(&*a.name, "tests" | "test")
+                    && (modules.contains(&&*a.name)
                         || header(a, lines)
                             .iter()
-                            .any(|l| l.replace(' ', "").starts_with("#[cfg(test)]")))
+                            .any(|l| l.replace(' ', "").starts_with(module_mark)))
             })
         }
-        "python" => match node.kind {
-            Kind::Function | Kind::Method => node.name.starts_with("test"),
-            Kind::Class => node.name.starts_with("Test"),
+        TestCode::NamePrefixes { callables, classes } => match node.kind {
+            Kind::Function | Kind::Method => node.name.starts_with(callables),
+            Kind::Class => node.name.starts_with(classes),
             _ => false,
         },
-        "java" => header(node, lines).iter().any(|l| {
+        TestCode::Annotations(marks) => header(node, lines).iter().any(|l| {
             let t = l.trim_start();
-            [
-                "@Test",
-                "@ParameterizedTest",
-                "@RepeatedTest",
-                "@TestFactory",
-                "@TestTemplate",
-            ]
-            .iter()
-            .any(|a| {
+            marks.iter().any(|a| {
                 t.strip_prefix(a)
                     .is_some_and(|rest| rest.is_empty() || !rest.starts_with(char::is_alphanumeric))
             })
         }),
-        "csharp" => header(node, lines).iter().any(|l| {
+        TestCode::BracketedAttributes(marks) => header(node, lines).iter().any(|l| {
             let t = l.trim_start();
-            ["[Test", "[Fact", "[Theory", "[TestMethod", "[TestCase"]
-                .iter()
-                .any(|a| {
-                    t.strip_prefix(a)
-                        .is_some_and(|rest| rest.starts_with([']', '(', ',']))
-                })
-        }),
-        "javascript" | "typescript" | "tsx" => {
-            const BLOCKS: &[&str] = &["describe", "it", "test", "suite"];
-            graph.unresolved_of(&node.id).iter().any(|u| {
-                match u.receiver.as_deref() {
-                    None => BLOCKS.contains(&&*u.name),
-                    // `it.each(...)`, `describe.only(...)`
-                    Some(r) => BLOCKS.contains(&r),
-                }
+            marks.iter().any(|a| {
+                t.strip_prefix(a)
+                    .is_some_and(|rest| rest.starts_with([']', '(', ',']))
             })
-        }
-        _ => false,
+        }),
+        TestCode::BlockCalls(blocks) => graph.unresolved_of(&node.id).iter().any(|u| {
+            match u.receiver.as_deref() {
+                None => blocks.contains(&&*u.name),
+                // `it.each(...)`, `describe.only(...)`
+                Some(r) => blocks.contains(&r),
+            }
+        }),
     }
 }
 
-fn rust_test_attr(line: &str) -> bool {
+/// Whether `line` is an attribute `#[<path>..]` whose path is one of `names` or ends with
+/// `::` and `tail` ([`TestCode::AttributePaths`]).
+fn test_attribute(line: &str, names: &[&str], tail: &str) -> bool {
     let Some(rest) = line.trim_start().strip_prefix("#[") else {
         return false;
     };
@@ -134,61 +105,59 @@ fn rust_test_attr(line: &str) -> bool {
         .chars()
         .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
         .collect();
-    path == "test"
-        || path.ends_with("::test")
-        || matches!(
-            path.as_str(),
-            "rstest" | "test_case" | "bench" | "quickcheck" | "proptest"
-        )
+    names.contains(&path.as_str())
+        || path
+            .strip_suffix(tail)
+            .is_some_and(|head| head.ends_with("::"))
 }
 
-/// `true` when `node` (not a test; the caller checks) is an entry point:
-/// * a function named `main` (Go: only in `package main`), a Java method `main`, a C#
-///   method `Main`;
-/// * a file node of a Python script (`if __name__ == "__main__":`) or of
-///   JavaScript/TypeScript (its top-level code runs when the file is loaded);
-/// * public API: Rust items declared `pub` (every enclosing module too; trait methods of
-///   a `pub trait`), not in `src/main.rs`, `src/bin/` or `build.rs`; Go exported names
-///   (capitalised, receiver type too) outside `package main` and `internal/`; Python
-///   module-level names the package's `__init__.py` re-exports (an import line or a
-///   quoted name in `__all__`; every name of an `__init__.py`), and their methods without
-///   a leading `_` (dunders allowed); Java and C# members declared `public` (or declared
-///   in a public interface) whose enclosing types are all `public`; JavaScript/TypeScript
-///   definitions declared with `export`, and non-private methods of exported classes.
-///   C and C++ have only the `main` rule.
+/// `true` when `node` (not a test; the caller checks) is an entry point, by the rules of
+/// its language's spec ([`ImpactRules`](lang::ImpactRules)):
+/// * its [`MainRule`](lang::MainRule): a free function named `main` (Go: only in `package main`), a Java
+///   method `main`, a C# method `Main`;
+/// * its [`FileEntry`]: a file node of a Python script (`if __name__ == "__main__":`) or
+///   of JavaScript/TypeScript (its top-level code runs when the file is loaded);
+/// * its [`PublicApi`]: Rust items declared `pub` (every enclosing module too; trait
+///   methods of a `pub trait`), not in `src/main.rs`, `src/bin/` or `build.rs`; Go
+///   exported names (capitalised, receiver type too) outside `package main` and
+///   `internal/`; Python module-level names the package's `__init__.py` re-exports (an
+///   import line or a quoted name in `__all__`; every name of an `__init__.py`), and their
+///   methods without a leading `_` (dunders allowed); Java and C# members declared
+///   `public` (or declared in a public interface) whose enclosing types are all `public`;
+///   JavaScript/TypeScript definitions declared with `export`, and non-private methods of
+///   exported classes. C and C++ have only the `main` rule.
 pub fn is_entry_point(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) -> bool {
-    let lang = &*node.language;
-    if node.kind == Kind::Function && &*node.name == "main" {
-        return lang != "go" || go_package(node, lines).as_deref() == Some("main");
+    let rules = &lang::spec_of(&node.language).impact;
+    let main = rules.main;
+    if node.kind == Kind::Function && main.function == Some(&*node.name) {
+        return main
+            .package
+            .is_none_or(|p| package_clause(node, lines).as_deref() == Some(p));
     }
-    if node.kind == Kind::Method
-        && ((lang == "java" && &*node.name == "main")
-            || (lang == "csharp" && &*node.name == "Main"))
-    {
+    if node.kind == Kind::Method && main.method == Some(&*node.name) {
         return true;
     }
     if node.kind == Kind::File {
-        return match lang {
-            "python" => lines.lines(&node.file).is_some_and(|ls| {
+        return match rules.file_entry {
+            FileEntry::Never => false,
+            FileEntry::Always => true,
+            FileEntry::GuardLine(guards) => lines.lines(&node.file).is_some_and(|ls| {
                 ls.iter().any(|l| {
                     let l = l.replace(' ', "");
-                    l.starts_with("if__name__==\"__main__\"")
-                        || l.starts_with("if__name__=='__main__'")
+                    guards.iter().any(|g| l.starts_with(g))
                 })
             }),
-            "javascript" | "typescript" | "tsx" => true,
-            _ => false,
         };
     }
-    match lang {
-        "rust" => {
-            let f = &*node.file;
-            if f == "build.rs" || f.ends_with("src/main.rs") || f.contains("src/bin/") {
+    match rules.public_api {
+        PublicApi::None => false,
+        PublicApi::VisibilityPrefix { prefix, binaries } => {
+            if NamePattern::any(binaries, &node.file, &[]) {
                 return false;
             }
             let chain = ancestors(graph, node);
             let declared_pub =
-                |n: &Node| first_line(n, lines).is_some_and(|l| l.starts_with("pub "));
+                |n: &Node| first_line(n, lines).is_some_and(|l| l.starts_with(prefix));
             let in_pub_trait = chain
                 .first()
                 .is_some_and(|p| p.kind == Kind::Trait && declared_pub(p));
@@ -198,14 +167,17 @@ pub fn is_entry_point(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) ->
                     .filter(|a| a.kind == Kind::Module)
                     .all(|m| declared_pub(m))
         }
-        "go" => {
+        PublicApi::Capitalized {
+            internal_folder,
+            main_package,
+        } => {
             let upper = |s: &str| s.starts_with(|c: char| c.is_uppercase());
             let chain = in_file_chain(node);
-            !node.file.split('/').any(|d| d == "internal")
+            !node.file.split('/').any(|d| d == internal_folder)
                 && chain.iter().all(|s| upper(s))
-                && go_package(node, lines).as_deref() != Some("main")
+                && package_clause(node, lines).as_deref() != Some(main_package)
         }
-        "python" => {
+        PublicApi::PackageReexports { init_file } => {
             let private =
                 |s: &str| s.starts_with('_') && !(s.starts_with("__") && s.ends_with("__"));
             let chain = ancestors(graph, node);
@@ -215,44 +187,46 @@ pub fn is_entry_point(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) ->
                 && chain
                     .iter()
                     .all(|a| a.kind == Kind::Class && !private(&a.name))
-                && python_reexported(top, lines)
+                && package_reexports(top, init_file, lines)
         }
-        "java" | "csharp" => {
-            let public = |n: &Node| header(n, lines).iter().any(|l| has_word(l, "public"));
+        PublicApi::Modifier(word) => {
+            let public = |n: &Node| header(n, lines).iter().any(|l| has_word(l, word));
             let chain = ancestors(graph, node);
             let in_interface = chain
                 .first()
                 .is_some_and(|p| p.kind == Kind::Interface && public(p));
             (public(node) || in_interface) && chain.iter().all(|a| public(a))
         }
-        "javascript" | "typescript" | "tsx" => {
-            let exported = |n: &Node| {
-                first_line(n, lines)
-                    .is_some_and(|l| l.starts_with("export ") || l.starts_with("module.exports"))
+        PublicApi::Exports {
+            exported,
+            private_names,
+            private_modifiers,
+        } => {
+            let is_exported = |n: &Node| {
+                first_line(n, lines).is_some_and(|l| exported.iter().any(|e| l.starts_with(e)))
             };
-            if exported(node) {
+            if is_exported(node) {
                 return true;
             }
-            let private = node.name.starts_with('#')
-                || node.name.starts_with('_')
+            let private = private_names.iter().any(|p| node.name.starts_with(p))
                 || first_line(node, lines)
-                    .is_some_and(|l| l.starts_with("private ") || l.starts_with("protected "));
+                    .is_some_and(|l| private_modifiers.iter().any(|m| l.starts_with(m)));
             matches!(node.kind, Kind::Method | Kind::Constructor)
                 && !private
                 && ancestors(graph, node)
                     .first()
-                    .is_some_and(|c| c.kind == Kind::Class && exported(c))
+                    .is_some_and(|c| c.kind == Kind::Class && is_exported(c))
         }
-        _ => false,
     }
 }
 
 /// A reason when `node` is a method that dynamic dispatch can reach, so calls the graph
 /// does not show may reach it: a trait or interface method; a method of a type that
 /// inherits, is inherited from or implements (edges in the graph), or of a Rust
-/// `impl Trait for Type` block; any Go method (interfaces are satisfied implicitly); any
-/// Python or JavaScript/TypeScript method (a receiver of unknown type may be any object).
-/// `None` for free functions, constructors and Rust inherent methods.
+/// `impl Trait for Type` block; and by its language's [`Dispatch`], any Go method
+/// (interfaces are satisfied implicitly) or any Python or JavaScript/TypeScript method (a
+/// receiver of unknown type may be any object). `None` for free functions, constructors
+/// and Rust inherent methods.
 pub fn dynamic_dispatch(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) -> Option<String> {
     if node.kind != Kind::Method {
         return None;
@@ -285,18 +259,18 @@ pub fn dynamic_dispatch(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) 
             ));
         }
     }
-    match &*node.language {
-        "go" => Some(format!(
+    match lang::spec_of(&node.language).impact.dispatch {
+        Dispatch::ImplicitInterfaces => Some(format!(
             "{} is a Go method: interfaces are satisfied implicitly, so a call through any \
              interface with this method may reach it",
             node.id
         )),
-        "python" | "javascript" | "typescript" | "tsx" => Some(format!(
+        Dispatch::DuckTyping => Some(format!(
             "{} is a {} method: a call on a receiver of unknown type may reach it \
              (duck typing)",
             node.id, node.language
         )),
-        _ => None,
+        Dispatch::Declared => None,
     }
 }
 
@@ -316,17 +290,18 @@ pub fn ancestors<'g>(graph: &'g CodeGraph, node: &Node) -> Vec<&'g Node> {
     out
 }
 
-/// `true` when a top-level Python definition is public API: defined in a package's
-/// `__init__.py`, or named there in an import line or as a quoted string (`__all__`).
-fn python_reexported(top: &Node, lines: &dyn LineSource) -> bool {
+/// `true` when a top-level definition is its package's public API
+/// ([`PublicApi::PackageReexports`]): defined in the package's `init_file` (Python's
+/// `__init__.py`), or named there in an import line or as a quoted string (`__all__`).
+fn package_reexports(top: &Node, init_file: &str, lines: &dyn LineSource) -> bool {
     let (dir, file) = top.file.rsplit_once('/').unwrap_or(("", &*top.file));
-    if file == "__init__.py" {
+    if file == init_file {
         return true;
     }
     let init = if dir.is_empty() {
-        "__init__.py".to_string()
+        init_file.to_string()
     } else {
-        format!("{dir}/__init__.py")
+        format!("{dir}/{init_file}")
     };
     let Some(ls) = lines.lines(&init) else {
         return false;
@@ -396,8 +371,9 @@ fn header(node: &Node, lines: &dyn LineSource) -> Vec<String> {
     out
 }
 
-/// The Go package clause of the node's file.
-fn go_package(node: &Node, lines: &dyn LineSource) -> Option<String> {
+/// The package clause of the node's file: the first line that starts with `package `
+/// (Go).
+fn package_clause(node: &Node, lines: &dyn LineSource) -> Option<String> {
     let ls = lines.lines(&node.file)?;
     let package = ls
         .iter()
@@ -440,6 +416,13 @@ mod tests {
 
     #[test]
     fn rust_test_attributes() {
+        let lang::TestCode::AttributePaths {
+            names, path_tail, ..
+        } = lang::spec_of("rust").impact.test_code
+        else {
+            panic!("Rust marks tests by attributes");
+        };
+        let rust_test_attr = |l: &str| test_attribute(l, names, path_tail);
         for l in [
             "#[test]",
             "#[tokio::test(flavor = \"x\")]",

@@ -21,6 +21,7 @@
 use foldhash::{HashMap, HashSet};
 
 use crate::index::facts::{Binding, Definition, FileFacts, Kind};
+use crate::index::lang;
 use crate::index::resolve::tokens;
 
 /// An enclosing definition as a definition's view records it.
@@ -211,8 +212,12 @@ fn named_by<'a>(f: &'a FileFacts, out: &mut HashSet<&'a str>) {
     let mut parts = f.path.rsplit('/');
     if let Some(file) = parts.next() {
         let stem = file.split('.').next().unwrap_or(file);
-        // A package's `__init__.py`, `mod.rs` or `index.js` is named by its folder.
-        if !matches!(stem, "__init__" | "mod" | "index") {
+        // A package's `__init__.py`, `mod.rs` or `index.js` is named by its folder (a stem
+        // that any language makes its folder's module).
+        if !lang::LANGUAGES
+            .iter()
+            .any(|l| l.folder_module_stems.contains(&stem))
+        {
             out.insert(stem);
         }
     }

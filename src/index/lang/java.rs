@@ -1,20 +1,50 @@
 //! Java: the package from the source layout (`src/main/java/org/post/Mailbox.java` →
-//! `org.post`), the class name being the file's own definitions.
+//! `org.post`), the class name being the file's own definitions; and the rules of Java's
+//! packages, constructors, JUnit tests and `public` API.
 
-use super::{split_path, LanguageSpec};
+use super::{
+    split_path, ImpactRules, ImportSystem, LanguageSpec, MainRule, NamePattern, NewCalls,
+    PublicApi, ResolutionRules, TestCode,
+};
 
 pub(super) const SPEC: LanguageSpec = LanguageSpec {
     name: "java",
     extensions: &["java"],
     grammar: Some(|| tree_sitter_java::LANGUAGE.into()),
     tags: include_str!("../../../queries/java/tags.scm"),
-    separator: ".",
+    highlights: &[tree_sitter_java::HIGHLIGHTS_QUERY],
     comment_kinds: &["line_comment", "block_comment"],
     doc_prefixes: &["/**"],
-    constructor_names: &[],
-    type_named_constructors: false,
     module_path,
-    expand_import: None,
+    resolution: ResolutionRules {
+        imports: ImportSystem::ClassPackages,
+        new_calls: NewCalls::OnlyDeclaredConstructor,
+        bare_calls_reach_members: true,
+        same_directory_package: true,
+        ..ResolutionRules::DEFAULT
+    },
+    impact: ImpactRules {
+        // Maven Surefire's default includes.
+        test_files: &[
+            NamePattern::Suffix("Test.java"),
+            NamePattern::Suffix("Tests.java"),
+        ],
+        // JUnit 4 and 5.
+        test_code: TestCode::Annotations(&[
+            "@Test",
+            "@ParameterizedTest",
+            "@RepeatedTest",
+            "@TestFactory",
+            "@TestTemplate",
+        ]),
+        main: MainRule {
+            method: Some("main"),
+            ..MainRule::DEFAULT
+        },
+        public_api: PublicApi::Modifier("public"),
+        ..ImpactRules::DEFAULT
+    },
+    ..LanguageSpec::DEFAULT
 };
 
 /// The package path: the directories after the source root. The root is the last `java/`

@@ -1,85 +1,49 @@
-//! The language registry: which file extensions map to which language, its tree-sitter
-//! grammar, its extraction query (`queries/<lang>/tags.scm`, embedded at build time) and the
-//! few hooks a query cannot express (module path from the file path, import trees).
+//! The language registry: every language the engine knows, one [`LanguageSpec`] each,
+//! listed in [`LANGUAGES`]; which file maps to which language; and the extraction query of
+//! each (`queries/<lang>/tags.scm`, embedded at build time) compiled once.
 //!
-//! Adding a language means a grammar crate, a `tags.scm` and one entry in [`LANGUAGES`]
-//! (plus a hook file here only where the defaults do not fit). Languages without a grammar
-//! are indexed as line windows for search only.
+//! A spec carries everything the engine knows about its language (see [`LanguageSpec`]):
+//! grammar, queries, family, module paths, the hooks a query cannot express, and the rule
+//! groups for extraction, resolution and impact analysis. Code outside this module reads
+//! those fields and never compares a language's name. Adding a language means a grammar
+//! crate, `queries/<lang>/tags.scm`, a file here with its spec, and one line in
+//! [`LANGUAGES`]. Languages without a grammar are indexed as line windows for search only.
 
 mod clike;
 mod go;
+mod impact_rules;
 mod java;
 mod javascript;
 mod matcher;
+mod names;
 mod pattern;
 mod python;
+mod resolution_rules;
 mod roots;
 pub(crate) mod rust;
+mod spec;
+pub(crate) mod token_tree;
 pub(crate) use rust::unwrap_cfg_blocks;
+
+pub use impact_rules::{Dispatch, FileEntry, ImpactRules, MainRule, PublicApi, TestCode};
+pub use names::NamePattern;
+pub use resolution_rules::{ImportSystem, LocalShadowing, NewCalls, ResolutionRules};
+pub use spec::{
+    ExtractionRules, ImportHook, LanguageSpec, PackageManifest, Reparse, TokenTreeCalls,
+};
 
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, Query};
+use tree_sitter::Query;
 
-use super::facts::{Import, Kind};
-
-/// Expands an import node into bindings: (statement node, source bytes, 1-based line, out).
-pub type ImportHook = fn(Node<'_>, &[u8], u32, &mut Vec<Import>);
-
-/// Static description of one language.
-pub struct LanguageSpec {
-    /// Registry name, used in JSON (`rust`, `python`, `javascript`, `typescript`, `tsx`, `go`).
-    pub name: &'static str,
-    /// File extensions without the dot, lowercase.
-    pub extensions: &'static [&'static str],
-    /// The tree-sitter grammar; `None` for window-only languages.
-    pub grammar: Option<fn() -> tree_sitter::Language>,
-    /// Source of the extraction query (`queries/<name>/tags.scm`); empty when no grammar.
-    pub tags: &'static str,
-    /// Separator of the in-file name chain and of qualified names (`::` or `.`).
-    pub separator: &'static str,
-    /// Node kinds that are comments (for leading doc comments).
-    pub comment_kinds: &'static [&'static str],
-    /// Prefixes that mark a leading comment as documentation (`///`, `/**`); empty means
-    /// every adjacent leading comment is documentation (Go).
-    pub doc_prefixes: &'static [&'static str],
-    /// Method names that are constructors (`__init__`, `constructor`).
-    pub constructor_names: &'static [&'static str],
-    /// Whether a method named like its class (or its explicit container) is a constructor
-    /// (C++ `Parser::Parser(...)`).
-    pub type_named_constructors: bool,
-    /// The language's module path for a repo-relative file path (`a/b.py` → `["a", "b"]`).
-    pub module_path: fn(&str) -> Vec<String>,
-    /// Expands an `@import` node that has no `@import.*` sub-captures (Rust `use` trees).
-    pub expand_import: Option<ImportHook>,
-}
-
-impl std::fmt::Debug for LanguageSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LanguageSpec")
-            .field("name", &self.name)
-            .finish()
-    }
-}
-
-fn no_module_path(_: &str) -> Vec<String> {
-    Vec::new()
-}
+use super::facts::Kind;
 
 /// Window-only language entry.
 const fn windowed(name: &'static str, extensions: &'static [&'static str]) -> LanguageSpec {
     LanguageSpec {
         name,
         extensions,
-        grammar: None,
-        tags: "",
-        separator: ".",
-        comment_kinds: &[],
-        doc_prefixes: &[],
-        constructor_names: &[],
-        type_named_constructors: false,
-        module_path: no_module_path,
-        expand_import: None,
+        ..LanguageSpec::DEFAULT
     }
 }
 
@@ -97,37 +61,39 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     clike::CSHARP,
     windowed("markdown", &["md", "markdown", "mdx"]),
     windowed("toml", &["toml"]),
-    windowed("gomod", &[]),
+    LanguageSpec {
+        file_names: &["go.mod"],
+        ..windowed("gomod", &[])
+    },
     windowed("yaml", &["yaml", "yml"]),
     windowed("json", &["json", "jsonc"]),
     windowed("text", &["txt", "rst", "adoc"]),
 ];
 
-/// Every `queries/<folder>/tags.scm` by folder name, for `; inherits:` lines. `ecma` holds
-/// the captures JavaScript, TypeScript and TSX share.
-static QUERY_FILES: &[(&str, &str)] = &[
-    ("ecma", include_str!("../../../queries/ecma/tags.scm")),
-    ("c", include_str!("../../../queries/c/tags.scm")),
-    (
-        "javascript",
-        include_str!("../../../queries/javascript/tags.scm"),
-    ),
-    (
-        "typescript",
-        include_str!("../../../queries/typescript/tags.scm"),
-    ),
-];
+/// The `queries/<folder>/tags.scm` files that are no language's own, by folder name, for
+/// `; inherits:` lines (a language's own query is inherited by its registry name). `ecma`
+/// holds the captures JavaScript, TypeScript and TSX share.
+static SHARED_QUERIES: &[(&str, &str)] =
+    &[("ecma", include_str!("../../../queries/ecma/tags.scm"))];
 
 /// Looks a language up by registry name.
 pub fn by_name(name: &str) -> Option<&'static LanguageSpec> {
     LANGUAGES.iter().find(|l| l.name == name)
 }
 
-/// Picks the language for a path by its extension (case-insensitive); `None` if unknown.
+/// The spec of a registry name, or [`LanguageSpec::DEFAULT`] (no grammar, no rules) for a
+/// name no language has: for code that reads a file's or node's rules by its language.
+pub fn spec_of(name: &str) -> &'static LanguageSpec {
+    static DEFAULT: LanguageSpec = LanguageSpec::DEFAULT;
+    by_name(name).unwrap_or(&DEFAULT)
+}
+
+/// Picks the language for a path by its file name ([`LanguageSpec::file_names`]), else by
+/// its extension (case-insensitive); `None` if unknown.
 pub fn for_path(path: &str) -> Option<&'static LanguageSpec> {
     let file = path.rsplit('/').next().unwrap_or(path);
-    if file == "go.mod" {
-        return by_name("gomod");
+    if let Some(spec) = LANGUAGES.iter().find(|l| l.file_names.contains(&file)) {
+        return Some(spec);
     }
     let (_, ext) = file.rsplit_once('.')?;
     let ext = ext.to_ascii_lowercase();
@@ -136,37 +102,17 @@ pub fn for_path(path: &str) -> Option<&'static LanguageSpec> {
         .find(|l| l.extensions.contains(&ext.as_str()))
 }
 
-/// The language of a file whose extension is shared: a `.h` header holding C++ (a
-/// `class`, `namespace`, `template` or access specifier at the start of a line) is C++,
-/// any other `.h` stays C. Every other spec is returned unchanged.
+/// The language of a file whose extension is shared: the spec's
+/// [`LanguageSpec::refine_by_content`] answer for `path` and `text` (a `.h` header holding
+/// C++ is C++), else `spec` unchanged.
 pub fn refine_by_content(
     spec: &'static LanguageSpec,
     path: &str,
     text: &str,
 ) -> &'static LanguageSpec {
-    if spec.name != "c" || !path.to_ascii_lowercase().ends_with(".h") {
-        return spec;
-    }
-    let cpp = text.lines().any(|l| {
-        let l = l.trim_start();
-        [
-            "class ",
-            "namespace ",
-            "template<",
-            "template <",
-            "using namespace ",
-        ]
-        .iter()
-        .any(|k| l.starts_with(k))
-            || ["public:", "private:", "protected:"]
-                .iter()
-                .any(|k| l.starts_with(k))
-    });
-    if cpp {
-        by_name("cpp").unwrap_or(spec)
-    } else {
-        spec
-    }
+    spec.refine_by_content
+        .and_then(|refine| refine(path, text))
+        .unwrap_or(spec)
 }
 
 /// A compiled extraction query with its capture indices looked up once.
@@ -390,10 +336,15 @@ fn query_source(spec: &LanguageSpec, depth: u32) -> Result<String, String> {
         .and_then(|l| l.strip_prefix("; inherits:"))
     {
         for parent in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let text = QUERY_FILES
-                .iter()
-                .find(|(n, _)| *n == parent)
-                .map(|(_, t)| *t)
+            let text = by_name(parent)
+                .map(|l| l.tags)
+                .filter(|t| !t.is_empty())
+                .or_else(|| {
+                    SHARED_QUERIES
+                        .iter()
+                        .find(|(n, _)| *n == parent)
+                        .map(|(_, t)| *t)
+                })
                 .ok_or_else(|| {
                     format!("queries/{}/tags.scm inherits unknown {parent}", spec.name)
                 })?;
@@ -522,7 +473,23 @@ mod tests {
         assert_eq!(for_path("w/a.tsx").map(|l| l.name), Some("tsx"));
         assert_eq!(for_path("README.md").map(|l| l.name), Some("markdown"));
         assert_eq!(for_path("Makefile").map(|l| l.name), None);
+        assert_eq!(for_path("a/go.mod").map(|l| l.name), Some("gomod"));
+        assert_eq!(for_path("a/GO.MOD").map(|l| l.name), None);
         assert_eq!(for_path("a.exe").map(|l| l.name), None);
+    }
+
+    #[test]
+    fn families_group_the_languages_that_see_each_other() {
+        let family = |n: &str| by_name(n).unwrap().family();
+        for n in ["javascript", "typescript", "tsx"] {
+            assert_eq!(family(n), "js", "{n}");
+        }
+        assert_eq!(family("c"), "c");
+        assert_eq!(family("cpp"), "c");
+        for n in ["rust", "python", "go", "java", "csharp", "markdown"] {
+            assert_eq!(family(n), n);
+        }
+        assert_eq!(spec_of("no such language").name, "");
     }
 
     #[test]

@@ -1,19 +1,50 @@
-//! Python: module path from the file path (`pkg/mod.py` → `pkg.mod`, `__init__` dropped).
+//! Python: module path from the file path (`pkg/mod.py` → `pkg.mod`, `__init__` dropped);
+//! and the rules of Python's import system, scoping, pytest tests and package API.
 
-use super::{split_path, LanguageSpec};
+use super::{
+    split_path, Dispatch, FileEntry, ImpactRules, ImportSystem, LanguageSpec, LocalShadowing,
+    NamePattern, PublicApi, ResolutionRules, TestCode,
+};
 
 pub(super) const SPEC: LanguageSpec = LanguageSpec {
     name: "python",
     extensions: &["py", "pyi"],
     grammar: Some(|| tree_sitter_python::LANGUAGE.into()),
     tags: include_str!("../../../queries/python/tags.scm"),
-    separator: ".",
-    comment_kinds: &[],
-    doc_prefixes: &[],
+    highlights: &[tree_sitter_python::HIGHLIGHTS_QUERY],
     constructor_names: &["__init__"],
-    type_named_constructors: false,
     module_path,
-    expand_import: None,
+    folder_module_stems: &["__init__"],
+    resolution: ResolutionRules {
+        imports: ImportSystem::DottedModules,
+        test_files: &[
+            NamePattern::PrefixSuffix("test_", ".py"),
+            NamePattern::Suffix("_test.py"),
+        ],
+        later_definition_wins: true,
+        local_shadowing: LocalShadowing::WholeFunction,
+        guess_untyped_methods: true,
+        ..ResolutionRules::DEFAULT
+    },
+    impact: ImpactRules {
+        // pytest's defaults (`python_files`, and its `conftest.py` fixtures).
+        test_files: &[
+            NamePattern::PrefixSuffix("test_", ".py"),
+            NamePattern::Suffix("_test.py"),
+            NamePattern::Exact("conftest.py"),
+        ],
+        test_code: TestCode::NamePrefixes {
+            callables: "test",
+            classes: "Test",
+        },
+        file_entry: FileEntry::GuardLine(&["if__name__==\"__main__\"", "if__name__=='__main__'"]),
+        public_api: PublicApi::PackageReexports {
+            init_file: "__init__.py",
+        },
+        dispatch: Dispatch::DuckTyping,
+        ..ImpactRules::DEFAULT
+    },
+    ..LanguageSpec::DEFAULT
 };
 
 /// `pkg/sub/mod.py` → `pkg.sub.mod`; `pkg/__init__.py` → `pkg`; a leading `src/` or `lib/`

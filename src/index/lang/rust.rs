@@ -1,8 +1,14 @@
-//! Rust: module path from the file layout (`src/a/b.rs` → `a::b`) and `use` tree expansion.
+//! Rust: module path from the file layout (`src/a/b.rs` → `a::b`), `use` tree expansion,
+//! the `cfg_*! { items }` blocks parsed again as items, calls inside macro arguments, and
+//! the rules of Rust's module system, tests (`#[test]`) and public API (`pub`).
 
 use tree_sitter::Node;
 
-use super::{split_path, LanguageSpec};
+use super::token_tree::{self, TokenClass, TokenTreeCache};
+use super::{
+    split_path, ExtractionRules, ImpactRules, ImportSystem, LanguageSpec, NamePattern,
+    PackageManifest, PublicApi, Reparse, ResolutionRules, TestCode, TokenTreeCalls,
+};
 use crate::index::facts::Import;
 
 pub(super) const SPEC: LanguageSpec = LanguageSpec {
@@ -10,13 +16,57 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
     extensions: &["rs"],
     grammar: Some(|| tree_sitter_rust::LANGUAGE.into()),
     tags: include_str!("../../../queries/rust/tags.scm"),
+    highlights: &[tree_sitter_rust::HIGHLIGHTS_QUERY],
+    packages: PackageManifest::Cargo,
     separator: "::",
     comment_kinds: &["line_comment", "block_comment"],
     doc_prefixes: &["///", "/**"],
-    constructor_names: &[],
-    type_named_constructors: false,
     module_path,
+    folder_module_stems: &["mod"],
     expand_import: Some(expand_use),
+    extraction: ExtractionRules {
+        reparse: Some(Reparse {
+            trigger: "cfg_",
+            unwrap: unwrap_cfg_blocks,
+        }),
+        token_tree_calls: Some(TokenTreeCalls {
+            node_kind: "token_tree",
+            classify: token_class,
+        }),
+        path_qualified_types: true,
+    },
+    resolution: ResolutionRules {
+        imports: ImportSystem::CrateModules,
+        path_separator: "::",
+        follow_glob_reexports: false,
+        unknown_paths_external: true,
+        ..ResolutionRules::DEFAULT
+    },
+    impact: ImpactRules {
+        test_code: TestCode::AttributePaths {
+            names: &[
+                "test",
+                "rstest",
+                "test_case",
+                "bench",
+                "quickcheck",
+                "proptest",
+            ],
+            path_tail: "test",
+            modules: &["tests", "test"],
+            module_mark: "#[cfg(test)]",
+        },
+        public_api: PublicApi::VisibilityPrefix {
+            prefix: "pub ",
+            binaries: &[
+                NamePattern::Exact("build.rs"),
+                NamePattern::Suffix("src/main.rs"),
+                NamePattern::Contains("src/bin/"),
+            ],
+        },
+        ..ImpactRules::DEFAULT
+    },
+    ..LanguageSpec::DEFAULT
 };
 
 /// `src/lib.rs` and `src/main.rs` are the crate root; `src/a/mod.rs` is `a`; `src/a/b.rs`
@@ -41,112 +91,30 @@ fn expand_use(node: Node<'_>, src: &[u8], line: u32, out: &mut Vec<Import>) {
     }
 }
 
-/// The tokens of one token tree as (class, start byte), listed once for all the calls
-/// written in it: [`macro_call_receiver`] reads back from a call's name over them.
-/// (`Node::prev_sibling` finds the parent by searching down from the root, then scans the
-/// parent's children: several of them per call cost 2% of a Rust-tree index.)
-#[derive(Default)]
-pub(crate) struct MacroTokens {
-    /// `Node::id` of the token tree listed, 0 for none.
-    tree: usize,
-    tokens: Vec<(Tok, usize)>,
-}
-
-/// What [`macro_call_receiver`] tells apart among a token tree's children.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Tok {
-    /// `.`
-    Dot,
-    /// `::`
-    Path,
-    /// An identifier.
-    Identifier,
-    /// `self`, `super` or `crate`.
-    Keyword,
-    /// A nested token tree: `(..)`, `[..]` or `{..}`.
-    Group,
-    Other,
-}
-
-impl Tok {
-    fn of(kind: &str) -> Tok {
-        match kind {
-            "." => Tok::Dot,
-            "::" => Tok::Path,
-            "identifier" => Tok::Identifier,
-            "self" | "super" | "crate" => Tok::Keyword,
-            "token_tree" => Tok::Group,
-            _ => Tok::Other,
-        }
-    }
-
-    /// A part of a receiver expression between separators.
-    fn operand(self) -> bool {
-        matches!(self, Tok::Identifier | Tok::Keyword | Tok::Group)
+/// The class of a macro token tree's child by its node kind.
+fn token_class(kind: &str) -> TokenClass {
+    match kind {
+        "." => TokenClass::Dot,
+        "::" => TokenClass::Path,
+        "identifier" => TokenClass::Identifier,
+        "self" | "super" | "crate" => TokenClass::Keyword,
+        "token_tree" => TokenClass::Group,
+        _ => TokenClass::Other,
     }
 }
 
-/// The receiver or path of a call written inside macro arguments, which tree-sitter leaves
-/// as a token tree: `name` is the callee identifier of `(token_tree (identifier) @call.name
-/// . (token_tree))` and `tree` that token tree (its parent). After a `.` the call is a
-/// method of the expression before it (`v.iter().count()` → `v.iter()`, `false`); after
-/// `::` a path call (`wire::encode(1)` → `wire`, `true`). The expression is read back over
-/// identifiers, `self`, `super`, `crate` and argument groups joined by `.` and `::`. `None`
-/// for a bare call (no `.` or `::` right before it) or when no expression precedes the
-/// separator. Without this, `x.len()` inside `println!` was a bare call of `len` and
-/// resolved to a free function of that name. `cache` keeps `tree`'s tokens for the next
-/// call in the same tree.
+/// The tokens of one macro token tree, kept between the calls written in it.
+pub(crate) type MacroTokens = TokenTreeCache;
+
+/// The receiver of a call inside macro arguments ([`token_tree::call_receiver`] with
+/// Rust's token classes).
 pub(crate) fn macro_call_receiver(
     name: Node<'_>,
     tree: Node<'_>,
     src: &[u8],
     cache: &mut MacroTokens,
 ) -> Option<(String, bool)> {
-    if cache.tree != tree.id() {
-        cache.tree = tree.id();
-        cache.tokens.clear();
-        let mut c = tree.walk();
-        if c.goto_first_child() {
-            loop {
-                let n = c.node();
-                cache.tokens.push((Tok::of(n.kind()), n.start_byte()));
-                if !c.goto_next_sibling() {
-                    break;
-                }
-            }
-        }
-    }
-    let toks = &cache.tokens;
-    // Children start at distinct bytes, except empty (missing) ones.
-    let at = toks
-        .partition_point(|t| t.1 <= name.start_byte())
-        .checked_sub(1)?;
-    if toks[at] != (Tok::Identifier, name.start_byte()) {
-        return None;
-    }
-    let sep = at.checked_sub(1)?;
-    let is_path = match toks[sep].0 {
-        Tok::Dot => false,
-        Tok::Path => true,
-        _ => return None,
-    };
-    let mut start = sep.checked_sub(1).filter(|&i| toks[i].0.operand())?;
-    while let Some(p) = start.checked_sub(1) {
-        if toks[start].0 == Tok::Group && toks[p].0 == Tok::Identifier {
-            // The arguments of a call in the chain: `iter()`.
-            start = p;
-        } else if let Some(before) = matches!(toks[p].0, Tok::Dot | Tok::Path)
-            .then(|| p.checked_sub(1))
-            .flatten()
-            .filter(|&i| toks[i].0.operand())
-        {
-            start = before;
-        } else {
-            break;
-        }
-    }
-    let receiver = std::str::from_utf8(src.get(toks[start].1..toks[sep].1)?).ok()?;
-    Some((receiver.to_string(), is_path))
+    token_tree::call_receiver(name, tree, src, token_class, cache)
 }
 
 fn text<'a>(n: Node<'_>, src: &'a [u8]) -> &'a str {

@@ -1,10 +1,12 @@
 //! Where an import specifier points: a repo file (or Go package directory), or outside
-//! the repository. One function per language family; all work on repo-relative paths.
+//! the repository. One table and one function per [`ImportSystem`] (the module system a
+//! language's spec picks); all work on repo-relative paths.
 
 use foldhash::HashMap;
 use std::sync::Arc;
 
 use crate::index::facts::FileFacts;
+use crate::index::lang::{self, ImportSystem};
 use crate::index::project::ProjectFile;
 
 /// `tsconfig` `paths`: pattern → substitutions.
@@ -146,9 +148,8 @@ impl ModuleTable {
                 }
                 None => {}
             }
-            match f.language.as_str() {
-                "python" => {}
-                "rust" => {
+            match lang::spec_of(&f.language).resolution.imports {
+                ImportSystem::CrateModules => {
                     let root = rust_crate_root(&f.path);
                     if let Some(name) = crate_name(&root) {
                         t.rs_crates.entry(name).or_insert_with(|| root.clone());
@@ -164,49 +165,49 @@ impl ModuleTable {
                         t.rs.insert(key, i);
                     }
                 }
-                "go" => t
+                ImportSystem::ImportPaths => t
                     .go_dirs
                     .entry(dir_of(&f.path).to_string())
                     .or_default()
                     .push(i),
-                "csharp" | "cpp" => {
+                system @ (ImportSystem::Includes | ImportSystem::Namespaces) => {
+                    let map = if system == ImportSystem::Includes {
+                        &mut t.cpp_namespaces
+                    } else {
+                        &mut t.cs_namespaces
+                    };
                     for d in f
                         .definitions
                         .iter()
                         .filter(|d| d.kind == crate::index::facts::Kind::Namespace)
                     {
-                        let map = if f.language == "cpp" {
-                            &mut t.cpp_namespaces
-                        } else {
-                            &mut t.cs_namespaces
-                        };
                         let v = map.entry(d.qualified_name.to_string()).or_default();
                         if v.last() != Some(&i) {
                             v.push(i);
                         }
                     }
                 }
-                "java" => t.java.entry(f.module_path.join(".")).or_default().push(i),
-                _ => {}
+                ImportSystem::ClassPackages => {
+                    t.java.entry(f.module_path.join(".")).or_default().push(i)
+                }
+                ImportSystem::DottedModules | ImportSystem::FileSpecifiers | ImportSystem::None => {
+                }
             }
         }
-        // Python: a directory holding `__init__.py` is a package. A module is importable
-        // as the dotted path from any directory that is not inside a package (a source
-        // root: the repo root, `src/`, a tests folder); the shallowest such root wins.
+        // Python's dotted modules: a directory holding `__init__.py` is a package. A module
+        // is importable as the dotted path from any directory that is not inside a package
+        // (a source root: the repo root, `src/`, a tests folder); the shallowest such root
+        // wins.
+        let dotted = |f: &FileFacts| {
+            lang::spec_of(&f.language).resolution.imports == ImportSystem::DottedModules
+        };
         let packages: std::collections::HashSet<&str> = files
             .iter()
-            .filter(|f| {
-                f.language == "python"
-                    && (f.path.ends_with("/__init__.py") || f.path == "__init__.py")
-            })
+            .filter(|f| dotted(f) && (f.path.ends_with("/__init__.py") || f.path == "__init__.py"))
             .map(|f| dir_of(&f.path))
             .collect();
         let mut py: HashMap<String, Vec<(usize, bool, u32)>> = HashMap::default();
-        for (i, f) in files
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.language == "python")
-        {
+        for (i, f) in files.iter().enumerate().filter(|(_, f)| dotted(f)) {
             let dirs: Vec<&str> = f.path.split('/').collect();
             let (dirs, file) = dirs.split_at(dirs.len() - 1);
             let stem = file[0].split('.').next().unwrap_or("");
