@@ -273,11 +273,13 @@ fn is_test_file(path: &str) -> bool {
 
 /// The files of `src/` as (path, text), paths relative to the repository root.
 fn src_files() -> Vec<(String, String)> {
-    rs_files("src").into_iter().map(|f| (f.path, f.text)).collect()
+    rs_files("src")
+        .into_iter()
+        .map(|f| (f.path, f.text))
+        .collect()
 }
 
 #[test]
-#[ignore = "enabled when the restructuring lands"]
 fn no_source_file_is_over_800_lines() {
     let mut files = rs_files("src");
     files.extend(rs_files("tests"));
@@ -290,7 +292,6 @@ fn no_source_file_is_over_800_lines() {
 }
 
 #[test]
-#[ignore = "enabled when the restructuring lands"]
 fn no_two_modules_import_each_other() {
     let found = cycles(&src_files());
     assert!(
@@ -317,6 +318,67 @@ fn language_names_are_matched_only_in_the_lang_module() {
         found.is_empty(),
         "language names matched or compared outside src/index/lang/ (a per-language rule \
          belongs to the language's module there):\n  {}",
+        found.join("\n  ")
+    );
+}
+
+/// Lines of the non-test code of the files under `dir` (a path prefix of `src/`) that name
+/// one of `words` as a path segment (`ratatui::`, `use std::fs`), as `file:line: text`.
+fn uses_under(dir: &str, words: &[&str]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (path, text) in src_files() {
+        if !path.starts_with(dir) || is_test_file(&path) {
+            continue;
+        }
+        for (i, line) in code_of(&text).lines().enumerate() {
+            if words.iter().any(|w| names_path(line, w)) {
+                found.push(format!("{path}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+/// Whether `line` holds `word` as a whole path segment followed by `::` or `;`.
+fn names_path(line: &str, word: &str) -> bool {
+    line.match_indices(word).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = &line[at + word.len()..];
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && (after.starts_with("::") || after.starts_with(';'))
+    })
+}
+
+/// ARCHITECTURE.md: "`src/index/` has no terminal code". The engine is a library; the CLI
+/// and the TUI are front ends over it.
+#[test]
+fn the_engine_has_no_terminal_code() {
+    let found = uses_under("src/index/", &["ratatui", "crossterm"]);
+    assert!(
+        found.is_empty(),
+        "terminal code in src/index/:\n  {}",
+        found.join("\n  ")
+    );
+}
+
+/// ARCHITECTURE.md: "resolution reads facts, never trees".
+#[test]
+fn resolution_reads_facts_never_trees() {
+    let found = uses_under("src/index/resolve/", &["tree_sitter"]);
+    assert!(
+        found.is_empty(),
+        "syntax trees in src/index/resolve/:\n  {}",
+        found.join("\n  ")
+    );
+}
+
+/// ARCHITECTURE.md: "panels do no I/O": drawing reads state; files are read by the models.
+#[test]
+fn panels_do_no_io() {
+    let found = uses_under("src/tui/panels/", &["fs", "net", "process", "File"]);
+    assert!(
+        found.is_empty(),
+        "I/O in src/tui/panels/:\n  {}",
         found.join("\n  ")
     );
 }
@@ -419,6 +481,16 @@ mod checker {
                 "9: l == \"rust\" || matches!(l, \"c\")",
             ]
         );
+    }
+
+    #[test]
+    fn a_path_segment_is_found_and_a_longer_name_is_not() {
+        assert!(names_path("use std::fs;", "fs"));
+        assert!(names_path("    let t = std::fs::read(p)?;", "fs"));
+        assert!(names_path("use ratatui::text::Line;", "ratatui"));
+        assert!(!names_path("let offs = 1; // fs", "fs"));
+        assert!(!names_path("use crate::index::fsutil::dir_size;", "fs"));
+        assert!(!names_path("let prefs: Vec<u8> = x;", "fs"));
     }
 
     #[test]
