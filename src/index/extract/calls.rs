@@ -11,7 +11,8 @@ use tree_sitter::Node;
 use super::defs::enclosing;
 use super::nodes::{char_column, list_items, node_text, squash, Captures};
 use crate::index::facts::{CallSite, Definition};
-use crate::index::lang::{self, Role};
+use crate::index::lang::token_tree::{self, TokenTreeCache};
+use crate::index::lang::{Role, TokenTreeCalls};
 
 /// A call site before its caller is known: the callee name's start byte (`at`), 1-based
 /// line and char column, and what the captures gave.
@@ -71,7 +72,8 @@ pub(super) fn on_call(
     m: &Captures<'_, '_>,
     text: &str,
     no_calls: &Range<usize>,
-    macro_tokens: &mut lang::rust::MacroTokens,
+    token_trees: Option<TokenTreeCalls>,
+    token_cache: &mut TokenTreeCache,
 ) -> bool {
     let find = |r: Role| m.find(r);
     let src = text.as_bytes();
@@ -87,10 +89,11 @@ pub(super) fn on_call(
         let mut receiver = find(Role::CallReceiver)
             .or(qualifier)
             .map(|r| squash(node_text(r, text)));
-        // A Rust call inside macro arguments (a token tree): its `.` or `::` before
-        // the name, which the pattern cannot see, makes it a method or path call.
-        if receiver.is_none() && call.kind() == "token_tree" {
-            if let Some((r, path)) = lang::rust::macro_call_receiver(name, call, src, macro_tokens)
+        // A call inside macro arguments (a Rust token tree): its `.` or `::` before the
+        // name, which the pattern cannot see, makes it a method or path call.
+        if let Some(t) = token_trees.filter(|t| receiver.is_none() && call.kind() == t.node_kind) {
+            if let Some((r, path)) =
+                token_tree::call_receiver(name, call, src, t.classify, token_cache)
             {
                 receiver = Some(squash(&r));
                 is_path = path;

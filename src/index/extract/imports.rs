@@ -52,7 +52,7 @@ impl Bindings {
                         format!("{q}.{type_name}")
                     }
                     // A Rust module path (`crate::disk::Conn`), dotted the same way.
-                    Some(q) if c.spec.name == "rust" && !type_name.is_empty() => {
+                    Some(q) if c.spec.extraction.path_qualified_types && !type_name.is_empty() => {
                         format!("{}.{type_name}", q.replace("::", "."))
                     }
                     _ if type_name.is_empty() => return,

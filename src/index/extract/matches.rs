@@ -13,7 +13,8 @@ use super::imports::{on_import, Bindings, RawBinding};
 use super::nodes::{node_text, Captures};
 use super::Engine;
 use crate::index::facts::Import;
-use crate::index::lang::{self, CompiledLanguage, Role};
+use crate::index::lang::token_tree::TokenTreeCache;
+use crate::index::lang::{CompiledLanguage, Role};
 
 /// A thread's working lists for one file's matches, emptied for each file and kept with
 /// their capacity: grown afresh for every file, the list of calls alone took two thirds of
@@ -56,7 +57,7 @@ pub(super) fn run_query<'t>(
     let mut comments: Vec<(tree_sitter::Point, usize, std::ops::Range<usize>)> = Vec::new();
     let mut annotations: Vec<(usize, usize)> = Vec::new();
     let src = text.as_bytes();
-    let mut macro_tokens = lang::rust::MacroTokens::default();
+    let mut token_cache = TokenTreeCache::default();
     // The latest `@no_calls` node's bytes.
     let mut no_calls = 0..0;
     // One match of `tags.scm`: its captures, consumed in the query cursor's match order.
@@ -78,7 +79,8 @@ pub(super) fn run_query<'t>(
             return;
         }
         // Call sites, keyed by the callee name token; a match with a receiver wins.
-        if on_call(calls, &m, text, &no_calls, &mut macro_tokens) {
+        let token_trees = c.spec.extraction.token_tree_calls;
+        if on_call(calls, &m, text, &no_calls, token_trees, &mut token_cache) {
             return;
         }
         // Names used as values (callbacks): kept apart from calls by the flag.

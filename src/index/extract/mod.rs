@@ -116,8 +116,9 @@ enum Engine {
     QueryCursor,
 }
 
-/// Nesting levels of `cfg_*!` blocks unwrapped (tokio nests two or three).
-const MAX_MACRO_UNWRAP: usize = 4;
+/// Nesting levels of wrappers unwrapped by a [`Reparse`](lang::Reparse) (tokio nests its
+/// `cfg_*!` blocks two or three deep).
+const MAX_REPARSES: usize = 4;
 
 fn extract_with(
     path: &str,
@@ -135,15 +136,15 @@ fn extract_with(
     }
     let mut parser = FileParser::new();
     let mut tree = parser.parse(&compiled.language, text)?;
-    // Rust items inside item-level `cfg_*! { ... }` blocks (tokio wraps much of its API in
-    // them) are token trees to the grammar: the wrapper is blanked out and the file parsed
-    // again, so they are items at the very same bytes, lines and columns.
+    // Items inside wrappers the grammar sees as tokens (Rust's item-level `cfg_*! { ... }`
+    // blocks: tokio wraps much of its API in them) are items once the wrapper is blanked
+    // out and the file parsed again, at the very same bytes, lines and columns.
     let mut unwrapped: Option<String> = None;
     // (A byte search first: most files have no such block.)
-    if spec.name == "rust" && text.contains("cfg_") {
-        for _ in 0..MAX_MACRO_UNWRAP {
+    if let Some(reparse) = spec.extraction.reparse.filter(|r| text.contains(r.trigger)) {
+        for _ in 0..MAX_REPARSES {
             let cur = unwrapped.as_deref().unwrap_or(text);
-            let Some(u) = lang::unwrap_cfg_blocks(tree.root_node(), cur) else {
+            let Some(u) = (reparse.unwrap)(tree.root_node(), cur) else {
                 break;
             };
             let t = parser.parse(&compiled.language, &u)?;

@@ -14,15 +14,15 @@ impl CodeGraph {
     /// `plumbing.NewHash` finds Go's `src/github.com/go-git/go-git/plumbing.NewHash`),
     /// else an exact bare name. When none matches, two rules name a definition the way
     /// its language's users do, by what a project file calls its package:
-    /// * the crate rule ([`lookup_in_crate`](Self::lookup_in_crate)): a Rust path that
-    ///   names its crate (`tantivy::schema::Schema::builder`, `crate::schema::Schema`),
-    ///   which qualified names leave out, is looked up without that first segment among
-    ///   the files of a folder named like the crate (`tantivy/` or `tantivy-0.22.1/`; `_`
-    ///   may be written `-`) or of the Cargo package of that `[package] name`
-    ///   (`frames::checksum` in `crates/wire-frames/` whose `Cargo.toml` names it `frames`);
-    /// * the import-path rule ([`lookup_go_import`](Self::lookup_go_import)): a Go name
-    ///   qualified by its import path (`github.com/go-git/go-git/v5/plumbing.NewHash`),
-    ///   whose module path comes from a `go.mod`.
+    /// * the crate rule (`lookup_in_crate`): a Rust path that names its crate
+    ///   (`tantivy::schema::Schema::builder`, `crate::schema::Schema`), which qualified
+    ///   names leave out, is looked up without that first segment among the files of a
+    ///   folder named like the crate (`tantivy/` or `tantivy-0.22.1/`; `_` may be written
+    ///   `-`) or of the Cargo package of that `[package] name` (`frames::checksum` in
+    ///   `crates/wire-frames/` whose `Cargo.toml` names it `frames`);
+    /// * the import-path rule (`lookup_go_import`): a Go name qualified by its import path
+    ///   (`github.com/go-git/go-git/v5/plumbing.NewHash`), whose module path comes from a
+    ///   `go.mod`.
     ///
     /// Returns every match of the first rule that matches (sorted by id); `impl` blocks
     /// are dropped when another kind shares the name. Never a fuzzy match, never a pick

@@ -20,10 +20,9 @@ mod pattern;
 mod python;
 mod resolution_rules;
 mod roots;
-pub(crate) mod rust;
+mod rust;
 mod spec;
 pub(crate) mod token_tree;
-pub(crate) use rust::unwrap_cfg_blocks;
 
 pub use impact_rules::{Dispatch, FileEntry, ImpactRules, MainRule, PublicApi, TestCode};
 pub use names::NamePattern;
@@ -31,6 +30,7 @@ pub use resolution_rules::{ImportSystem, LocalShadowing, NewCalls, ResolutionRul
 pub use spec::{
     ExtractionRules, ImportHook, LanguageSpec, PackageManifest, Reparse, TokenTreeCalls,
 };
+pub use token_tree::TokenClass;
 
 use std::sync::OnceLock;
 

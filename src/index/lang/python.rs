@@ -21,6 +21,7 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
             NamePattern::PrefixSuffix("test_", ".py"),
             NamePattern::Suffix("_test.py"),
         ],
+        stub_files: &[NamePattern::Suffix(".pyi")],
         later_definition_wins: true,
         local_shadowing: LocalShadowing::WholeFunction,
         guess_untyped_methods: true,

@@ -39,6 +39,9 @@ pub struct ResolutionRules {
     /// `*_test.py`; Go's `_test.go`). Test folders and `*.test.*`/`*.spec.*` names count
     /// for every language.
     pub test_files: &'static [NamePattern],
+    /// File names of stubs, declarations without bodies that give way to the module they
+    /// describe when both are candidates (Python `.pyi`).
+    pub stub_files: &'static [NamePattern],
     /// Whether files matching [`ResolutionRules::test_files`] are compiled only into the
     /// test binary, so code outside them can never call what they define (Go: `go help
     /// test`).
@@ -124,6 +127,7 @@ impl ResolutionRules {
         path_separator: ".",
         member_access_separators: &[],
         test_files: &[],
+        stub_files: &[],
         test_files_compiled_apart: false,
         named_types_have_methods: false,
         file_local_statics: false,

@@ -4,7 +4,7 @@
 
 use tree_sitter::Node;
 
-use super::token_tree::{self, TokenClass, TokenTreeCache};
+use super::token_tree::TokenClass;
 use super::{
     split_path, ExtractionRules, ImpactRules, ImportSystem, LanguageSpec, NamePattern,
     PackageManifest, PublicApi, Reparse, ResolutionRules, TestCode, TokenTreeCalls,
@@ -101,20 +101,6 @@ fn token_class(kind: &str) -> TokenClass {
         "token_tree" => TokenClass::Group,
         _ => TokenClass::Other,
     }
-}
-
-/// The tokens of one macro token tree, kept between the calls written in it.
-pub(crate) type MacroTokens = TokenTreeCache;
-
-/// The receiver of a call inside macro arguments ([`token_tree::call_receiver`] with
-/// Rust's token classes).
-pub(crate) fn macro_call_receiver(
-    name: Node<'_>,
-    tree: Node<'_>,
-    src: &[u8],
-    cache: &mut MacroTokens,
-) -> Option<(String, bool)> {
-    token_tree::call_receiver(name, tree, src, token_class, cache)
 }
 
 fn text<'a>(n: Node<'_>, src: &'a [u8]) -> &'a str {
@@ -241,7 +227,7 @@ fn starts_with_item(body: &str) -> bool {
 /// emit them unchanged under a `#[cfg]`. `cfg_if!` (`if #[cfg(..)] { .. } else { .. }`) and
 /// other item macros (`lazy_static!`, `bitflags!`, `macro_rules!`) have their own syntax
 /// and are left alone.
-pub(crate) fn unwrap_cfg_blocks(root: Node<'_>, text: &str) -> Option<String> {
+fn unwrap_cfg_blocks(root: Node<'_>, text: &str) -> Option<String> {
     let mut blanks: Vec<std::ops::Range<usize>> = Vec::new();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {

@@ -6,7 +6,7 @@
 
 use tree_sitter::Node;
 
-/// What [`call_receiver`] tells apart among a token tree's children.
+/// What `call_receiver` tells apart among a token tree's children.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TokenClass {
     /// A member access: `.`

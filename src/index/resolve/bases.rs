@@ -1,12 +1,13 @@
 //! Type names written in definition headers and declarations (bases, `impl` types,
 //! qualified types): which repo type a name denotes from a file, kept per file and name.
 
-use super::context::{dir_of, narrow, python_package_binding};
+use super::context::{dir_of, top_package_binding};
 use super::modules::Target;
 use super::tables::is_typeish;
 use super::{unique_name_allowed, Bound, Ctx, DefRef};
 use crate::index::facts::{Import, Kind};
 use crate::index::graph::Tier;
+use crate::index::lang::ImportSystem;
 
 impl<'a> Ctx<'a> {
     /// A type written with a qualifier (`io.Writer`, `types.Type`, `ns.Foo`): the
@@ -24,7 +25,8 @@ impl<'a> Ctx<'a> {
         };
         let first = q.split(['.', ':']).next().unwrap_or(q);
         // C++ `class C : public geo::Shape`, C# `: Acme.Models.Base`: the namespace decides.
-        if matches!(self.fam(fi), "c" | "csharp") {
+        let rules = self.rules(fi);
+        if rules.qualified_type_names {
             if let [t] = self.qualified_type(fi, q, name).as_slice() {
                 return Some((*t, Tier::Qualified));
             }
@@ -35,13 +37,13 @@ impl<'a> Ctx<'a> {
         for imp in imps {
             // `import a.b` bound `a`: the qualifier is a module path from the package `a`;
             // so is `a.b` after a plain `import a` (`requests.cookies.RequestsCookieJar`).
-            let dotted = python_package_binding(self.fam(fi), imp).is_some()
-                || (self.fam(fi) == "python"
+            let dotted = top_package_binding(rules, imp).is_some()
+                || (rules.imports == ImportSystem::DottedModules
                     && imp.name.is_none()
                     && imp.alias.is_none()
                     && q.contains('.'));
             let bound = match dotted {
-                true => match self.modules.python(self.files, fi, q) {
+                true => match self.modules.dotted_module(self.files, fi, q) {
                     Target::Files(v) if !v.is_empty() => Bound::Module(v),
                     _ => self.bind(fi, imp),
                 },
@@ -92,11 +94,9 @@ impl<'a> Ctx<'a> {
     /// [`Ctx::resolve_base`] worked out.
     fn resolve_base_uncached(&self, fi: u32, name: &str) -> Option<(DefRef, Tier)> {
         let fam = self.fam(fi);
+        let rules = self.rules(fi);
         // A qualified type from [`Ctx::classify`] (`json.Parser`, C++ and C#).
-        if let Some((q, n)) = name
-            .rsplit_once('.')
-            .filter(|_| matches!(fam, "c" | "csharp"))
-        {
+        if let Some((q, n)) = name.rsplit_once('.').filter(|_| rules.qualified_type_names) {
             return match self.qualified_type(fi, q, n).as_slice() {
                 [t] => Some((*t, Tier::Qualified)),
                 _ => None,
@@ -156,8 +156,8 @@ impl<'a> Ctx<'a> {
         // package is in scope without an import (JLS 6.3, the Go spec's package block):
         // found there, it is `local` even when no other type has its name (`class B
         // extends A` beside `A.java`, too short a name for a guess).
-        let near = narrow(self.files, fi, all.clone());
-        let same_package = matches!(fam, "java" | "go")
+        let near = self.narrow(fi, all.clone());
+        let same_package = rules.same_directory_package
             && near.len() == 1
             && dir_of(&self.files[near[0].0 as usize].path)
                 == dir_of(&self.files[fi as usize].path);

@@ -3,17 +3,13 @@
 //! qualifier go through `self`/`this`, module paths, type names and the receiver's
 //! type, with the guarded method-name guess last.
 
-use super::builtins::{JS_GLOBALS, JS_PLATFORM_METHODS};
-use super::context::{dir_of, python_package_binding};
+use super::context::{dir_of, top_package_binding};
 use super::modules::Target;
 use super::types::Typed;
-use super::{family, unique_name_allowed, Bound, Ctx, DefRef};
-use crate::index::facts::{CallSite, FileFacts, Import, Kind};
+use super::{unique_name_allowed, Bound, Ctx, DefRef};
+use crate::index::facts::{CallSite, Import, Kind};
 use crate::index::graph::{Tier, UnresolvedReason};
-
-fn fam_is_js(f: &FileFacts) -> bool {
-    family(&f.language) == "js"
-}
+use crate::index::lang::{ImportSystem, LocalShadowing, NamePattern, NewCalls};
 
 impl<'a> Ctx<'a> {
     pub(super) fn resolve_call(
@@ -25,16 +21,26 @@ impl<'a> Ctx<'a> {
             None => self.resolve_bare(fi, c),
             Some(r) => self.resolve_qualified(fi, c, r),
         }?;
-        let lang = self.files[fi as usize].language.as_str();
+        let spec = self.specs[fi as usize];
+        let rules = &spec.resolution;
         // Go compiles `_test.go` files only into the package's test binary (`go help
         // test`): code outside them can never call what they define.
-        let go_test = |i: u32| self.files[i as usize].path.ends_with("_test.go");
-        if lang == "go" && go_test(t.0) && !go_test(fi) {
-            return Err(UnresolvedReason::NotFound);
+        if rules.test_files_compiled_apart {
+            let test_file = |i: u32| {
+                let path = &self.files[i as usize].path;
+                let file = path.rsplit('/').next().unwrap_or(path);
+                NamePattern::any(rules.test_files, file, spec.extensions)
+            };
+            if test_file(t.0) && !test_file(fi) {
+                return Err(UnresolvedReason::NotFound);
+            }
         }
-        // Java and C#: `new Foo(..)` runs Foo's constructor; when the class declares exactly
-        // one, that is the target (javac's answer), else the class.
-        if c.is_new && lang == "cpp" && self.def(t).kind.is_constructible() {
+        // `new Foo(..)` runs Foo's constructor; when the class has exactly one, that is the
+        // target (javac's answer), else the class.
+        if c.is_new
+            && rules.new_calls == NewCalls::OnlyConstructor
+            && self.def(t).kind.is_constructible()
+        {
             // C++: the constructors may be defined outside the class, in another file.
             let name = &*self.def(t).name;
             let ctors: Vec<DefRef> = self
@@ -46,7 +52,10 @@ impl<'a> Ctx<'a> {
                 return Ok((*only, tier));
             }
         }
-        if c.is_new && matches!(lang, "java" | "csharp") && self.def(t).kind.is_constructible() {
+        if c.is_new
+            && rules.new_calls == NewCalls::OnlyDeclaredConstructor
+            && self.def(t).kind.is_constructible()
+        {
             let ctors: Vec<u32> = self.files[t.0 as usize]
                 .definitions
                 .iter()
@@ -69,7 +78,8 @@ impl<'a> Ctx<'a> {
         let f = &self.files[fi as usize];
         let name = c.name.as_str();
         // `super(...)`: the base class's constructor (the class when it declares none).
-        if name == "super" && self.fam(fi) == "js" {
+        let rules = self.rules(fi);
+        if name == "super" && rules.bare_super_calls_base_constructor {
             let ty = self
                 .enclosing_type(fi, c.caller)
                 .ok_or(UnresolvedReason::NotFound)?;
@@ -95,7 +105,7 @@ impl<'a> Ctx<'a> {
         }
         // Java has no free functions: a bare call is a method of the enclosing class (or
         // of its bases), else a static import.
-        if matches!(f.language.as_str(), "java" | "csharp" | "cpp") && !c.is_new {
+        if rules.bare_calls_reach_members && !c.is_new {
             if let Some(ty) = self.enclosing_type(fi, c.caller) {
                 let m = self.by_arity(c, self.member_with_bases(fi, ty, name, 0));
                 match m.len() {
@@ -127,16 +137,16 @@ impl<'a> Ctx<'a> {
             // called after that block is missed rather than a local taken for it. (Rust and
             // JS `let` are left to the tiers below; Java and C# keep methods and variables
             // apart.)
-            let local_value = match f.language.as_str() {
-                "python" => self.is_local(fi, Some(s), name),
+            let local_value = match rules.local_shadowing {
+                LocalShadowing::WholeFunction => self.is_local(fi, Some(s), name),
                 // Bound on an earlier line: `tableSize := tableSize(n)` still calls the
                 // function (a `:=` local is in scope after its statement).
-                "go" => self
+                LocalShadowing::FromBindingLine => self
                     .local(fi)
                     .bound
                     .get(&(s, name))
                     .is_some_and(|&first| first < c.line),
-                _ => false,
+                LocalShadowing::Never => false,
             };
             if inner.is_empty() && local_value {
                 return Err(UnresolvedReason::NotFound);
@@ -189,7 +199,7 @@ impl<'a> Ctx<'a> {
         // Glob imports. C and C++: every `#include` and `using namespace` together, and
         // only what is visible unqualified (a namespace's function needs the caller to be
         // in it or to use it), so the order of includes never decides.
-        let c_family = self.fam(fi) == "c";
+        let c_family = rules.imports == ImportSystem::Includes;
         let mut seen: Vec<DefRef> = Vec::new();
         for imp in f.imports.iter().filter(|i| i.name.as_deref() == Some("*")) {
             let whole = Import {
@@ -215,12 +225,12 @@ impl<'a> Ctx<'a> {
                 return Ok((*only, Tier::Import));
             }
         }
-        // Go and Java: the caller's package (same directory); C#: the same namespace.
-        if f.language == "go" || f.language == "java" {
+        // Go and Java: the caller's package (same directory).
+        if rules.same_directory_package {
             let dir = f.path.rfind('/').map_or("", |i| &f.path[..i]);
             let pkg: Vec<DefRef> = self
                 .by_name
-                .refs(&(f.language.as_str(), name))
+                .refs(&(self.fam(fi), name))
                 .filter(|&r| {
                     let p = &self.files[r.0 as usize].path;
                     p.rfind('/').map_or("", |i| &p[..i]) == dir && self.def(r).kind != Kind::Method
@@ -236,7 +246,7 @@ impl<'a> Ctx<'a> {
         // `require()`) that the file does not define or import: the bare name is the
         // platform's, even when some other file of the repo defines a class of that name
         // (three.js's transpiler has a `Number` class: 52 wrong guesses on the npm tree).
-        if fam_is_js(f) && JS_GLOBALS.contains(&name) {
+        if rules.globals.contains(&name) {
             return Err(UnresolvedReason::External);
         }
         let cands: Vec<DefRef> = self
@@ -256,7 +266,7 @@ impl<'a> Ctx<'a> {
         // (`check(c)` in go-git to x/tools' `check`). Not found when another package has
         // such a candidate (the call is to a closure or parameter), else external (a
         // builtin, `len(x)`).
-        if f.language == "go" {
+        if rules.bare_names_in_package {
             return Err(if cands.is_empty() {
                 UnresolvedReason::External
             } else {
@@ -288,6 +298,7 @@ impl<'a> Ctx<'a> {
         depth: u32,
     ) -> Result<(DefRef, Tier), UnresolvedReason> {
         let f = &self.files[fi as usize];
+        let rules = self.rules(fi);
         let name = c.name.as_str();
         // A getter or setter is read or written, never called: `a.name()` on a typed `a`
         // calls what the property returns, not the property.
@@ -306,8 +317,9 @@ impl<'a> Ctx<'a> {
         let owned;
         let normalized;
         // C and C++ `p->f`, `ns::T`: one separator for the steps below.
-        let recv = if self.fam(fi) == "c" && (recv.contains("->") || recv.contains("::")) {
-            normalized = recv.replace("->", ".").replace("::", ".");
+        let seps = rules.member_access_separators;
+        let recv = if seps.iter().any(|s| recv.contains(s)) {
+            normalized = seps.iter().fold(recv.to_string(), |r, s| r.replace(s, "."));
             normalized.as_str()
         } else {
             recv
@@ -340,7 +352,7 @@ impl<'a> Ctx<'a> {
         // self / this / Self / cls / super (a Rust path `super::f` is a module path).
         let recv_kw = if c.is_path && recv != "Self" {
             ""
-        } else if recv == "base" && f.language == "csharp" {
+        } else if rules.super_aliases.contains(&recv) {
             // C# `base.M()` is Java's `super.m()`.
             "super"
         } else {
@@ -396,14 +408,17 @@ impl<'a> Ctx<'a> {
         if !is_path {
             return self.method_fallback(fi, name, caller);
         }
-        let sep = if f.language == "rust" { "::" } else { "." };
-        let segs: Vec<&str> = recv.split(sep).filter(|s| !s.is_empty()).collect();
+        let segs: Vec<&str> = recv
+            .split(rules.path_separator)
+            .filter(|s| !s.is_empty())
+            .collect();
         let Some(&first) = segs.first() else {
             return self.method_fallback(fi, name, caller);
         };
         // Rust module paths (`crate::a::f`, `util::f`, `other_crate::m::f`).
-        if f.language == "rust" {
-            if let Some((Target::Files(v), used)) = self.modules.rust(self.files, fi, &segs) {
+        if rules.imports == ImportSystem::CrateModules {
+            if let Some((Target::Files(v), used)) = self.modules.crate_module(self.files, fi, &segs)
+            {
                 if used == segs.len() {
                     // What the module defines, else what it re-exports (`pub use
                     // task::spawn;` in tokio's lib.rs is what `tokio::spawn` calls).
@@ -422,7 +437,7 @@ impl<'a> Ctx<'a> {
             }
         }
         // C++ and C#: a qualified type (`json::Parser::parse`, `Acme.Text.Util.Helper`).
-        if segs.len() > 1 && matches!(self.fam(fi), "c" | "csharp") {
+        if segs.len() > 1 && rules.qualified_type_names {
             let (q, ty) = segs.split_at(segs.len() - 1);
             if let [t] = self.qualified_type(fi, &q.join("."), ty[0]).as_slice() {
                 return one(self.members_of_def(*t, name, 0), Tier::Qualified);
@@ -435,17 +450,17 @@ impl<'a> Ctx<'a> {
                     Bound::External => return Err(UnresolvedReason::External),
                     Bound::Module(files) => {
                         // `import a.b` bound `a`: the walk starts at the package `a`.
-                        let (mut files, base) = match python_package_binding(self.fam(fi), imp)
-                            .map(|top| (top, self.modules.python(self.files, fi, top)))
+                        let (mut files, base) = match top_package_binding(rules, imp)
+                            .map(|top| (top, self.modules.dotted_module(self.files, fi, top)))
                         {
                             Some((top, Target::Files(v))) if !v.is_empty() => (v, top),
                             _ => (files, imp.module.as_str()),
                         };
                         let mut k = 1;
                         // Python `pkg.mod.f()`: walk submodules.
-                        while k < segs.len() && f.language == "python" {
+                        while k < segs.len() && rules.imports == ImportSystem::DottedModules {
                             let sub = format!("{base}.{}", segs[1..=k].join("."));
-                            match self.modules.python(self.files, fi, &sub) {
+                            match self.modules.dotted_module(self.files, fi, &sub) {
                                 Target::Files(s) if !s.is_empty() => files = s,
                                 _ => break,
                             }
@@ -483,7 +498,7 @@ impl<'a> Ctx<'a> {
             }
         }
         // Python `import a.b` binds `a`: `a.b.f()` with the module written in full.
-        if f.language == "python" && segs.len() > 1 {
+        if rules.imports == ImportSystem::DottedModules && segs.len() > 1 {
             if let Some(imp) = f
                 .imports
                 .iter()
@@ -505,7 +520,7 @@ impl<'a> Ctx<'a> {
         };
         // In Go an unqualified type name is visible only in its own package (directory):
         // elsewhere `val.Referrers()` is a call on a variable that shares a type's name.
-        let go_type_elsewhere = f.language == "go"
+        let go_type_elsewhere = rules.bare_names_in_package
             && segs.len() == 1
             && !self.types.get(&(self.fam(fi), ty)).is_some_and(|v| {
                 v.iter()
@@ -521,16 +536,17 @@ impl<'a> Ctx<'a> {
         }
         // CommonJS: `exports.f()` / `module.exports.f()` inside a module calls its own
         // export (`exports.f = function ...`).
-        if fam_is_js(f) && (recv == "exports" || recv == "module.exports") {
+        if rules.own_module_objects.contains(&recv) {
             return one(self.top_level_in(&[fi], name), Tier::Local);
         }
         // ECMAScript, Node and browser globals (`JSON.stringify`, `console.log`).
-        if fam_is_js(f) && segs.len() == 1 && JS_GLOBALS.contains(&first) {
+        if segs.len() == 1 && rules.globals.contains(&first) {
             return Err(UnresolvedReason::External);
         }
         // A Rust path that is not a repo module, type or import (`HashMap::new`,
         // `std::mem::take`) comes from a library.
-        if f.language == "rust" && recv.contains(|ch: char| ch == ':' || ch.is_uppercase()) {
+        if rules.unknown_paths_external && recv.contains(|ch: char| ch == ':' || ch.is_uppercase())
+        {
             return Err(UnresolvedReason::External);
         }
         self.method_fallback(fi, name, caller)
@@ -558,11 +574,8 @@ impl<'a> Ctx<'a> {
         // type it, a repo method that merely shares the name is more often wrong than right
         // (measured against go/types and javac: unique-name precision 0.57 on x/tools), so
         // no guess is made. Python and JavaScript keep the guarded guess.
-        let lang = self.files[fi as usize].language.as_str();
-        let guess = matches!(fam, "python" | "js")
-            && lang != "typescript"
-            && lang != "tsx"
-            && !(fam == "js" && JS_PLATFORM_METHODS.contains(&name));
+        let rules = self.rules(fi);
+        let guess = rules.guess_untyped_methods && !rules.platform_methods.contains(&name);
         if !guess || !unique_name_allowed(name) {
             return Err(if all.iter().any(is_method) {
                 UnresolvedReason::Ambiguous

@@ -8,16 +8,29 @@ use foldhash::HashMap;
 
 use super::modules::{self, ModuleTable, Target};
 use super::tables::{is_typeish, key_in, Keyed, RefMap, Tables};
-use super::{family, is_test_path, Ctx, DefRef, FileMaps};
+use super::{is_test_path, Ctx, DefRef, FileMaps};
 use crate::index::facts::{Binding, CallSite, Definition, FileFacts, Import, Kind};
+use crate::index::lang::{self, ImportSystem, LanguageSpec, NamePattern, ResolutionRules};
+
+/// Each file's language spec, by file index.
+fn specs_of(files: &[Arc<FileFacts>]) -> Vec<&'static LanguageSpec> {
+    files.iter().map(|f| lang::spec_of(&f.language)).collect()
+}
 
 impl<'a> Ctx<'a> {
     pub(super) fn def(&self, r: DefRef) -> &'a Definition {
         &self.files[r.0 as usize].definitions[r.1 as usize]
     }
 
-    pub(super) fn fam(&self, file: u32) -> &'a str {
-        family(&self.files[file as usize].language)
+    /// The family of file `file`'s language: the first half of every table key (files of
+    /// one family see each other's definitions).
+    pub(super) fn fam(&self, file: u32) -> &'static str {
+        self.specs[file as usize].family()
+    }
+
+    /// The resolution rules of file `file`'s language.
+    pub(super) fn rules(&self, file: u32) -> &'static ResolutionRules {
+        &self.specs[file as usize].resolution
     }
 
     /// The container name a definition is a member of (parent's name, or the explicit
@@ -32,12 +45,14 @@ impl<'a> Ctx<'a> {
 
     pub(super) fn build(files: &'a [Arc<FileFacts>]) -> Ctx<'a> {
         // Every definition with its key and reference, in (file, definition) order (the
-        // family computed once per file).
+        // spec looked up once per file).
+        let specs = specs_of(files);
+        let specs_ref = &specs;
         let keyed = move |k: Keyed| {
             files.iter().enumerate().flat_map(move |(fi, f)| {
-                let fam = family(&f.language);
+                let spec = specs_ref[fi];
                 f.definitions.iter().enumerate().filter_map(move |(di, d)| {
-                    Some((key_in(k, fam, f, d)?, (fi as u32, di as u32)))
+                    Some((key_in(k, spec, f, d)?, (fi as u32, di as u32)))
                 })
             })
         };
@@ -57,7 +72,7 @@ impl<'a> Ctx<'a> {
                 )
             },
         );
-        Ctx::with_tables(files, Arc::new(modules), by_name, members, types)
+        Ctx::with_tables(files, specs, Arc::new(modules), by_name, members, types)
     }
 
     /// The context over `tables` (the [`Tables`] of `files`) instead of hash maps built
@@ -70,6 +85,7 @@ impl<'a> Ctx<'a> {
         };
         Ctx::with_tables(
             files,
+            specs_of(files),
             tables.modules.clone(),
             sorted(&tables.by_name, Keyed::Name),
             sorted(&tables.members, Keyed::Container),
@@ -79,6 +95,7 @@ impl<'a> Ctx<'a> {
 
     fn with_tables(
         files: &'a [Arc<FileFacts>],
+        specs: Vec<&'static LanguageSpec>,
         modules: Arc<ModuleTable>,
         by_name: RefMap<'a>,
         members: RefMap<'a>,
@@ -86,11 +103,12 @@ impl<'a> Ctx<'a> {
     ) -> Ctx<'a> {
         let mut internal = foldhash::HashSet::default();
         for (fi, f) in files.iter().enumerate() {
-            if family(&f.language) != "c" {
+            let rules = &specs[fi].resolution;
+            if !rules.file_local_statics {
                 continue;
             }
             for (di, d) in f.definitions.iter().enumerate() {
-                if is_internal(f, d) {
+                if is_internal(f, d, rules.header_extensions) {
                     internal.insert((fi as u32, di as u32));
                 }
             }
@@ -104,7 +122,12 @@ impl<'a> Ctx<'a> {
             local: (0..files.len())
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
-            is_test: files.iter().map(|f| is_test_path(&f.path)).collect(),
+            is_test: files
+                .iter()
+                .zip(&specs)
+                .map(|(f, spec)| is_test_path(&f.path, spec))
+                .collect(),
+            specs,
             internal,
             factory: Default::default(),
         }
@@ -115,16 +138,16 @@ impl<'a> Ctx<'a> {
         self.local[fi as usize].get_or_init(|| {
             let files = self.files;
             let f = &files[fi as usize];
-            let fam = family(&f.language);
+            let rules = self.rules(fi);
             let mut b: HashMap<&str, Vec<&Import>> = HashMap::default();
             for imp in &f.imports {
-                if let Some(n) = python_package_binding(fam, imp).or(imp.local_name()) {
+                if let Some(n) = top_package_binding(rules, imp).or(imp.local_name()) {
                     b.entry(n).or_default().push(imp);
                 }
                 // Go binds an import under the imported package's declared name, which
                 // may differ from the last path segment (`package httpx` in `httputil/`).
-                if fam == "go" && imp.alias.is_none() {
-                    if let Target::Files(v) = self.modules.go(&imp.module) {
+                if rules.imports == ImportSystem::ImportPaths && imp.alias.is_none() {
+                    if let Target::Files(v) = self.modules.import_path(&imp.module) {
                         if let Some(pkg) = v
                             .first()
                             .and_then(|&t| files[t as usize].package.as_deref())
@@ -166,10 +189,7 @@ impl<'a> Ctx<'a> {
     /// top-level first.
     pub(super) fn free_in_file(&self, fi: u32, name: &str) -> Vec<DefRef> {
         let f = &self.files[fi as usize];
-        let all = self
-            .by_name
-            .get(&(family(&f.language), name))
-            .unwrap_or_default();
+        let all = self.by_name.get(&(self.fam(fi), name)).unwrap_or_default();
         // `by_name` lists are sorted by (file, definition) (built in that order): the
         // file's own entries are one run, found by binary search instead of a scan.
         let from = all.partition_point(|r| r.0 < fi);
@@ -225,7 +245,7 @@ impl<'a> Ctx<'a> {
             .refs(&(self.fam(fi), ty))
             .filter(|&r| &*self.def(r).name == name)
             .collect();
-        narrow(self.files, fi, all)
+        self.narrow(fi, all)
     }
 
     /// `self.name` inside type `ty`: its own members, then along its bases (depth ≤ 4).
@@ -255,7 +275,7 @@ impl<'a> Ctx<'a> {
         }
         let mut out = Vec::new();
         for &t in self.types.get(&(self.fam(fi), ty)).into_iter().flatten() {
-            if !narrow(self.files, fi, vec![t]).contains(&t) {
+            if !self.narrow(fi, vec![t]).contains(&t) {
                 continue;
             }
             for b in self.def(t).bases() {
@@ -288,7 +308,7 @@ impl<'a> Ctx<'a> {
         let own = if nested.is_empty() {
             // C++ members defined outside the class (`Parser::parse`) live in the class's
             // namespace: `json::Parser::parse` is not `xml::Parser`'s.
-            let cands = if fam == "c" {
+            let cands = if self.rules(t.0).out_of_class_members {
                 let ns = normalize_ns(self.namespace_of(t));
                 cands
                     .into_iter()
@@ -297,7 +317,7 @@ impl<'a> Ctx<'a> {
             } else {
                 cands
             };
-            narrow(self.files, t.0, cands)
+            self.narrow(t.0, cands)
         } else {
             nested
         };
@@ -307,10 +327,7 @@ impl<'a> Ctx<'a> {
         // The type and its impl blocks (Rust `impl Trait for T`) carry the bases.
         let mut carriers = vec![t];
         for &o in self.types.get(&(fam, &*td.name)).into_iter().flatten() {
-            if o != t
-                && self.def(o).kind == Kind::Impl
-                && narrow(self.files, t.0, vec![o, t]).len() == 2
-            {
+            if o != t && self.def(o).kind == Kind::Impl && self.narrow(t.0, vec![o, t]).len() == 2 {
                 carriers.push(o);
             }
         }
@@ -353,10 +370,11 @@ impl<'a> Ctx<'a> {
 
     /// Narrows candidates the way the languages themselves decide, when that leaves fewer:
     /// a non-test caller never reaches test code (`_test.go`, `testdata/`, `tests/`,
-    /// `*.test.ts`, `test_*.py`); a `.pyi` stub gives way to its `.py` module; and in
-    /// Python and JS/TS, where a later definition of the same name replaces an earlier one
-    /// (`@overload` stubs, TypeScript overload signatures, `if/else` twins), the last one
-    /// in the file wins.
+    /// `*.test.ts`, `test_*.py`); a stub gives way to its module (a Python `.pyi` to its
+    /// `.py`: [`ResolutionRules::stub_files`]); and where a later definition of the same
+    /// name replaces an earlier one ([`ResolutionRules::later_definition_wins`]: Python and
+    /// JS/TS `@overload` stubs, TypeScript overload signatures, `if/else` twins), the last
+    /// one in the file wins.
     pub(super) fn pick(&self, fi: u32, mut v: Vec<DefRef>) -> Vec<DefRef> {
         if v.len() <= 1 {
             return v;
@@ -372,15 +390,17 @@ impl<'a> Ctx<'a> {
                 v = non_test;
             }
         }
-        let non_stub: Vec<DefRef> = v
-            .iter()
-            .copied()
-            .filter(|r| !path_of(r).ends_with(".pyi"))
-            .collect();
+        let is_stub = |r: &DefRef| {
+            let spec = self.specs[r.0 as usize];
+            let path = path_of(r);
+            let file = path.rsplit('/').next().unwrap_or(path);
+            NamePattern::any(spec.resolution.stub_files, file, spec.extensions)
+        };
+        let non_stub: Vec<DefRef> = v.iter().copied().filter(|r| !is_stub(r)).collect();
         if !non_stub.is_empty() {
             v = non_stub;
         }
-        if v.len() > 1 && matches!(self.fam(v[0].0), "python" | "js") {
+        if v.len() > 1 && self.rules(v[0].0).later_definition_wins {
             let first = self.def(v[0]).in_file_name();
             if v.iter()
                 .all(|r| r.0 == v[0].0 && self.def(*r).in_file_name() == first)
@@ -443,13 +463,14 @@ impl<'a> Ctx<'a> {
         ""
     }
 
-    /// Whether code in file `fi` can name a C# or C++ namespace's members without a
-    /// qualifier: the global namespace, a namespace the file declares or encloses code in
+    /// Whether code in file `fi` can name a namespace's members without a qualifier, in a
+    /// language whose namespaces need a `using` ([`ResolutionRules::namespaces_need_using`],
+    /// C# and C++): the global namespace, a namespace the file declares or encloses code in
     /// (and each namespace around it), or one a `using` directive of the file brings in
     /// (C# spec 14.5 "Using directives"; C++ [namespace.udir]). Other languages: always.
     pub(super) fn sees_namespace(&self, fi: u32, ns: &str) -> bool {
         let f = &self.files[fi as usize];
-        if ns.is_empty() || !matches!(f.language.as_str(), "csharp" | "cpp" | "c") {
+        if ns.is_empty() || !self.rules(fi).namespaces_need_using {
             return true;
         }
         f.definitions.iter().any(|d| {
@@ -479,12 +500,51 @@ impl<'a> Ctx<'a> {
             })
             .collect()
     }
+
+    /// Narrows candidates to the caller's file, then its directory tree, then (with a
+    /// crate module tree, [`ImportSystem::CrateModules`]) its crate, whichever first leaves
+    /// exactly one; otherwise returns them all.
+    pub(super) fn narrow(&self, fi: u32, all: Vec<DefRef>) -> Vec<DefRef> {
+        let files = self.files;
+        if all.len() <= 1 {
+            return all;
+        }
+        let same: Vec<DefRef> = all.iter().copied().filter(|r| r.0 == fi).collect();
+        if !same.is_empty() {
+            return same;
+        }
+        let path = &files[fi as usize].path;
+        let dir = path.rfind('/').map_or("", |i| &path[..=i]);
+        let in_dir = |r: &DefRef| {
+            let p = &files[r.0 as usize].path;
+            p.starts_with(dir) && !p[dir.len()..].contains('/')
+        };
+        let same_dir: Vec<DefRef> = all.iter().copied().filter(in_dir).collect();
+        if same_dir.len() == 1 {
+            return same_dir;
+        }
+        if self.rules(fi).imports == ImportSystem::CrateModules {
+            let root = modules::crate_root(path);
+            if !root.is_empty() {
+                let near: Vec<DefRef> = all
+                    .iter()
+                    .copied()
+                    .filter(|r| files[r.0 as usize].path.starts_with(&root))
+                    .collect();
+                if near.len() == 1 {
+                    return near;
+                }
+            }
+        }
+        all
+    }
 }
 
-/// Python `import a.b.c` (no alias) binds the top-level package `a`, not `c` (language
-/// reference, "The import statement"): the name it binds, else `None`.
-pub(super) fn python_package_binding<'i>(fam: &str, imp: &'i Import) -> Option<&'i str> {
-    if fam != "python" || imp.name.is_some() || imp.alias.is_some() {
+/// With dotted modules ([`ImportSystem::DottedModules`]), `import a.b.c` (no alias) binds
+/// the top-level package `a`, not `c` (Python's language reference, "The import
+/// statement"): the name it binds, else `None`.
+pub(super) fn top_package_binding<'i>(rules: &ResolutionRules, imp: &'i Import) -> Option<&'i str> {
+    if rules.imports != ImportSystem::DottedModules || imp.name.is_some() || imp.alias.is_some() {
         return None;
     }
     imp.module
@@ -510,16 +570,16 @@ pub(super) fn same_ns(a: &str, b: &str) -> bool {
     normalize_ns(a) == normalize_ns(b)
 }
 
-/// Whether a C or C++ definition has internal linkage: a free function (not a method, not
+/// Whether a definition has internal linkage, in a language with file-local statics
+/// ([`ResolutionRules::file_local_statics`], C and C++): a free function (not a method, not
 /// nested in a type) whose header line says `static` before its name, in a source file.
-/// A `static` function in a header is compiled into every file that includes it, so it
-/// stays visible to them.
-fn is_internal(f: &FileFacts, d: &Definition) -> bool {
-    const HEADERS: &[&str] = &["h", "hh", "hpp", "hxx", "h++", "ipp", "inl"];
+/// A `static` function in a header (an extension in `headers`) is compiled into every
+/// file that includes it, so it stays visible to them.
+fn is_internal(f: &FileFacts, d: &Definition, headers: &[&str]) -> bool {
     let ext = f.path.rsplit_once('.').map_or("", |(_, e)| e);
     if d.kind != Kind::Function
         || d.container().is_some()
-        || HEADERS.contains(&ext.to_ascii_lowercase().as_str())
+        || headers.contains(&ext.to_ascii_lowercase().as_str())
         || d.parent
             .is_some_and(|p| f.definitions[p as usize].kind.is_type_container())
     {
@@ -534,38 +594,4 @@ fn is_internal(f: &FileFacts, d: &Definition) -> bool {
 /// The directory part of a repo-relative path (`""` at the root).
 pub(super) fn dir_of(path: &str) -> &str {
     path.rfind('/').map_or("", |i| &path[..i])
-}
-
-/// Narrows candidates to the caller's file, then its directory tree (crate or package),
-/// whichever first leaves exactly one; otherwise returns them all.
-pub(super) fn narrow(files: &[Arc<FileFacts>], fi: u32, all: Vec<DefRef>) -> Vec<DefRef> {
-    if all.len() <= 1 {
-        return all;
-    }
-    let same: Vec<DefRef> = all.iter().copied().filter(|r| r.0 == fi).collect();
-    if !same.is_empty() {
-        return same;
-    }
-    let path = &files[fi as usize].path;
-    let dir = path.rfind('/').map_or("", |i| &path[..=i]);
-    let in_dir = |r: &DefRef| {
-        let p = &files[r.0 as usize].path;
-        p.starts_with(dir) && !p[dir.len()..].contains('/')
-    };
-    let same_dir: Vec<DefRef> = all.iter().copied().filter(in_dir).collect();
-    if same_dir.len() == 1 {
-        return same_dir;
-    }
-    let root = modules::rust_crate_root(path);
-    if files[fi as usize].language == "rust" && !root.is_empty() {
-        let near: Vec<DefRef> = all
-            .iter()
-            .copied()
-            .filter(|r| files[r.0 as usize].path.starts_with(&root))
-            .collect();
-        if near.len() == 1 {
-            return near;
-        }
-    }
-    all
 }

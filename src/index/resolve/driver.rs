@@ -10,6 +10,7 @@ use super::tables::Tables;
 use super::{Bound, Ctx, DefRef, Resolution};
 use crate::index::facts::{FileFacts, Import, Kind};
 use crate::index::graph::{RawEdge, Relation, Site, Tier, Unresolved};
+use crate::index::lang::ImportSystem;
 
 /// Position of each file's node in the graph's node list: files in order, each file node
 /// followed by its definitions (the order of `file_chunk` in the engine).
@@ -149,7 +150,7 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
     // Imports (file → file).
     for imp in &f.imports {
         // In C and C++ only `#include` names a file; `using namespace` does not.
-        if ctx.fam(fi) == "c"
+        if ctx.rules(fi).imports == ImportSystem::Includes
             && !matches!(ctx.modules.include(&f.path, &imp.module), Target::Files(ref v) if !v.is_empty())
         {
             continue;
@@ -208,7 +209,8 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
             // `pkg.Name(s)`; Go spec, "Conversions"), not a call: no code of the type runs,
             // so it is neither a `calls` edge nor an unresolved call. Receiver typing still
             // reads the type from such a receiver (`HashSlice(a).Len()`).
-            Ok((t, _)) if f.language == "go" && !ctx.def(t).kind.is_callable() => {}
+            Ok((t, _))
+                if ctx.rules(fi).type_calls_are_conversions && !ctx.def(t).kind.is_callable() => {}
             Ok((t, tier)) => add(
                 caller,
                 node(t),

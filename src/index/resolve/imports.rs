@@ -1,11 +1,12 @@
 //! Import binding: what an import statement of a file binds (definitions, a module's
-//! files, something outside the repo), per language, following re-exports a few files
-//! deep.
+//! files, something outside the repo), by the module system of the file's language
+//! ([`ImportSystem`]), following re-exports a few files deep.
 
 use super::context::same_ns;
 use super::modules::Target;
-use super::{family, Bound, Ctx, DefRef};
+use super::{Bound, Ctx, DefRef};
 use crate::index::facts::{Import, Kind};
+use crate::index::lang::ImportSystem;
 
 impl<'a> Ctx<'a> {
     /// Top-level definitions named `name` in `files`, else what those files re-export
@@ -24,7 +25,7 @@ impl<'a> Ctx<'a> {
                     // Rust `pub use task::spawn;` where `task::spawn` is also a (private)
                     // module: a name sought as a definition is the module's own item of
                     // that name (tokio: `mod spawn; pub use spawn::spawn;`).
-                    Bound::Module(m) if self.fam(fi) == "rust" => {
+                    Bound::Module(m) if self.rules(fi).imports == ImportSystem::CrateModules => {
                         out.extend(self.exported_in(&m, name, depth + 1));
                     }
                     _ => {}
@@ -33,7 +34,7 @@ impl<'a> Ctx<'a> {
             // Globs are followed for Python and JS (`from .a import *`, `export * from`),
             // not for Rust: windows-sys nests `pub use` globs so widely that following them
             // 4 levels deep for every path call did not finish on the Rust tree.
-            if out.is_empty() && self.fam(fi) != "rust" {
+            if out.is_empty() && self.rules(fi).follow_glob_reexports {
                 for imp in self.files[fi as usize]
                     .imports
                     .iter()
@@ -92,9 +93,11 @@ impl<'a> Ctx<'a> {
     /// `Import` that glob re-exports and import edges make).
     fn import_target(&self, fi: u32, imp: &Import) -> Target {
         let f = &self.files[fi as usize];
-        let compute = || match family(&f.language) {
-            "python" => self.modules.python(self.files, fi, &imp.module),
-            _ => self.modules.javascript(self.files, &f.path, &imp.module),
+        let compute = || match self.rules(fi).imports {
+            ImportSystem::DottedModules => self.modules.dotted_module(self.files, fi, &imp.module),
+            _ => self
+                .modules
+                .file_specifier(self.files, &f.path, &imp.module),
         };
         let at = self
             .own_import(fi, imp)
@@ -109,8 +112,8 @@ impl<'a> Ctx<'a> {
 
     fn bind_depth(&self, fi: u32, imp: &Import, depth: u32) -> Bound {
         let f = &self.files[fi as usize];
-        match family(&f.language) {
-            "python" => match self.import_target(fi, imp) {
+        match self.rules(fi).imports {
+            ImportSystem::DottedModules => match self.import_target(fi, imp) {
                 Target::External => Bound::External,
                 Target::Files(v) if v.is_empty() => Bound::NotFound,
                 Target::Files(v) => match imp.name.as_deref() {
@@ -125,14 +128,14 @@ impl<'a> Ctx<'a> {
                         } else {
                             format!("{}.{n}", imp.module)
                         };
-                        match self.modules.python(self.files, fi, &sub) {
+                        match self.modules.dotted_module(self.files, fi, &sub) {
                             Target::Files(s) if !s.is_empty() => Bound::Module(s),
                             _ => Bound::NotFound,
                         }
                     }
                 },
             },
-            "js" => match self.import_target(fi, imp) {
+            ImportSystem::FileSpecifiers => match self.import_target(fi, imp) {
                 Target::External => Bound::External,
                 Target::Files(v) if v.is_empty() => Bound::NotFound,
                 Target::Files(v) => match imp.name.as_deref() {
@@ -171,9 +174,9 @@ impl<'a> Ctx<'a> {
                     }
                 },
             },
-            "java" => {
+            ImportSystem::ClassPackages => {
                 let n = imp.name.as_deref();
-                let pkg = self.modules.java_package(&imp.module);
+                let pkg = self.modules.class_package(&imp.module);
                 match n {
                     None | Some("*") if !pkg.is_empty() => Bound::Module(pkg.to_vec()),
                     Some(n) if !pkg.is_empty() => {
@@ -189,7 +192,7 @@ impl<'a> Ctx<'a> {
                         let Some((package, class)) = imp.module.rsplit_once('.') else {
                             return Bound::External;
                         };
-                        let files = self.modules.java_package(package);
+                        let files = self.modules.class_package(package);
                         if files.is_empty() {
                             return Bound::External;
                         }
@@ -211,10 +214,10 @@ impl<'a> Ctx<'a> {
             }
             // `#include "x.h"`, else a C++ `using namespace ns;` (the namespace's files)
             // or `using ns::f;` (the namespace's `f`).
-            "c" => match self.modules.include(&f.path, &imp.module) {
+            ImportSystem::Includes => match self.modules.include(&f.path, &imp.module) {
                 Target::Files(v) if !v.is_empty() => Bound::Module(v),
                 _ => {
-                    let files = self.modules.cpp_namespace(&imp.module);
+                    let files = self.modules.using_namespace(&imp.module);
                     match imp.name.as_deref() {
                         _ if files.is_empty() => Bound::External,
                         None | Some("*") => Bound::Module(files.to_vec()),
@@ -233,21 +236,21 @@ impl<'a> Ctx<'a> {
                     }
                 }
             },
-            "csharp" => match self.modules.csharp_namespace(&imp.module) {
+            ImportSystem::Namespaces => match self.modules.namespace_files(&imp.module) {
                 v if !v.is_empty() => Bound::Module(v.to_vec()),
                 _ => Bound::External,
             },
-            "go" => match self.modules.go(&imp.module) {
+            ImportSystem::ImportPaths => match self.modules.import_path(&imp.module) {
                 Target::Files(v) if !v.is_empty() => Bound::Module(v),
                 _ => Bound::External,
             },
-            "rust" => {
+            ImportSystem::CrateModules => {
                 let mut segs: Vec<&str> =
                     imp.module.split("::").filter(|s| !s.is_empty()).collect();
                 if let Some(n) = imp.name.as_deref() {
                     segs.push(n);
                 }
-                match self.modules.rust(self.files, fi, &segs) {
+                match self.modules.crate_module(self.files, fi, &segs) {
                     None => Bound::External,
                     Some((Target::Files(v), used)) if used == segs.len() => Bound::Module(v),
                     Some((Target::Files(v), used)) if used + 1 == segs.len() => {
@@ -272,7 +275,7 @@ impl<'a> Ctx<'a> {
                     Some(_) => Bound::NotFound,
                 }
             }
-            _ => Bound::NotFound,
+            ImportSystem::None => Bound::NotFound,
         }
     }
 }

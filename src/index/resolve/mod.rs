@@ -15,7 +15,6 @@
 //! guess. Several candidates that nothing narrows give `ambiguous`.
 
 mod bases;
-mod builtins;
 mod calls;
 mod context;
 mod driver;
@@ -30,12 +29,12 @@ use std::sync::Arc;
 
 use foldhash::HashMap;
 
-use builtins::COMMON_NAMES;
 use modules::{ModuleTable, Target};
 use tables::RefMap;
 
 use super::facts::{Binding, FileFacts, Import};
 use super::graph::{RawEdge, Tier, Unresolved};
+use super::lang::{LanguageSpec, NamePattern};
 
 pub(crate) use driver::locate;
 pub use driver::{node_offsets, resolve, resolve_selected};
@@ -44,18 +43,24 @@ pub(crate) use written::{tokens, written_names, WrittenNames};
 
 type DefRef = (u32, u32);
 
+/// Names too common to resolve by repo-wide uniqueness: short names and the method names
+/// every standard library has. (Source: the most frequent callee names in the fetch.sh
+/// corpus whose in-repo definition was usually not the target.)
+const COMMON_NAMES: &[&str] = &[
+    "new", "get", "set", "run", "init", "main", "call", "apply", "bind", "push", "pop", "len",
+    "add", "remove", "update", "close", "open", "read", "write", "start", "stop", "send", "next",
+    "clone", "from", "into", "parse", "load", "save", "test", "map", "filter", "reduce", "find",
+    "insert", "delete", "clear", "keys", "values", "items", "append", "extend", "join", "split",
+    "format", "print", "log", "error", "warn", "info", "debug", "emit", "then", "catch", "resolve",
+    "reject", "create", "build", "default", "hash", "eq", "cmp", "fmt", "drop", "poll", "wait",
+    "flush", "lock", "spawn", "handle", "process", "execute", "render", "toString", "valueOf",
+    "equals", "hashCode", "compare", "contains", "is_empty", "isEmpty", "size", "length", "copy",
+    "reset", "dispose", "close", "connect", "listen", "match", "replace", "encode", "decode",
+];
+
 /// The guard of the `unique_name` tier: at least 4 chars and not in `COMMON_NAMES`.
 pub fn unique_name_allowed(name: &str) -> bool {
     name.chars().count() >= 4 && !COMMON_NAMES.contains(&name)
-}
-
-/// Languages that see each other's definitions (JS and TS import each other).
-fn family(lang: &str) -> &str {
-    match lang {
-        "javascript" | "typescript" | "tsx" => "js",
-        "c" | "cpp" => "c",
-        l => l,
-    }
 }
 
 /// The result of resolution.
@@ -94,6 +99,9 @@ struct Ctx<'a> {
     types: RefMap<'a>,
     /// file → its name maps, made on first use (an incremental update reads a few files').
     local: Vec<std::sync::OnceLock<FileMaps<'a>>>,
+    /// file → its language's spec, whose [`ResolutionRules`](super::lang::ResolutionRules)
+    /// every rule reads and whose family keys the tables.
+    specs: Vec<&'static LanguageSpec>,
     /// file → [`is_test_path`] of its path (asked for every candidate of every call).
     is_test: Vec<bool>,
     /// C and C++ `static` free functions of source (non-header) files: internal linkage
@@ -132,18 +140,17 @@ struct FileMaps<'a> {
     bases: std::sync::Mutex<foldhash::HashMap<String, Option<(DefRef, Tier)>>>,
 }
 
-/// Test code by path: Go `_test.go` and `testdata/`, `tests/`/`test/`/`__tests__/` folders,
-/// `test_*.py`, `*_test.py`, `*.test.*` and `*.spec.*` files.
-pub fn is_test_path(path: &str) -> bool {
+/// Test code by path: `testdata/`, `tests/`, `test/` and `__tests__/` folders, `*.test.*`
+/// and `*.spec.*` files in every language, and the file names that `spec` (the file's
+/// language) lists as test files (`test_*.py`, `*_test.py`, `*_test.go`).
+pub fn is_test_path(path: &str, spec: &LanguageSpec) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
     let in_dir = |d: &str| path.starts_with(&format!("{d}/")) || path.contains(&format!("/{d}/"));
-    file.ends_with("_test.go")
+    NamePattern::any(spec.resolution.test_files, file, spec.extensions)
         || in_dir("testdata")
         || in_dir("tests")
         || in_dir("test")
         || in_dir("__tests__")
-        || (file.starts_with("test_") && file.ends_with(".py"))
-        || file.ends_with("_test.py")
         || file.contains(".test.")
         || file.contains(".spec.")
 }

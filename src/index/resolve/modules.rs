@@ -53,11 +53,11 @@ pub(crate) enum Target {
 }
 
 /// `src/` root of a Rust file: the path up to and including the last `src/` component.
-pub(crate) fn rust_crate_root(path: &str) -> String {
+pub(crate) fn crate_root(path: &str) -> String {
     crate_root_of(path).to_string()
 }
 
-/// [`rust_crate_root`] as a slice of `path`.
+/// [`crate_root`] as a slice of `path`.
 fn crate_root_of(path: &str) -> &str {
     match path.rfind("src/") {
         Some(i) if i == 0 || path.as_bytes()[i - 1] == b'/' => &path[..i + 4],
@@ -150,7 +150,7 @@ impl ModuleTable {
             }
             match lang::spec_of(&f.language).resolution.imports {
                 ImportSystem::CrateModules => {
-                    let root = rust_crate_root(&f.path);
+                    let root = crate_root(&f.path);
                     if let Some(name) = crate_name(&root) {
                         t.rs_crates.entry(name).or_insert_with(|| root.clone());
                     }
@@ -235,8 +235,14 @@ impl ModuleTable {
         t
     }
 
-    /// Python module `spec` (`a.b`, `.x`, `..a.b`, `.`) imported from `from_file`.
-    pub(crate) fn python(&self, files: &[Arc<FileFacts>], from_file: u32, spec: &str) -> Target {
+    /// A dotted module `spec` ([`ImportSystem::DottedModules`], Python: `a.b`, `.x`,
+    /// `..a.b`, `.`) imported from `from_file`.
+    pub(crate) fn dotted_module(
+        &self,
+        files: &[Arc<FileFacts>],
+        from_file: u32,
+        spec: &str,
+    ) -> Target {
         let dots = spec.len() - spec.trim_start_matches('.').len();
         let rest = &spec[dots..];
         if dots == 0 {
@@ -275,11 +281,12 @@ impl ModuleTable {
         Target::Files(Vec::new())
     }
 
-    /// JS/TS specifier imported from `from_path`: relative ones are resolved on disk layout
-    /// with extension and `index` inference (Node and TypeScript rules); bare ones through
-    /// the nearest `tsconfig.json`/`jsconfig.json` (`paths`, then `baseUrl`), else they are
-    /// packages, outside the repo.
-    pub(crate) fn javascript(
+    /// A file specifier ([`ImportSystem::FileSpecifiers`], JS/TS) imported from
+    /// `from_path`: relative ones are resolved on disk layout with extension and `index`
+    /// inference (Node and TypeScript rules); bare ones through the nearest
+    /// `tsconfig.json`/`jsconfig.json` (`paths`, then `baseUrl`), else they are packages,
+    /// outside the repo.
+    pub(crate) fn file_specifier(
         &self,
         files: &[Arc<FileFacts>],
         from_path: &str,
@@ -410,13 +417,15 @@ impl ModuleTable {
         None
     }
 
-    /// Files declaring a C# namespace; empty when none does.
-    pub(crate) fn csharp_namespace(&self, ns: &str) -> &[u32] {
+    /// Files declaring a namespace that `using Ns;` names ([`ImportSystem::Namespaces`],
+    /// C#); empty when none does.
+    pub(crate) fn namespace_files(&self, ns: &str) -> &[u32] {
         self.cs_namespaces.get(ns).map_or(&[], Vec::as_slice)
     }
 
-    /// Files declaring a C++ namespace (`a::b`); empty when none does.
-    pub(crate) fn cpp_namespace(&self, ns: &str) -> &[u32] {
+    /// Files declaring a namespace that `using namespace a::b;` names
+    /// ([`ImportSystem::Includes`], C++); empty when none does.
+    pub(crate) fn using_namespace(&self, ns: &str) -> &[u32] {
         self.cpp_namespaces.get(ns).map_or(&[], Vec::as_slice)
     }
 
@@ -456,16 +465,17 @@ impl ModuleTable {
         Target::Files(out)
     }
 
-    /// Files of a Java package (dotted); empty when the package is not in the repo.
-    pub(crate) fn java_package(&self, package: &str) -> &[u32] {
+    /// Files of a dotted package ([`ImportSystem::ClassPackages`], Java); empty when the
+    /// package is not in the repo.
+    pub(crate) fn class_package(&self, package: &str) -> &[u32] {
         self.java.get(package).map_or(&[], Vec::as_slice)
     }
 
-    /// Go import path: through a `go.mod` module path when one prefixes it; a remote path
-    /// (dotted first element) in a repository with a root `go.mod` otherwise only as a
-    /// directory at exactly that path; else the package directory whose path is the
-    /// longest suffix of it.
-    pub(crate) fn go(&self, spec: &str) -> Target {
+    /// An import path ([`ImportSystem::ImportPaths`], Go): through a `go.mod` module path
+    /// when one prefixes it; a remote path (dotted first element) in a repository with a
+    /// root `go.mod` otherwise only as a directory at exactly that path; else the package
+    /// directory whose path is the longest suffix of it.
+    pub(crate) fn import_path(&self, spec: &str) -> Target {
         for (module, dir) in &self.go_modules {
             let rest = if spec == module {
                 Some("")
@@ -514,10 +524,10 @@ impl ModuleTable {
         Target::External
     }
 
-    /// Rust module path (segments, possibly starting with `crate`, `self`, `super` or a
-    /// crate name) from a file; returns the file of the longest prefix that is a module
-    /// and how many segments that consumed.
-    pub(crate) fn rust(
+    /// A crate module path ([`ImportSystem::CrateModules`], Rust: segments, possibly
+    /// starting with `crate`, `self`, `super` or a crate name) from a file; returns the
+    /// file of the longest prefix that is a module and how many segments that consumed.
+    pub(crate) fn crate_module(
         &self,
         files: &[Arc<FileFacts>],
         from_file: u32,
@@ -582,9 +592,9 @@ mod tests {
         assert_eq!(crate_name("tokio-1.40.0/src/").as_deref(), Some("tokio"));
         assert_eq!(crate_name("crates/my-lib/src/").as_deref(), Some("my_lib"));
         assert_eq!(crate_name("src/"), None);
-        assert_eq!(rust_crate_root("a/src/b.rs"), "a/src/");
-        assert_eq!(rust_crate_root("src/lib.rs"), "src/");
-        assert_eq!(rust_crate_root("build.rs"), "");
+        assert_eq!(crate_root("a/src/b.rs"), "a/src/");
+        assert_eq!(crate_root("src/lib.rs"), "src/");
+        assert_eq!(crate_root("build.rs"), "");
     }
 
     #[test]

@@ -11,8 +11,9 @@ use rayon::prelude::*;
 use super::modules::ModuleTable;
 use super::renumber::{merge_renumbered, renumbered};
 use super::written::WrittenNames;
-use super::{family, Ctx, DefRef};
+use super::{Ctx, DefRef};
 use crate::index::facts::{Definition, FileFacts, Kind};
+use crate::index::lang::{self, LanguageSpec};
 
 /// A (family, name) key of [`RefMap`].
 type RefKey<'a> = (&'a str, &'a str);
@@ -48,23 +49,25 @@ pub(super) enum Keyed {
 
 /// The key `d` (of file `f`) is filed under in table `keyed`, if any.
 fn key_of<'f>(keyed: Keyed, f: &'f FileFacts, d: &'f Definition) -> Option<RefKey<'f>> {
-    key_in(keyed, family(&f.language), f, d)
+    key_in(keyed, lang::spec_of(&f.language), f, d)
 }
 
-/// [`key_of`] with the file's family (`family(&f.language)`) given.
+/// [`key_of`] with the file's language spec given (looked up once per file).
 #[inline]
 pub(super) fn key_in<'f>(
     keyed: Keyed,
-    fam: &'f str,
+    spec: &'static LanguageSpec,
     f: &'f FileFacts,
     d: &'f Definition,
 ) -> Option<RefKey<'f>> {
+    let fam = spec.family();
     match keyed {
         Keyed::Name => Some((fam, &d.name)),
         Keyed::Container => Some((fam, Ctx::container_name(f, d)?)),
         // A Go `type T float64` declares a named type with its own method set (Go spec,
         // "Type definitions"), so it types receivers like a struct does.
-        Keyed::Type => (is_typeish(d.kind) || (fam == "go" && d.kind == Kind::TypeAlias))
+        Keyed::Type => (is_typeish(d.kind)
+            || (spec.resolution.named_types_have_methods && d.kind == Kind::TypeAlias))
             .then_some((fam, &*d.name)),
     }
 }
@@ -142,8 +145,9 @@ impl SortedRefs {
             .par_iter()
             .flat_map_iter(|&fi| {
                 let f = &files[fi as usize];
+                let spec = lang::spec_of(&f.language);
                 f.definitions.iter().enumerate().filter_map(move |(di, d)| {
-                    key_of(keyed, f, d).map(|k| (key_hash(k), (fi, di as u32)))
+                    key_in(keyed, spec, f, d).map(|k| (key_hash(k), (fi, di as u32)))
                 })
             })
             .collect();

@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use super::builtins::GO_PREDECLARED_TYPES;
 use super::modules::Target;
 use super::tables::is_typeish;
 use super::{Bound, Ctx, DefRef};
 use crate::index::facts::{CallSite, Kind};
+use crate::index::lang::ImportSystem;
 
 /// What a receiver's type is known to be.
 pub(super) enum Typed {
@@ -138,7 +138,9 @@ impl<'a> Ctx<'a> {
                 // called by name).
                 Ok((t, _)) if !self.def(t).kind.is_callable() => {
                     let d = self.def(t);
-                    if is_typeish(d.kind) || (self.fam(t.0) == "go" && d.kind == Kind::TypeAlias) {
+                    if is_typeish(d.kind)
+                        || (self.rules(t.0).named_types_have_methods && d.kind == Kind::TypeAlias)
+                    {
                         Typed::Def(t)
                     } else {
                         Typed::Unknown
@@ -233,7 +235,7 @@ impl<'a> Ctx<'a> {
                 Some(s) => scope = f.definitions[s as usize].parent,
                 // C++ `void Mailbox::deliver() { pending_->seal(); }`: a member function
                 // defined outside its class sees the class's fields.
-                None if self.fam(fi) == "c" => {
+                None if self.rules(fi).out_of_class_members => {
                     return match self.enclosing_type(fi, caller) {
                         Some(owner) => self.field_type(fi, owner, name),
                         None => Typed::Unknown,
@@ -327,6 +329,7 @@ impl<'a> Ctx<'a> {
     /// [`Ctx::classify_depth`] before a repo type's name is resolved to its definition.
     fn classify_name(&self, fi: u32, ty: &str, depth: u32) -> Typed {
         let fam = self.fam(fi);
+        let rules = self.rules(fi);
         // `pkg.Type`: the qualifier's import decides (see `resolve_base_ref`).
         if let Some((q, name)) = ty.rsplit_once('.') {
             let first = q.split('.').next().unwrap_or(q);
@@ -370,9 +373,11 @@ impl<'a> Ctx<'a> {
                 };
             }
             // Rust `disk::Conn` (bound as `disk.Conn`): the module path from this file.
-            if fam == "rust" {
+            if rules.imports == ImportSystem::CrateModules {
                 let segs: Vec<&str> = q.split('.').collect();
-                if let Some((Target::Files(v), used)) = self.modules.rust(self.files, fi, &segs) {
+                if let Some((Target::Files(v), used)) =
+                    self.modules.crate_module(self.files, fi, &segs)
+                {
                     if used == segs.len() {
                         let t: Vec<DefRef> = self
                             .types
@@ -387,11 +392,11 @@ impl<'a> Ctx<'a> {
             }
             // Go qualifies a name only by a package (Go spec, "Qualified identifiers"): an
             // unbound qualifier is a value, and `v.Name` is its field or method, not a type.
-            if fam == "go" {
+            if rules.only_packages_qualify {
                 return Typed::Unknown;
             }
             // C++ and C#: a namespace-qualified type (`json::Parser`) keeps its qualifier.
-            if matches!(fam, "c" | "csharp") && self.qualified_type(fi, q, name).len() == 1 {
+            if rules.qualified_type_names && self.qualified_type(fi, q, name).len() == 1 {
                 return Typed::Repo(ty.to_string());
             }
             return self.classify_depth(fi, name, depth);
@@ -409,7 +414,7 @@ impl<'a> Ctx<'a> {
             .is_some_and(|v| v.iter().any(|&r| self.def(r).kind != Kind::Module))
         {
             Typed::Repo(ty.to_string())
-        } else if fam == "go" && GO_PREDECLARED_TYPES.contains(&ty) {
+        } else if rules.predeclared_types.contains(&ty) {
             // `Err error`: `e.Err.Error()` is the interface's method, no repo type's.
             Typed::External
         } else if self.by_name.contains_key(&(fam, ty))
