@@ -100,7 +100,7 @@ pub struct Progress {
     pub done: AtomicU64,
 }
 
-/// Counts of one run (DESIGN section 5, `index --json`).
+/// Counts of one run (`index --json`, `docs/contracts.md#index`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct IndexStats {
     /// Non-directory entries the walk yielded (0 for inputs given directly).

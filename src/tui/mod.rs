@@ -1,4 +1,4 @@
-//! The terminal UI (DESIGN section 6): one event loop over terminal input, worker events
+//! The terminal UI (`docs/ARCHITECTURE.md`, "`src/tui/`"): one event loop over terminal input, worker events
 //! and a tick. Keys become [`keymap::Action`]s, [`App`] applies them, `panels` draws.
 //! The [`crate::worker`] indexes in the background; the loop never blocks on it.
 //!

@@ -1,4 +1,4 @@
-//! The background worker: it owns all indexing state (DESIGN section 2) and speaks two
+//! The background worker: it owns all indexing state (`docs/ARCHITECTURE.md`, "`src/worker/`") and speaks two
 //! typed enums, [`IndexCommand`] in and [`IndexEvent`] out, over std `mpsc`.
 //!
 //! Every run gets a new generation number; every event carries it, so a front end drops
@@ -6,7 +6,7 @@
 //! published as an immutable [`Arc<Snapshot>`]. The front end never blocks on the worker:
 //! it polls with `try_recv` (or waits with a timeout) in its own loop.
 //!
-//! Persistence and watching (DESIGN section 7): with a cache folder the worker first
+//! Persistence and watching (`docs/contracts.md#cache-layout`): with a cache folder the worker first
 //! publishes the cached snapshot (generation 1, with an [`IndexEvent::Notice`] saying so,
 //! or saying once why the cache was rebuilt), then reconciles it with the disk and
 //! publishes again only if something changed. The [`watch`] module sends

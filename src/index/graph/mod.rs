@@ -1,4 +1,4 @@
-//! The code graph (DESIGN section 4): nodes (files and definitions) and typed, resolved
+//! The code graph (`docs/contracts.md#nodes`, `#relations-and-tiers`): nodes (files and definitions) and typed, resolved
 //! edges over petgraph, with lookup by id, qualified name, qualified-name suffix and bare
 //! name (indexed once when the graph is built, so a lookup is O(log n)), and depth-limited,
 //! cycle-safe caller/callee traversal. Serialized canonically: nodes sorted by id, edges by
@@ -32,7 +32,7 @@ pub use self::names::NameOrder;
 pub(crate) use self::unresolved::CallerCalls;
 pub use self::unresolved::{UnresolvedMap, UnresolvedSource};
 
-/// Edge relation (DESIGN section 4).
+/// Edge relation (`docs/contracts.md#relations-and-tiers`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Relation {
@@ -64,7 +64,7 @@ impl Relation {
     }
 }
 
-/// How an edge's target was found, most certain first (DESIGN section 4).
+/// How an edge's target was found, most certain first (`docs/contracts.md#relations-and-tiers`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tier {
@@ -134,7 +134,7 @@ pub struct Site {
 /// At most this many exact matches are pinned by [`CodeGraph::pinned_matches`].
 pub const MAX_PINNED: usize = 20;
 
-/// A graph node (DESIGN section 4).
+/// A graph node (`docs/contracts.md#nodes`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Node {
     /// Node id (`path` or `path::in-file name[#n]`).
@@ -155,7 +155,7 @@ pub struct Node {
     pub language: Arc<str>,
 }
 
-/// A resolved edge (DESIGN section 4).
+/// A resolved edge (`docs/contracts.md#relations-and-tiers`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Edge {
     /// Source node id.
@@ -270,7 +270,7 @@ pub struct CodeGraph {
     packages: Arc<PackageRoots>,
 }
 
-/// A depth-limited neighbourhood of one node, in the subgraph schema of DESIGN section 5.
+/// A depth-limited neighbourhood of one node, in the schema of `docs/contracts.md#subgraph1`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Subgraph {
     /// Always `codegraph-tui/subgraph@1`.
@@ -293,7 +293,7 @@ pub struct Subgraph {
     pub unresolved: usize,
 }
 
-/// Schema tag of a [`Subgraph`] (DESIGN section 5).
+/// Schema tag of a [`Subgraph`] (`docs/contracts.md#subgraph1`).
 pub const SUBGRAPH_SCHEMA: &str = "codegraph-tui/subgraph@1";
 
 /// Which way to walk.

@@ -1,4 +1,5 @@
-//! Reconciling an index with the disk (DESIGN sections 2 and 7): walk again, re-read only
+//! Reconciling an index with the disk (`docs/ARCHITECTURE.md`, "`src/index/incremental/`";
+//! the stored stamps, `docs/contracts.md#cache-layout`): walk again, re-read only
 //! files whose size or mtime changed (or whose stamp is "racily clean"), re-extract only
 //! files whose content hash changed, drop deleted ones, then resolve again over the facts.
 //!

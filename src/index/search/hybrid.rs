@@ -67,7 +67,7 @@ impl Mode {
     }
 }
 
-/// One search hit (DESIGN section 5). Lines are 1-based and inclusive.
+/// One search hit (`docs/contracts.md#search`). Lines are 1-based and inclusive.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Hit {
     /// Node id of the chunk's definition, or the file's id for a window chunk.

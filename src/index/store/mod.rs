@@ -1,4 +1,4 @@
-//! The on-disk index of one repository (DESIGN section 7): versioned, atomic, checked.
+//! The on-disk index of one repository (`docs/contracts.md#cache-layout`): versioned, atomic, checked.
 //!
 //! A cache folder (`config::cache_dir`: `<user cache dir>/codegraph-tui/<repo>-<hash>/`,
 //! never inside the repository) holds:

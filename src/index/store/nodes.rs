@@ -55,8 +55,8 @@ impl Serialize for ShardNodes<'_> {
 }
 
 /// One file's graph nodes as `nodes.bin` stores them: the file node's own fields, then
-/// each definition's. The ids of a file's definitions all start with `<path>::` (DESIGN
-/// section 4); the prefix is not stored (on the fetch.sh Rust tree, whose paths run to
+/// each definition's. The ids of a file's definitions all start with `<path>::`
+/// (`docs/contracts.md#node-ids`); the prefix is not stored (on the fetch.sh Rust tree, whose paths run to
 /// 100 characters, that is most of each id).
 #[derive(Serialize, Deserialize)]
 struct FileNodes<'a> {
