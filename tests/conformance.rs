@@ -1,4 +1,4 @@
-//! Resolution conformance suite (issue 3, "Proof").
+//! Resolution conformance suite (`docs/accuracy.md#conformance-suite`).
 //!
 //! Every case under `tests/fixtures/conformance/<lang>/<case>/` is a tiny repo with an
 //! `expected.json` of edges that must exist (`must`) and edges that must not

@@ -177,7 +177,8 @@ fn event_loop(
 ) -> Result<i32> {
     let mut dirty = true;
     // When the last input batch arrived: the next frame's delay after it is logged (debug
-    // level, `-v`) as `input_to_frame_us`, the number README's latency figures come from.
+    // level, `-v`) as `input_to_frame_us`, the real TUI's counterpart of the figures in
+    // `docs/benchmarks.md#tui-latency`.
     let mut input_at: Option<Instant> = None;
     let mut first_frame = true;
     // The first frame drawn with a snapshot: from start to a usable screen.

@@ -222,8 +222,9 @@ fn run(
         let started = Instant::now();
         let mut s = session.lock().unwrap_or_else(|p| p.into_inner());
         // With nothing changed, the graph is shown before the facts are decoded (on the
-        // fetch.sh Rust tree about 0.23 s from start against about 1 s for all of it, see
-        // README); the full snapshot of the same graph follows in the same generation.
+        // fetch.sh Rust tree about 0.23 s from start against about 1 s for all of it,
+        // `docs/benchmarks.md#tui-start`); the full snapshot of the same graph follows in
+        // the same generation.
         let loaded = match s.load_graph(&root, &options) {
             Some(first) => {
                 generation += 1;

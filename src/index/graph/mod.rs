@@ -175,8 +175,8 @@ pub struct Edge {
 /// A call that produced no edge, kept on its caller so answers can say how complete they are.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Unresolved {
-    /// Caller node id (shared with the caller's node: 550K unresolved calls on the fetch.sh
-    /// corpus held 80 MiB of copied ids).
+    /// Caller node id (shared with the caller's node: copied, the ids of the 550K unresolved
+    /// calls on the fetch.sh corpus would take 80 MiB).
     pub caller: Arc<str>,
     /// Callee name as written (shared: an incremental update copies every unaffected
     /// file's unresolved calls, 376K on the fetch.sh Rust tree, into the new graph).
@@ -225,13 +225,13 @@ pub struct RawEdge {
 /// One file's nodes: its file node, then its definitions (the engine's order), shared
 /// between the graphs that hold the file unchanged: an incremental update carries a file's
 /// nodes by sharing its chunk, not by copying 1.16M nodes and their `Arc`s (on the
-/// fetch.sh Rust tree making them was most of an update's graph build, `perf`).
+/// fetch.sh Rust tree making them would be most of an update's graph build, `perf`).
 pub type NodeChunk = Arc<[Node]>;
 
 /// Where the chunks of a graph loaded from a cache come from until they are first
 /// needed: each chunk is decoded from the cache's bytes on first access (see
 /// [`CodeGraph::from_source_ordered`]), so a warm start serves the graph before it has
-/// made the 1.17M nodes of a large repo (on the fetch.sh Rust tree, making them was about
+/// made the 1.17M nodes of a large repo (on the fetch.sh Rust tree, making them is about
 /// half of a warm graph load's wall time and most of its heap, `-v` and `/usr/bin/time`).
 pub trait ChunkSource: Send + Sync + std::fmt::Debug {
     /// How many chunks there are.
@@ -253,8 +253,9 @@ pub struct CodeGraph {
     graph: StableDiGraph<(), EdgeData>,
     nodes: NodeStore,
     /// Every node sorted by id (ids are unique): lookups by id are binary searches. A hash
-    /// map cost about 50 MiB more on the fetch.sh corpus (1.2M nodes) and a warm start
-    /// had to fill it; this is the inverse of `id_rank`, so a cache load gets it in O(n).
+    /// map would cost about 50 MiB more on the fetch.sh corpus (1.2M nodes) and a warm
+    /// start would have to fill it; this is the inverse of `id_rank`, so a cache load gets
+    /// it in O(n).
     by_id: Vec<NodeIndex>,
     /// Definitions (no file nodes) sorted by bare name, then id.
     by_name: Vec<NodeIndex>,
@@ -442,7 +443,7 @@ impl CodeGraph {
     /// The whole graph as canonical JSON (`codegraph-tui/graph@1`): `{schema, nodes,
     /// edges, unresolved}`, sorted, so equal inputs give equal bytes.
     pub fn to_canonical_json(&self) -> serde_json::Value {
-        // Id order, which the graph keeps (a sort here was 0.47 s on 1.17M nodes).
+        // Id order, which the graph keeps (a sort here would take 0.47 s on 1.17M nodes).
         let nodes: Vec<&Node> = self.nodes_by_id().collect();
         let unresolved: Vec<&Unresolved> = self.all_unresolved().collect();
         serde_json::json!({

@@ -429,7 +429,7 @@ fn conclude(
     let mut steps_kept = Vec::with_capacity(steps.len());
     // A file hashed again because its stamp was racily clean: saving only helps when the
     // new read time makes its stamp trustworthy (a file dated in the future stays racy,
-    // and saving a whole snapshot at every run for it was waste).
+    // and saving a whole snapshot at every run for it would be waste).
     let mut clears_racy = false;
     for (e, (st, stamp, hashed)) in walked_files.iter().zip(steps) {
         if let Some(s) = stamp {

@@ -165,8 +165,8 @@ pub(super) fn map_nodes(path: &Path, expect: &[u8; 32]) -> Result<MappedNodes, L
         // A shard is a `Vec<FileNodes>`: its length (a varint, as postcard writes every
         // length), then the records back to back. Each is read as its shape alone to find
         // where it ends (strings skipped, not checked: the checksum has vouched for the
-        // bytes; decoding a 110 MB `nodes.bin` with its strings checked was 117 ms of a
-        // 194 ms graph load, `-v`).
+        // bytes; decoding a 110 MB `nodes.bin` with its strings checked would take 117 ms
+        // of a 194 ms graph load, `-v`).
         let bad = |why: String| LoadError::Corrupt(format!("nodes: {why}"));
         let (count, mut rest) =
             postcard::take_from_bytes::<u64>(b).map_err(|e| bad(e.to_string()))?;
