@@ -1,4 +1,4 @@
-//! Impact benchmark (issue 7, README "Measured"): indexes a tree, takes the functions with
+//! Impact benchmark (`docs/benchmarks.md#impact`): indexes a tree, takes the functions with
 //! the most direct callers and times [`impact`] on each at a given depth.
 //!
 //! `cargo run --release --example impact_bench -- DIR [DEPTH] [TOP]` prints one JSON line

@@ -1,4 +1,4 @@
-//! Key-to-frame latency of the TUI's search panel (issue 6, README "Measured").
+//! Key-to-frame latency of the TUI's search panel (`docs/benchmarks.md#tui-latency`).
 //!
 //! `cargo run --release --example tui_bench -- DIR [QUERY] [ROUNDS]` indexes DIR, loads the
 //! snapshot into the real [`App`] (every definition injected into nucleo), then types QUERY

@@ -66,7 +66,7 @@ pub fn log_dir() -> Option<PathBuf> {
     Some(d.state_dir().unwrap_or(d.cache_dir()).join("logs"))
 }
 
-/// The cache folder of one repository (DESIGN section 7):
+/// The cache folder of one repository (`docs/contracts.md#cache-layout`):
 /// `<cache dir>/<repo name>-<first 16 hex of BLAKE3(canonical root)>`.
 pub fn cache_dir(root: &Path) -> Option<PathBuf> {
     let d = dirs()?;

@@ -1,8 +1,8 @@
 //! A clean end on SIGBUS. Snapshot files are memory-mapped and read in place (see
 //! `index::store`); if another program truncates one while a process has it mapped,
 //! reading the lost pages raises SIGBUS, which would kill the process with the terminal
-//! still in raw mode and on the alternate screen (a fresh-eyes test did it by truncating
-//! `nodes.bin` in the first 30 ms of a warm start). The tool itself never changes a
+//! still in raw mode and on the alternate screen (truncating `nodes.bin` in the first
+//! 30 ms of a warm start is enough). The tool itself never changes a
 //! snapshot file after writing it.
 //!
 //! The handler restores the terminal when the TUI had set it up, says what happened on

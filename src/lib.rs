@@ -1,6 +1,7 @@
 //! codegraph-tui: a code-structure browser for any repository.
 //!
-//! Module map (see `DESIGN.md` in the shared folder for the contracts):
+//! Module map (the data flow is in `docs/ARCHITECTURE.md`, the contracts other programs
+//! rely on in `docs/contracts.md`):
 //! * [`index`]: the engine. Reads sources, parses each file once with tree-sitter,
 //!   extracts definitions, call sites, imports and chunks ([`index::facts::FileFacts`]),
 //!   resolves calls across files and builds the [`index::graph::CodeGraph`]. No terminal code.

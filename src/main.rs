@@ -39,7 +39,7 @@ fn main() {
             2
         }
     };
-    // `exit` runs no destructor: without this the log's last lines (a save's) were lost.
+    // `exit` runs no destructor: without this the log's last lines (a save's) would be lost.
     drop(guard);
     std::process::exit(code);
 }

@@ -1,4 +1,5 @@
-//! End-to-end runs of the real binary: the command-line contract of DESIGN section 5.
+//! End-to-end runs of the real binary: the command-line contract of
+//! `docs/contracts.md#command-line` and `#json-output`.
 //!
 //! This file holds the `cg` command and the output-contract tests (`index`, `graph`,
 //! `callers` JSON, warm answers); the others are in `cli/` by topic: `names` (how a

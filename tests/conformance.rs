@@ -1,8 +1,8 @@
-//! Resolution conformance suite (issue 3, "Proof").
+//! Resolution conformance suite (`docs/accuracy.md#conformance-suite`).
 //!
 //! Every case under `tests/fixtures/conformance/<lang>/<case>/` is a tiny repo with an
 //! `expected.json` of edges that must exist (`must`) and edges that must not
-//! (`must_not`), each `{source, target, relation}` with ids as in DESIGN section 4.
+//! (`must_not`), each `{source, target, relation}` with ids as in `docs/contracts.md#node-ids`.
 //! Per language: true positives are `must` edges present, false negatives `must` edges
 //! absent, false positives `must_not` edges present; precision = TP/(TP+FP), recall =
 //! TP/(TP+FN). The table is printed (`cargo test --test conformance -- --nocapture`)

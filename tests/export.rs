@@ -439,7 +439,8 @@ fn force_never_replaces_a_symlink_or_a_device() {
 
 /// `--direction both` is the callers and the callees of the root, not a walk that turns
 /// around: the other callees of `save_item`'s callers (`validate`, `render_json`) are not in
-/// it (a fresh user found the export of "both" twice the size of callers plus callees).
+/// it (a walk that turned around would make "both" twice the size of callers plus
+/// callees).
 #[test]
 fn both_directions_are_callers_plus_callees() {
     let idx = codegraph_tui::index::index_repo(

@@ -466,8 +466,8 @@ fn diff_maps_changed_lines_to_symbols_and_unions_their_impact() {
 }
 
 /// A definition deleted from the working tree is reported with the call sites that still
-/// call it, and its callers join the union (they break with it); the helper that fresh eyes
-/// found reported only "changed outside any definition".
+/// call it, and its callers join the union (they break with it), not only "changed
+/// outside any definition".
 #[test]
 fn diff_reports_a_deleted_function_and_who_still_calls_it() {
     let dir = fixture_repo();

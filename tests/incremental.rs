@@ -1,4 +1,4 @@
-//! The on-disk cache and incremental updates (DESIGN section 7): after any sequence of
+//! The on-disk cache and incremental updates (`docs/contracts.md#cache-layout`): after any sequence of
 //! edits the reconciled index equals a fresh one byte for byte (graph and search); a
 //! damaged, stale or foreign cache is rebuilt, never trusted; a second instance is
 //! read-only; the watcher turns a saved file into a new snapshot.

@@ -1,6 +1,6 @@
-//! Vector index latency at scale (issue 4: under 50 ms at 200k chunks). Ignored by
-//! default; run optimised with
-//! `cargo test --release --test search_bench -- --ignored --nocapture`, or without a
+//! Vector index latency at scale: the median query must take under 50 ms at 200k chunks
+//! (measured numbers in `docs/benchmarks.md#search`). Ignored by default; run optimised
+//! with `cargo test --release --test search_bench -- --ignored --nocapture`, or without a
 //! test build: `codegraph-tui search --bench-vectors 200000 x` (release binary).
 
 use codegraph_tui::index::search::vector::bench_top_k;

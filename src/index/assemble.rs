@@ -41,7 +41,8 @@ pub(crate) fn finish(
         // What resolution freed (its tables, each file's lists) is scattered free pages in
         // the allocator's arenas that the graph's large allocations cannot reuse: handed
         // back first, or the graph is built on top of them (a cold index of the fetch.sh
-        // corpus peaked 145 MiB higher). 56 ms there; incremental updates skip it.
+        // corpus then peaks 145 MiB higher). The trim takes 56 ms there; incremental
+        // updates skip it.
         release_free_memory();
         res
     })
@@ -99,7 +100,7 @@ pub(crate) fn finish_with(
             (tables, graph, resolved_ms)
         }
         // A full index makes the graph's nodes and sorts their names while resolution
-        // runs (the sorts were 0.3 s of a cold Rust-tree index after resolution, `-v`).
+        // runs (after resolution, the sorts would add 0.3 s to a cold Rust-tree index, `-v`).
         None => pool.install(|| {
             let (mut res, (chunks, order)) = rayon::join(
                 || resolver(&files),

@@ -1,6 +1,7 @@
-//! A [`Subgraph`] written in the formats other tools read (issue 7): the subgraph JSON of
-//! DESIGN section 5 (schema file `assets/subgraph.schema.json`), Graphviz DOT, GraphML and
-//! Mermaid `graph LR`.
+//! A [`Subgraph`] written in the formats other tools read
+//! (`docs/contracts.md#export-formats`): the subgraph JSON of `docs/contracts.md#subgraph1`
+//! (schema file `assets/subgraph.schema.json`), Graphviz DOT, GraphML and Mermaid
+//! `graph LR`.
 //!
 //! Every format carries the same nodes and edges; labels and ids are escaped by the
 //! format's own rules, so quotes, angle brackets, backslashes, ampersands and any Unicode
@@ -14,7 +15,7 @@ use super::graph::{Edge, Node, Relation, Subgraph};
 /// An export format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// Subgraph JSON (`codegraph-tui/subgraph@1`, DESIGN section 5).
+    /// Subgraph JSON (`codegraph-tui/subgraph@1`, `docs/contracts.md#subgraph1`).
     Json,
     /// Graphviz DOT (`dot -Tsvg` renders it).
     Dot,
@@ -227,7 +228,7 @@ const GRAPHML_KEYS: &[(&str, &str, &str, &str)] = &[
 ];
 
 /// GraphML 1.0: node ids are the graph's node ids; every node and edge field is a typed
-/// `<data>` (`sites` is the JSON array of DESIGN section 5, as text).
+/// `<data>` (`sites` is the JSON array of `docs/contracts.md#subgraph1`, as text).
 pub fn to_graphml(sub: &Subgraph) -> String {
     let mut o = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\

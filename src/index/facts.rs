@@ -1,6 +1,7 @@
 //! The per-file facts one parse produces: definitions, call sites, imports and chunks.
 //!
-//! [`FileFacts`] is the unit of caching and of incremental update (DESIGN section 2): a
+//! [`FileFacts`] is the unit of caching and of incremental update (`docs/ARCHITECTURE.md`, "Bird's-eye
+//! view"): a
 //! changed file is re-extracted alone and resolution then runs over facts, never over
 //! syntax trees. Every line number here is 1-based and inclusive; every column is a
 //! 1-based count of Unicode scalar values (chars) from the start of the line, with a
@@ -10,7 +11,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-/// Kind of a graph node (DESIGN section 4). Serialized in snake_case (`type_alias`).
+/// Kind of a graph node (`docs/contracts.md#nodes`). Serialized in snake_case (`type_alias`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
@@ -150,8 +151,8 @@ fn no_name() -> Arc<str> {
 /// them back into the facts on a full load.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Definition {
-    /// Node id: `<path>::<in-file name>`, plus `#2`, `#3` for later duplicates (DESIGN
-    /// section 4). Shared with the graph node (hence `Arc`).
+    /// Node id: `<path>::<in-file name>`, plus `#2`, `#3` for later duplicates
+    /// (`docs/contracts.md#node-ids`). Shared with the graph node (hence `Arc`).
     #[serde(skip, default = "no_name")]
     pub id: Arc<str>,
     /// Node kind.

@@ -100,7 +100,7 @@ pub struct Progress {
     pub done: AtomicU64,
 }
 
-/// Counts of one run (DESIGN section 5, `index --json`).
+/// Counts of one run (`index --json`, `docs/contracts.md#index`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct IndexStats {
     /// Non-directory entries the walk yielded (0 for inputs given directly).
@@ -257,9 +257,9 @@ thread_local! {
 
 /// Reads walked file `e` (as [`FsSource::read_stamped`]) into this thread's reused buffer
 /// and gives the input, or why it was not read, to `f`. Reading each file into fresh
-/// memory cost a page fault per 4 KiB and cold caches: 12% of a Python-tree index's CPU
-/// samples were in the read (`perf`, `_copy_to_iter`) against 9% for the bare parse, which
-/// freed each buffer before the next read.
+/// memory costs a page fault per 4 KiB and cold caches: on the Python tree 12% of an
+/// index's CPU samples are then in the read (`perf`, `_copy_to_iter`), against 9% for the
+/// bare parse, which frees each buffer before the next read.
 pub(crate) fn with_read<T>(
     src: &FsSource,
     e: &source::FsEntry,
@@ -547,14 +547,14 @@ impl Indexer {
 /// top of the main heap as `free` does on its own.
 ///
 /// Why: a long-running process (`index --watch`, the TUI) builds each new index on the
-/// pool's threads while the previous one is alive, then frees the previous one. glibc
-/// keeps what those threads freed in their arenas, and the next index lands in other
-/// pages, so the resident size grew by about a third of the index per edit (npm: 88 MB
-/// after the start, 331 MB after 8 edits; `tests/watch_rss.py`) while the live heap stayed
-/// the same. Call it after an old index is dropped; on a large heap it takes a few
-/// milliseconds to tens of milliseconds, so not on a path someone waits on. A full index
-/// also calls it once between resolution and the graph build (in `finish`), where it
-/// lowered the peak of a 1.2M-definition corpus by 145 MiB for 15-56 ms.
+/// pool's threads while the previous one is alive, then frees the previous one. glibc keeps
+/// what those threads freed in their arenas, and the next index lands in other pages, so
+/// without the trim the resident size grows by about a third of the index per edit (npm
+/// tree: 88 MB after the start, 331 MB after 8 edits; `bench/watch_rss.py`) while the live
+/// heap stays the same. Call it after an old index is dropped; on a large heap it takes a
+/// few milliseconds to tens of milliseconds, so not on a path someone waits on. A full
+/// index also calls it once between resolution and the graph build (in `finish`), where it
+/// lowers the peak of a 1.2M-definition corpus by 145 MiB for 15-56 ms.
 pub fn release_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {

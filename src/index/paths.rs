@@ -1,4 +1,5 @@
-//! Shortest call paths from one symbol to another (`path FROM TO`, issue 7).
+//! Shortest call paths from one symbol to another (`path FROM TO`,
+//! `docs/contracts.md#paths1`).
 //!
 //! A breadth-first walk over `calls` and `references` edges from FROM
 //! ([`CodeGraph::walk`] with [`Walk::Callees`]) gives every node's distance; the shortest

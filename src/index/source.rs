@@ -157,7 +157,7 @@ pub struct WalkOptions {
 }
 
 /// Size, modification time and status-change time of a file when it was read: what
-/// reconciliation compares before it hashes content (DESIGN section 7). Any of them moved
+/// reconciliation compares before it hashes content (`docs/contracts.md#cache-layout`). Any of them moved
 /// and the file is read again, as git does with its index's stat data (`core.trustctime`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileStamp {

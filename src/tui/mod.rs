@@ -1,4 +1,4 @@
-//! The terminal UI (DESIGN section 6): one event loop over terminal input, worker events
+//! The terminal UI (`docs/ARCHITECTURE.md`, "`src/tui/`"): one event loop over terminal input, worker events
 //! and a tick. Keys become [`keymap::Action`]s, [`App`] applies them, `panels` draws.
 //! The [`crate::worker`] indexes in the background; the loop never blocks on it.
 //!
@@ -177,7 +177,8 @@ fn event_loop(
 ) -> Result<i32> {
     let mut dirty = true;
     // When the last input batch arrived: the next frame's delay after it is logged (debug
-    // level, `-v`) as `input_to_frame_us`, the number README's latency figures come from.
+    // level, `-v`) as `input_to_frame_us`, the real TUI's counterpart of the figures in
+    // `docs/benchmarks.md#tui-latency`.
     let mut input_at: Option<Instant> = None;
     let mut first_frame = true;
     // The first frame drawn with a snapshot: from start to a usable screen.

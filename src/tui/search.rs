@@ -77,7 +77,7 @@ fn symbol_of(n: &crate::index::Node) -> Symbol {
 /// keeps a core while a short pattern is matched against a million symbols: a UI thread
 /// that shares the cores with busy matcher threads waits in the run queue for most of a
 /// frame after each key (`examples/tui_bench.rs` reports the UI thread's CPU and
-/// run-queue time per tick; README "Latency" has the numbers).
+/// run-queue time per tick; `docs/benchmarks.md#tui-latency` has the numbers).
 fn matcher_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
 }
@@ -155,8 +155,8 @@ impl SymbolSearch {
             .spawn(move || {
                 // Id order, so equal scores rank the same on every run. The graph keeps
                 // it: collecting and sorting the 1.17M definitions of the fetch.sh Rust
-                // tree here took 471 ms before the first name was fed, reading the
-                // graph's order 16 ms.
+                // tree here would take 471 ms before the first name is fed, reading the
+                // graph's order takes 16 ms.
                 let nodes = snap
                     .index
                     .graph

@@ -1,4 +1,4 @@
-//! The background worker: it owns all indexing state (DESIGN section 2) and speaks two
+//! The background worker: it owns all indexing state (`docs/ARCHITECTURE.md`, "`src/worker/`") and speaks two
 //! typed enums, [`IndexCommand`] in and [`IndexEvent`] out, over std `mpsc`.
 //!
 //! Every run gets a new generation number; every event carries it, so a front end drops
@@ -6,7 +6,7 @@
 //! published as an immutable [`Arc<Snapshot>`]. The front end never blocks on the worker:
 //! it polls with `try_recv` (or waits with a timeout) in its own loop.
 //!
-//! Persistence and watching (DESIGN section 7): with a cache folder the worker first
+//! Persistence and watching (`docs/contracts.md#cache-layout`): with a cache folder the worker first
 //! publishes the cached snapshot (generation 1, with an [`IndexEvent::Notice`] saying so,
 //! or saying once why the cache was rebuilt), then reconciles it with the disk and
 //! publishes again only if something changed. The [`watch`] module sends
@@ -222,8 +222,9 @@ fn run(
         let started = Instant::now();
         let mut s = session.lock().unwrap_or_else(|p| p.into_inner());
         // With nothing changed, the graph is shown before the facts are decoded (on the
-        // fetch.sh Rust tree about 0.23 s from start against about 1 s for all of it, see
-        // README); the full snapshot of the same graph follows in the same generation.
+        // fetch.sh Rust tree about 0.23 s from start against about 1 s for all of it,
+        // `docs/benchmarks.md#tui-start`); the full snapshot of the same graph follows in
+        // the same generation.
         let loaded = match s.load_graph(&root, &options) {
             Some(first) => {
                 generation += 1;

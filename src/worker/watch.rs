@@ -26,7 +26,9 @@ use notify::{EventKind, RecursiveMode, Watcher};
 use crate::index::source::{FsSource, WalkOptions};
 
 /// Quiet time that ends a burst while a file written in it is still open (or on a
-/// platform that does not report closes): the "about 200 ms" debounce of issue 5.
+/// platform that does not report closes): long enough that an editor's save of several
+/// writes, or a `git checkout`, makes one update, short enough that the update still
+/// follows the save within a fraction of a second.
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
 
 /// Quiet time that ends a burst once every file written in it has been closed.
@@ -59,7 +61,7 @@ pub struct RepoWatcher {
 /// `true` for the events that can change what the index holds. inotify also reports
 /// opening and closing (`IN_OPEN`, `IN_CLOSE_NOWRITE`) of files and folders, and each
 /// reconciliation opens every folder of the repository, so a watcher that passed them on
-/// woke itself about ten times a second for ever (found by a fresh-eyes test). Closing a
+/// would wake itself about ten times a second for ever. Closing a
 /// file that was written stays: it ends an in-place save.
 fn is_change(kind: &EventKind) -> bool {
     match kind {

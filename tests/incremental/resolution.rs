@@ -157,7 +157,8 @@ fn an_appended_function_re_resolves_only_its_own_file() {
     let (prev, mut s) = warm_open(&repo, &cache);
     let path = repo.join("app/render.py");
     let text = std::fs::read_to_string(&path).unwrap();
-    // Callers of render.py's functions elsewhere: what the old rule re-resolved.
+    // Callers of render.py's functions elsewhere: a coarser rule (every caller of an
+    // edited file) would resolve these again.
     let callers = prev
         .files
         .iter()

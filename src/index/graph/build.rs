@@ -135,7 +135,7 @@ impl CodeGraph {
     ) -> Result<CodeGraph, String> {
         let (mut g, ixs) = CodeGraph::unindexed(nodes, edges, unresolved, Vec::new());
         let n = ixs.len();
-        // Read in node order once: a lookup per entry below was a random access into the
+        // Read in node order once: a lookup per entry below would be a random access into the
         // chunks for each of 2.3M entries on the Rust tree (`perf`).
         let is_file = g.nodes.file_flags();
         let defs = is_file.iter().filter(|&&f| !f).count();

@@ -1,4 +1,4 @@
-//! The code graph (DESIGN section 4): nodes (files and definitions) and typed, resolved
+//! The code graph (`docs/contracts.md#nodes`, `#relations-and-tiers`): nodes (files and definitions) and typed, resolved
 //! edges over petgraph, with lookup by id, qualified name, qualified-name suffix and bare
 //! name (indexed once when the graph is built, so a lookup is O(log n)), and depth-limited,
 //! cycle-safe caller/callee traversal. Serialized canonically: nodes sorted by id, edges by
@@ -32,7 +32,7 @@ pub use self::names::NameOrder;
 pub(crate) use self::unresolved::CallerCalls;
 pub use self::unresolved::{UnresolvedMap, UnresolvedSource};
 
-/// Edge relation (DESIGN section 4).
+/// Edge relation (`docs/contracts.md#relations-and-tiers`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Relation {
@@ -64,7 +64,7 @@ impl Relation {
     }
 }
 
-/// How an edge's target was found, most certain first (DESIGN section 4).
+/// How an edge's target was found, most certain first (`docs/contracts.md#relations-and-tiers`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tier {
@@ -134,7 +134,7 @@ pub struct Site {
 /// At most this many exact matches are pinned by [`CodeGraph::pinned_matches`].
 pub const MAX_PINNED: usize = 20;
 
-/// A graph node (DESIGN section 4).
+/// A graph node (`docs/contracts.md#nodes`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Node {
     /// Node id (`path` or `path::in-file name[#n]`).
@@ -155,7 +155,7 @@ pub struct Node {
     pub language: Arc<str>,
 }
 
-/// A resolved edge (DESIGN section 4).
+/// A resolved edge (`docs/contracts.md#relations-and-tiers`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Edge {
     /// Source node id.
@@ -175,8 +175,8 @@ pub struct Edge {
 /// A call that produced no edge, kept on its caller so answers can say how complete they are.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Unresolved {
-    /// Caller node id (shared with the caller's node: 550K unresolved calls on the fetch.sh
-    /// corpus held 80 MiB of copied ids).
+    /// Caller node id (shared with the caller's node: copied, the ids of the 550K unresolved
+    /// calls on the fetch.sh corpus would take 80 MiB).
     pub caller: Arc<str>,
     /// Callee name as written (shared: an incremental update copies every unaffected
     /// file's unresolved calls, 376K on the fetch.sh Rust tree, into the new graph).
@@ -225,13 +225,13 @@ pub struct RawEdge {
 /// One file's nodes: its file node, then its definitions (the engine's order), shared
 /// between the graphs that hold the file unchanged: an incremental update carries a file's
 /// nodes by sharing its chunk, not by copying 1.16M nodes and their `Arc`s (on the
-/// fetch.sh Rust tree making them was most of an update's graph build, `perf`).
+/// fetch.sh Rust tree making them would be most of an update's graph build, `perf`).
 pub type NodeChunk = Arc<[Node]>;
 
 /// Where the chunks of a graph loaded from a cache come from until they are first
 /// needed: each chunk is decoded from the cache's bytes on first access (see
 /// [`CodeGraph::from_source_ordered`]), so a warm start serves the graph before it has
-/// made the 1.17M nodes of a large repo (on the fetch.sh Rust tree, making them was about
+/// made the 1.17M nodes of a large repo (on the fetch.sh Rust tree, making them is about
 /// half of a warm graph load's wall time and most of its heap, `-v` and `/usr/bin/time`).
 pub trait ChunkSource: Send + Sync + std::fmt::Debug {
     /// How many chunks there are.
@@ -253,8 +253,9 @@ pub struct CodeGraph {
     graph: StableDiGraph<(), EdgeData>,
     nodes: NodeStore,
     /// Every node sorted by id (ids are unique): lookups by id are binary searches. A hash
-    /// map cost about 50 MiB more on the fetch.sh corpus (1.2M nodes) and a warm start
-    /// had to fill it; this is the inverse of `id_rank`, so a cache load gets it in O(n).
+    /// map would cost about 50 MiB more on the fetch.sh corpus (1.2M nodes) and a warm
+    /// start would have to fill it; this is the inverse of `id_rank`, so a cache load gets
+    /// it in O(n).
     by_id: Vec<NodeIndex>,
     /// Definitions (no file nodes) sorted by bare name, then id.
     by_name: Vec<NodeIndex>,
@@ -270,7 +271,7 @@ pub struct CodeGraph {
     packages: Arc<PackageRoots>,
 }
 
-/// A depth-limited neighbourhood of one node, in the subgraph schema of DESIGN section 5.
+/// A depth-limited neighbourhood of one node, in the schema of `docs/contracts.md#subgraph1`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Subgraph {
     /// Always `codegraph-tui/subgraph@1`.
@@ -293,7 +294,7 @@ pub struct Subgraph {
     pub unresolved: usize,
 }
 
-/// Schema tag of a [`Subgraph`] (DESIGN section 5).
+/// Schema tag of a [`Subgraph`] (`docs/contracts.md#subgraph1`).
 pub const SUBGRAPH_SCHEMA: &str = "codegraph-tui/subgraph@1";
 
 /// Which way to walk.
@@ -442,7 +443,7 @@ impl CodeGraph {
     /// The whole graph as canonical JSON (`codegraph-tui/graph@1`): `{schema, nodes,
     /// edges, unresolved}`, sorted, so equal inputs give equal bytes.
     pub fn to_canonical_json(&self) -> serde_json::Value {
-        // Id order, which the graph keeps (a sort here was 0.47 s on 1.17M nodes).
+        // Id order, which the graph keeps (a sort here would take 0.47 s on 1.17M nodes).
         let nodes: Vec<&Node> = self.nodes_by_id().collect();
         let unresolved: Vec<&Unresolved> = self.all_unresolved().collect();
         serde_json::json!({

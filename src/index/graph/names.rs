@@ -12,7 +12,7 @@ use crate::index::facts::Kind;
 
 /// A graph's name indexes as node positions (insertion order, as in
 /// [`RawEdge`](super::RawEdge)), so a cache can store them and a load skips the three sorts
-/// of every node by string (on a 1.15M-definition repo those sorts were about 40% of a warm
+/// of every node by string (on a 1.15M-definition repo those sorts are about 40% of a warm
 /// start's CPU, `perf`). Built by [`CodeGraph::name_order`](super::CodeGraph::name_order),
 /// given back to [`CodeGraph::from_parts_ordered`](super::CodeGraph::from_parts_ordered).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,7 +32,7 @@ fn window8(s: &str, at: usize) -> u64 {
     let rest = s.as_bytes().get(at..).unwrap_or_default();
     if let Some(w) = rest.first_chunk::<8>() {
         // Most windows are whole: one load, not a variable-length copy (a `memcpy` call
-        // was 1% of a Rust-tree index).
+        // would be 1% of a Rust-tree index).
         return u64::from_be_bytes(*w);
     }
     let mut b = [0u8; 8];

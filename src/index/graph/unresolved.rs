@@ -13,8 +13,8 @@ use super::{CodeGraph, Unresolved};
 pub struct UnresolvedMap(BTreeMap<Arc<str>, CallerCalls>);
 
 /// One caller's unresolved calls, shared: an incremental update carries an unaffected
-/// caller's calls into the new graph by reference (376K calls of 95K callers on the
-/// fetch.sh Rust tree were copied one by one).
+/// caller's calls into the new graph by reference, not one by one (376K calls of 95K
+/// callers on the fetch.sh Rust tree).
 pub(crate) type CallerCalls = Arc<[Unresolved]>;
 
 impl UnresolvedMap {

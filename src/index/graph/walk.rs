@@ -263,8 +263,8 @@ impl CodeGraph {
 
     /// Edge counts by relation name.
     pub fn edge_counts(&self) -> BTreeMap<String, u64> {
-        // Tallied per relation first: a string key per edge (1.3M on the Rust tree) was
-        // most of an update's stats.
+        // Tallied per relation first: a string key per edge (1.3M on the Rust tree) would
+        // be most of an update's stats.
         let mut tally: Vec<(Relation, u64)> = Vec::new();
         for e in self.graph.edge_weights() {
             match tally.iter_mut().find(|(r, _)| *r == e.relation) {

@@ -1,4 +1,5 @@
-//! Reconciling an index with the disk (DESIGN sections 2 and 7): walk again, re-read only
+//! Reconciling an index with the disk (`docs/ARCHITECTURE.md`, "`src/index/incremental/`";
+//! the stored stamps, `docs/contracts.md#cache-layout`): walk again, re-read only
 //! files whose size or mtime changed (or whose stamp is "racily clean"), re-extract only
 //! files whose content hash changed, drop deleted ones, then resolve again over the facts.
 //!
@@ -428,7 +429,7 @@ fn conclude(
     let mut steps_kept = Vec::with_capacity(steps.len());
     // A file hashed again because its stamp was racily clean: saving only helps when the
     // new read time makes its stamp trustworthy (a file dated in the future stays racy,
-    // and saving a whole snapshot at every run for it was waste).
+    // and saving a whole snapshot at every run for it would be waste).
     let mut clears_racy = false;
     for (e, (st, stamp, hashed)) in walked_files.iter().zip(steps) {
         if let Some(s) = stamp {

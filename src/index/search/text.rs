@@ -2,7 +2,7 @@
 //! tokenizer of [`super::tokenize`] and BM25 scoring, with the name and qualified-name
 //! fields boosted over doc comments and content.
 //!
-//! On disk the index is `<cache dir>/text/index/` (DESIGN section 7). Its last commit's
+//! On disk the index is `<cache dir>/text/index/` (`docs/contracts.md#cache-layout`). Its last commit's
 //! payload maps every file to a fingerprint of that file's chunks (BLAKE3 over each
 //! chunk's key, metadata and text), so the map and the documents change in one atomic
 //! tantivy commit. Opening compares the map with the current chunks: equal, the index is

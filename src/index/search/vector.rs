@@ -9,8 +9,8 @@
 //! CPU has it, chosen at run time). The error bound makes the result the `f32` scan's
 //! exactly (same rows, order and scores; [`VectorIndex::top_k`] says how), with no
 //! approximate index, no build time and no extra dependency. Memory: 5 bytes per
-//! dimension per chunk (the `f32` rows stay for the rescoring). README "Search quality"
-//! has the latency.
+//! dimension per chunk (the `f32` rows stay for the rescoring).
+//! `docs/benchmarks.md#search` has the latency.
 //!
 //! Cache file `<cache dir>/vectors/<16 hex of BLAKE3(embedder cache slot)>.bin`: magic
 //! `CGTVEC03`, the embedder id's length (u32 LE) and UTF-8 bytes, dimension (u32 LE),
@@ -559,8 +559,8 @@ fn embed_inputs_saving_every(
             save_cache(f, &id, dim, &entries)?;
         }
     }
-    // The rows move out of the cache (a second copy of every vector was the peak of a
-    // large repository); a chunk whose input repeats an earlier one copies that row.
+    // The rows move out of the cache (a second copy of every vector would be the peak of
+    // a large repository); a chunk whose input repeats an earlier one copies that row.
     let mut first: HashMap<[u8; 32], usize> = HashMap::new();
     let mut rows: Vec<Vec<f32>> = Vec::with_capacity(keys.len());
     for (i, k) in keys.iter().enumerate() {

@@ -279,8 +279,8 @@ pub(super) fn verify_checked(path: &Path, expect: &[u8; 32]) -> Result<(), LoadE
     let name = file_label(path);
     let bad = |why: &str| LoadError::Corrupt(format!("{name}: {why}"));
     let mut hasher = blake3::Hasher::new();
-    // No bigger than the payload: zeroing 8 MiB blocks for small files was a quarter of a
-    // warm `index` of a small tree (`perf`).
+    // No bigger than the payload: zeroing 8 MiB blocks for small files would be a quarter
+    // of a warm `index` of a small tree (`perf`).
     let mut block = vec![0u8; VERIFY_BLOCK.min(r.limit() as usize)];
     loop {
         let mut filled = 0;

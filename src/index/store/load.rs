@@ -27,7 +27,7 @@ pub(super) fn read_facts(path: &Path, expect: &[u8; 32]) -> Result<Vec<Arc<FileF
 
 /// A `Vec<RawEdge>` as postcard wrote it, decoded into a vector of the length its prefix
 /// gives (no more than the bytes could hold): serde's decoder grows a vector from a
-/// capped guess, which for the 1.44M edges of the fetch.sh corpus meant copying 58 MB
+/// capped guess, which for the 1.44M edges of the fetch.sh corpus means copying 58 MB
 /// through a dozen reallocations (`perf`: about a third of decoding the edges).
 ///
 /// Errors: [`LoadError::Corrupt`] for bytes that do not decode, or bytes after the last.
@@ -167,8 +167,9 @@ pub(super) fn read_graph(
     let graph = graph.with_unresolved_source(Arc::new(unresolved?));
     let facts = match facts {
         // A full load is for an update, which reads every node and unresolved call: all
-        // are decoded now, beside each other, rather than in the first update (the
-        // unresolved calls took about 80 ms of the first edit's update on the Rust tree).
+        // are decoded now, beside each other, rather than in the first update (left to
+        // the first edit, grouping the unresolved calls would take about 80 ms of its update
+        // on the Rust tree).
         Some(mut facts) => {
             let chunks = graph.chunks();
             let (put, ()) = rayon::join(

@@ -1,4 +1,4 @@
-//! The on-disk index of one repository (DESIGN section 7): versioned, atomic, checked.
+//! The on-disk index of one repository (`docs/contracts.md#cache-layout`): versioned, atomic, checked.
 //!
 //! A cache folder (`config::cache_dir`: `<user cache dir>/codegraph-tui/<repo>-<hash>/`,
 //! never inside the repository) holds:
@@ -241,8 +241,8 @@ impl Store {
     /// Checks, before a write, that this writer still holds the folder's lock. If the
     /// folder or its lock file was removed since (by hand, while a TUI or watcher runs),
     /// the lock is on a file no other instance can see: a new one is created and locked,
-    /// so that an instance started after the save finds it held and opens read-only (a
-    /// fresh-eyes test had two writers saving at the same moment that way).
+    /// so that an instance started after the save finds it held and opens read-only
+    /// (without this, two writers can save at the same moment).
     ///
     /// Errors: [`StoreError::ReadOnly`] when this instance is not the writer, or another
     /// instance locked the new lock file first (this one then never writes again);
@@ -319,8 +319,8 @@ impl Store {
         }
         let snap = self.dir.join(name);
         if !snap.is_dir() {
-            // Said as such: "manifest.bin: No such file" blamed a file of a folder that
-            // is not there (fresh-eyes report).
+            // Said as such: "manifest.bin: No such file" would blame a file of a folder
+            // that is not there.
             return Err(LoadError::Corrupt(format!(
                 "CURRENT names {name:?}, which is not a snapshot folder"
             )));
@@ -491,7 +491,7 @@ impl Store {
         std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
         // Every file is encoded straight into the disk writer, read in place from the
         // index: a save holds no encoded copy of any part (the parts besides the facts
-        // were 45 MB on the fetch.sh corpus, in buffers that doubled as they grew).
+        // are 45 MB on the fetch.sh corpus, in buffers that would double as they grew).
         let written = (|| {
             let shards = shard_ranges(&index.files);
             let chunks = file_chunks_of(index)?;

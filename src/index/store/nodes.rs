@@ -55,8 +55,8 @@ impl Serialize for ShardNodes<'_> {
 }
 
 /// One file's graph nodes as `nodes.bin` stores them: the file node's own fields, then
-/// each definition's. The ids of a file's definitions all start with `<path>::` (DESIGN
-/// section 4); the prefix is not stored (on the fetch.sh Rust tree, whose paths run to
+/// each definition's. The ids of a file's definitions all start with `<path>::`
+/// (`docs/contracts.md#node-ids`); the prefix is not stored (on the fetch.sh Rust tree, whose paths run to
 /// 100 characters, that is most of each id).
 #[derive(Serialize, Deserialize)]
 struct FileNodes<'a> {
@@ -165,8 +165,8 @@ pub(super) fn map_nodes(path: &Path, expect: &[u8; 32]) -> Result<MappedNodes, L
         // A shard is a `Vec<FileNodes>`: its length (a varint, as postcard writes every
         // length), then the records back to back. Each is read as its shape alone to find
         // where it ends (strings skipped, not checked: the checksum has vouched for the
-        // bytes; decoding a 110 MB `nodes.bin` with its strings checked was 117 ms of a
-        // 194 ms graph load, `-v`).
+        // bytes; decoding a 110 MB `nodes.bin` with its strings checked would take 117 ms
+        // of a 194 ms graph load, `-v`).
         let bad = |why: String| LoadError::Corrupt(format!("nodes: {why}"));
         let (count, mut rest) =
             postcard::take_from_bytes::<u64>(b).map_err(|e| bad(e.to_string()))?;

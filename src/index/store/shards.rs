@@ -45,7 +45,7 @@ pub(super) fn shard_ranges(files: &[Arc<FileFacts>]) -> Vec<std::ops::Range<usiz
 /// Writes `shards` as a cache file whose payload is the shard count (u32 LE), then per
 /// shard its length (u64 LE) and its postcard bytes. The shards' lengths are counted
 /// first, in parallel and without allocating, so each shard is then encoded straight
-/// into the file: no encoded shard is ever in memory (a batch of them in flight added
+/// into the file: no encoded shard is ever in memory (a batch of them in flight would add
 /// about 100 MiB to a save's peak on the fetch.sh corpus, where a shard of generated
 /// windows-sys files encodes to tens of MiB).
 pub(super) fn write_shards<T: Serialize + Sync>(
@@ -84,7 +84,7 @@ pub(super) fn write_shards<T: Serialize + Sync>(
 /// batch of up to [`BATCH_BYTES`] at a time, each batch hashed first and released from
 /// the mapping after, so a load holds neither a copy of the encoded payload (342 MB on the
 /// fetch.sh Rust tree) nor more than a batch of it mapped. Copying it through read buffers
-/// was about a fifth of a warm graph load's CPU (`perf`: the kernel's copy, the buffers'
+/// would be about a fifth of a warm graph load's CPU (`perf`: the kernel's copy, the buffers'
 /// zeroing and their page faults). The checksum covers the whole payload and speaks
 /// first: a damaged file is reported as such, never as the decoding error it causes.
 /// When `keep`, nothing is released: the caller decodes from the mapping later.

@@ -13,11 +13,11 @@ use crate::index::{CodeGraph, Unresolved, UnresolvedReason};
 
 /// One caller's unresolved calls as `unresolved.bin` stores them: the caller's node
 /// position and id, its file (as the length of the id's prefix that is the path, which it
-/// is for every id the engine makes, DESIGN section 4; or whole), then the calls. With the
-/// id stored, a load groups the calls without decoding the caller's node (see
-/// [`UnresolvedSource`]): on the fetch.sh corpus that was every file's nodes, before any
-/// walk could count what it might be missing. Strings are borrowed (`Cow`): from the
-/// graph when saving, from the file's bytes when loading.
+/// is for every id the engine makes, `docs/contracts.md#node-ids`; or whole), then the
+/// calls. With the id stored, a load groups the calls without decoding the caller's node
+/// (see [`UnresolvedSource`]); without it, on the fetch.sh corpus, every file's nodes would
+/// be decoded before any walk could count what it might be missing. Strings are borrowed
+/// (`Cow`): from the graph when saving, from the file's bytes when loading.
 #[derive(Debug, Serialize, Deserialize)]
 struct CallerRow<'a> {
     caller: u32,

@@ -35,7 +35,8 @@ use crate::worker::{IndexCommand, IndexEvent, Phase, Snapshot};
 /// pattern over a million symbols takes 100 ms or more on two cores) is drawn when the
 /// matcher wakes the loop, and the frame after the key shows the query as typed over the
 /// previous matches, marked "matching…". 4 ms keeps key-to-frame well inside one 60 Hz
-/// frame (16.7 ms) with room for drawing; README "Latency" has the measurement.
+/// frame (16.7 ms) with room for drawing; `docs/benchmarks.md#tui-latency` has the
+/// measurement.
 pub const MATCH_WAIT_MS: u64 = 4;
 
 /// One event of the loop.

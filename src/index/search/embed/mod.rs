@@ -5,7 +5,7 @@
 //!   frequencies learned from the repository's own chunks. See its module docs.
 //! * [`openai::OpenAiEmbedder`]: any OpenAI-compatible `/embeddings` endpoint (OpenAI,
 //!   Ollama, vLLM, llama.cpp), switched on by `OPENAI_BASE_URL` or the config file
-//!   (DESIGN section 8). Source code leaves the machine only through this provider.
+//!   (`docs/contracts.md#environment-variables`, `#configuration-file`). Source code leaves the machine only through this provider.
 
 pub mod offline;
 pub mod openai;

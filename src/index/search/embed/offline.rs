@@ -1,6 +1,6 @@
 //! The built-in offline embedder: no network, no model download.
 //!
-//! Technique (measured on the searchbench, README "Search quality"): a vector of
+//! Technique (measured on the searchbench, `docs/accuracy.md#search-quality`): a vector of
 //! [`DIMENSIONS`] + [`WordVectors`]' dimensions, two halves, each unit length. A chunk's
 //! halves weigh the same; a query's learned half weighs [`QUERY_LEARNED_WEIGHT`] times its
 //! lexical half, so a cosine ranks as `lexical + 3 · learned`.
@@ -99,7 +99,7 @@ pub const CODE_NAME_WEIGHT: f32 = 2.0;
 
 /// Weight of a query's learned half against its lexical half (each unit length before
 /// weighting), so a query's cosine with a chunk ranks as `lexical + 3 · learned`. Chosen on
-/// the searchbench (README "Search quality") over flask, requests, click and three
+/// the searchbench (`docs/accuracy.md#search-quality`) over flask, requests, click and three
 /// packages outside the training data (werkzeug, jinja2, boltons): 1, 2, 2.5, 3, 5 and
 /// 100 gave hybrid MRR@10 means of 0.470, 0.483, 0.484, 0.487, 0.485 and 0.471 (semantic
 /// mode alone: 0.445 at 1, 0.458 at 2, 0.450 at 3). The lexical half repeats what BM25 already

@@ -1,6 +1,6 @@
 //! A client for OpenAI-compatible `/embeddings` endpoints over `ureq` (OpenAI, Ollama,
-//! vLLM, llama.cpp), configured by the environment of DESIGN section 8 or the
-//! `[embedding]` table of the config file.
+//! vLLM, llama.cpp), configured by the environment (`docs/contracts.md#environment-variables`) or
+//! the `[embedding]` table of the config file (`docs/contracts.md#configuration-file`).
 //!
 //! Inputs are sent in batches of [`OpenAiConfig::batch_size`], each cut to
 //! [`OpenAiConfig::max_input_chars`] chars from the end, so the graph-aware header at the
