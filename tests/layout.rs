@@ -303,7 +303,6 @@ fn no_two_modules_import_each_other() {
 }
 
 #[test]
-#[ignore = "enabled when the restructuring lands"]
 fn language_names_are_matched_only_in_the_lang_module() {
     let mut found = Vec::new();
     for (path, text) in src_files() {

@@ -1,4 +1,4 @@
-//! [`CodeGraph::lookup`]: what a SYMBOL argument may be (DESIGN section 5) and how it is
+//! [`CodeGraph::lookup`]: what a SYMBOL argument may be (docs/contracts.md#symbol-arguments) and how it is
 //! found from the name indexes the graph keeps, the package roots of `go.mod` and
 //! `Cargo.toml` files ([`PackageRoots`](crate::index::project::PackageRoots)) included.
 
@@ -7,7 +7,7 @@ use crate::index::facts::Kind;
 use crate::index::lang::{self, PackageManifest};
 
 impl CodeGraph {
-    /// Looks up SYMBOL as DESIGN section 5 says: an exact node id, else an exact qualified
+    /// Looks up SYMBOL as docs/contracts.md#symbol-arguments says: an exact node id, else an exact qualified
     /// name, else (when SYMBOL contains `.` or `::`) every qualified name that ends with
     /// SYMBOL on a segment boundary (`Flask.dispatch_request` finds
     /// `flask.app.Flask.dispatch_request`, `Config::new` finds `config::Config::new`,
@@ -191,7 +191,7 @@ fn same_crate(package: &str, krate: &str) -> bool {
 
 /// Go node `n`'s name qualified by its import path, for the `go.mod` of `module` in the
 /// folder `dir` (`dir/pkg/a.go::Hash.IsZero` → `module/pkg.Hash.IsZero`); `None` when
-/// `n` is not below `dir` or its qualified name is not its folder's (DESIGN section 4:
+/// `n` is not below `dir` or its qualified name is not its folder's (docs/contracts.md#node-ids:
 /// `<folder>.<in-file name>`, the in-file name alone at the repo root).
 fn go_import_name(n: &Node, module: &str, dir: &str) -> Option<String> {
     let folder = n.file.rfind('/').map_or("", |i| &n.file[..i]);

@@ -1,5 +1,5 @@
 //! Which nodes are tests, which are entry points, and which methods dynamic dispatch can
-//! reach: the rules of issue 7, each language's written as data in its spec
+//! reach: the rules, each language's written as data in its spec
 //! ([`ImpactRules`](lang::ImpactRules)) and applied here.
 //!
 //! The facts do not keep attributes, visibility or decorators, so the rules that need them

@@ -1,5 +1,5 @@
 //! [`ImpactRules`]: which of a language's definitions are tests, which are entry points
-//! and which methods dynamic dispatch can reach (the rules of issue 7), as data that
+//! and which methods dynamic dispatch can reach, as data that
 //! `impact::recognize` reads from the spec of a node's language. Each rule that needs more
 //! than a name reads the definition's header lines (its first line and the attribute,
 //! annotation and comment lines above it).

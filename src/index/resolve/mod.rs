@@ -1,7 +1,7 @@
 //! Cross-file resolution over all files' facts (never over trees): every call site becomes
 //! one edge to exactly one definition, or an [`Unresolved`] reference with its reason.
 //!
-//! Order of rules (DESIGN section 4, most certain first):
+//! Order of rules (docs/contracts.md#relations-and-tiers, most certain first):
 //! 1. `local`: a definition of that name in the caller's own scope chain or file (methods
 //!    excluded for bare calls: rustc, CPython and JS never resolve a bare name to a method);
 //!    in Go, the caller's package.
