@@ -191,10 +191,14 @@ impl Arena {
         let q = self.alloc(size);
         // The old size is not recorded: copy what the new block holds, but never past the
         // end of the old block's chunk (bytes after the old block are its neighbours',
-        // harmless to copy).
-        let room = holder.start as usize + holder.len - p as usize;
-        // SAFETY: `p..p + room` lies in `holder`; `q` has `size` bytes; they do not overlap
-        // (`q` is fresh).
+        // harmless to copy), nor into the new block when it was bumped from the same
+        // chunk: the old block ends at or before the bump pointer `q` was taken from.
+        let mut room = holder.start as usize + holder.len - p as usize;
+        if holder.contains(q) && q > p {
+            room = room.min(q as usize - p as usize);
+        }
+        // SAFETY: `p..p + room` lies in `holder` and ends at or before `q`; `q` has `size`
+        // bytes; so the two ranges do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(p, q, size.min(room)) };
         q
     }
@@ -397,6 +401,16 @@ mod tests {
         a.free(p2);
         assert_eq!(a.top, p2);
         assert!(a.top < top);
+        // Growing an older block past the bump pointer copies only up to it: the new
+        // block, bumped from the same chunk, is not part of the source.
+        let holder = a.find(p).expect("p is arena memory");
+        let p3 = a.realloc(p, 4096, holder);
+        assert!(
+            p3 > p && (p3 as usize) < p as usize + 4096,
+            "source and target share a chunk"
+        );
+        // SAFETY: `p3` has 4096 bytes, the first 16 copied from `p`.
+        assert_eq!(unsafe { std::slice::from_raw_parts(p3, 16) }, &[7u8; 16]);
         // A block larger than a quarter chunk is its own allocation; many small ones fill
         // more chunks.
         let big = a.alloc(CHUNK);
