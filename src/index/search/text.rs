@@ -7,8 +7,10 @@
 //! chunk's key, metadata and text), so the map and the documents change in one atomic
 //! tantivy commit. Opening compares the map with the current chunks: equal, the index is
 //! used as is; some files differ, their documents are deleted by path and added again,
-//! then the segments are merged so deleted documents leave BM25's statistics (scores are
-//! then exactly a fresh index's); no usable map, a new index is built beside the old one
+//! then the segments are merged so deleted documents leave BM25's document frequencies
+//! (the merged segment's token count is tantivy's estimate from the 1-byte field norms, so
+//! scores can differ from a fresh index's by a fraction of a percent); no usable map, a new
+//! index is built beside the old one
 //! and swapped in by renames, so a failed build leaves the previous index in place.
 //! Without a cache dir the index lives in RAM.
 
