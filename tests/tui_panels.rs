@@ -5,12 +5,17 @@
 //! This file holds the helpers and the tests with insta snapshots (their `.snap` files in
 //! `snapshots/` keep this binary's name); the scenario tests are in `tui_panels/` by
 //! topic: `search` (the search box), `tree` (the call tree), `display` (what any screen
-//! shows) and `updates` (new snapshots while the app runs).
+//! shows), `impact` (the impact list), `rows` (rows cut to a panel's width) and `updates` (new snapshots while the app
+//! runs).
 
 mod common;
 
 #[path = "tui_panels/display.rs"]
 mod display;
+#[path = "tui_panels/impact.rs"]
+mod impact;
+#[path = "tui_panels/rows.rs"]
+mod rows;
 #[path = "tui_panels/search.rs"]
 mod search;
 #[path = "tui_panels/tree.rs"]
@@ -99,6 +104,11 @@ fn screen(app: &mut App, w: u16, h: u16) -> String {
         out.push('\n');
     }
     out
+}
+
+/// A snapshot taken in a topic module, filed like this file's (`snapshots/tui_panels__NAME`).
+fn snapshot(name: &str, screen: String) {
+    insta::assert_snapshot!(name, screen);
 }
 
 /// Search "render_json", Enter: the call tree shows its callers.

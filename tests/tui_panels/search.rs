@@ -46,7 +46,7 @@ fn search_mode_switch_text_semantic_hybrid_and_back() {
     let s = screen(&mut app, 120, 30);
     assert!(s.contains("Search text"), "{s}");
     assert!(
-        s.contains("function app/render.py::render_json:6-11  "),
+        s.contains("function render_json  app/render.py:6-11  "),
         "{s}"
     );
     // Enter: the hit's definition becomes the call tree's root.
@@ -76,7 +76,7 @@ fn search_mode_switch_text_semantic_hybrid_and_back() {
     );
     let s = screen(&mut app, 120, 30);
     assert!(
-        s.contains("Search hybrid") && s.contains("render.py::render_json:6-11"),
+        s.contains("Search hybrid") && s.contains("render_json  …/render.py:6-11  "),
         "{s}"
     );
     // Back to symbols: nucleo's list again.

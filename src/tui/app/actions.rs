@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::{App, External, Focus, Overlay};
 use crate::index::Walk;
 use crate::tui::chunks::SearchMode;
+use crate::tui::impact::ImpactRow;
 use crate::tui::keymap::Action;
 use crate::tui::tree::Row;
 use crate::worker::IndexCommand;
@@ -100,7 +101,7 @@ impl App {
                 if let Some(m) = self.mode.engine() {
                     self.chunks.query(&self.search.query, m);
                 }
-                self.status.message = Some(format!("search mode:{}", self.mode.title()));
+                self.status.message = Some(format!("search mode: {}", self.mode.name()));
                 self.sync_source(false);
             }
             Action::OpenEditor => {
@@ -240,7 +241,7 @@ impl App {
             }
             Focus::Impact => {
                 if let Some(i) = &mut self.impact {
-                    i.scroll = (i.scroll as isize).saturating_add(d).max(0) as usize;
+                    i.move_by(d);
                 }
             }
         }
@@ -312,7 +313,31 @@ impl App {
                     }
                 }
             }
-            Focus::Source | Focus::Impact => {}
+            Focus::Impact => self.activate_impact(),
+            Focus::Source => {}
+        }
+    }
+
+    /// Enter in the impact panel: a caller, entry point or test becomes the root (callers
+    /// first); the lower-bound row lists or hides its reasons; other rows say why not.
+    fn activate_impact(&mut self) {
+        let Some(v) = &mut self.impact else { return };
+        let row = v.rows().get(v.selected).cloned();
+        match row {
+            Some(ImpactRow::LowerBound) => v.show_reasons = !v.show_reasons,
+            Some(ImpactRow::Caller(_, id) | ImpactRow::Member(id)) => {
+                self.focus_symbol(Arc::from(id), Walk::Callers);
+                self.focus = Focus::Tree;
+            }
+            Some(ImpactRow::File(path)) => {
+                self.status.message = Some(format!(
+                    "{path} is a file: Enter on a caller in it makes that caller the root"
+                ))
+            }
+            _ => {
+                self.status.message =
+                    Some("Enter on a caller, entry point or test makes it the root".into())
+            }
         }
     }
 

@@ -46,6 +46,7 @@ pub(super) fn draw_help(f: &mut Frame, app: &App, scroll: usize) {
         "tiers: [local] [import] [qualified] most to least certain;",
         "       [unique_name] a guess (dimmed); [ref …] used as a value, not called",
         "? N unresolved: calls no edge was made for: the tree is a lower bound",
+        "history i/n: the root's place among the roots visited ([ and ] step)",
         "mouse: click selects, wheel scrolls",
     ] {
         lines.push(Line::styled(l, t.get("ui.text.dim")));

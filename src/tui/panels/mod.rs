@@ -3,6 +3,7 @@
 //! selection on screen). Text from the repository (names, paths, source lines) goes
 //! through [`safe`] or the highlighter, so control characters are shown, never sent.
 
+mod fit;
 mod help;
 mod impact;
 mod search;
@@ -18,6 +19,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
 
+pub use self::fit::{cut_name, fit_line, fit_path, fit_row, fit_spans, min_path, Fitted};
 use super::app::{Areas, Focus, Overlay};
 use super::App;
 use crate::index::Kind;
@@ -96,59 +98,6 @@ pub fn safe(s: &str) -> Cow<'_, str> {
     crate::termtext::sanitize(s)
 }
 
-/// Columns a symbol or caller row of a panel `width` columns wide keeps for its file and
-/// line when its name is long (the name is cut first): enough for `…/file_name.rs:1234`
-/// (24), at most a third of the panel.
-pub fn min_path(width: u16) -> usize {
-    24.min(width as usize / 3)
-}
-
-/// How many leading chars of a `total`-char name to drop (then shown as `…`) so that it
-/// fits `room` columns, cut at its start and never into its own last segment of `own`
-/// chars (the definition's name, what tells rows apart): 0 when it fits.
-pub fn name_cut(total: usize, own: usize, room: usize) -> usize {
-    let room = if own < total {
-        room.max(own + 1)
-    } else {
-        room.max(total)
-    };
-    if total > room {
-        total - (room - 1)
-    } else {
-        0
-    }
-}
-
-/// `path` (already [`safe`]) in at most `budget` chars: whole when it fits, else its last
-/// components after `…/` (the file name and as many folders above it as fit), or the start
-/// of the file name before `…` when even that is too long. A long path is cut at the
-/// start, not the end: in a deep tree the end is what tells rows apart
-/// (`…/examples/basic.rs`).
-pub fn fit_path(path: &str, budget: usize) -> String {
-    let len = path.chars().count();
-    if len <= budget {
-        return path.to_string();
-    }
-    let mut start = None;
-    for (i, _) in path.match_indices('/') {
-        if path[i..].chars().count() < budget {
-            start = Some(i);
-            break;
-        }
-    }
-    match start {
-        Some(i) => format!("…{}", &path[i..]),
-        None => {
-            let name = path.rsplit('/').next().unwrap_or(path);
-            if name.chars().count() <= budget {
-                return name.to_string();
-            }
-            let head: String = name.chars().take(budget.saturating_sub(1)).collect();
-            format!("{head}…")
-        }
-    }
-}
-
 /// A two-letter marker for a node kind.
 pub fn kind_marker(k: Kind) -> &'static str {
     match k {
@@ -195,23 +144,17 @@ fn hint<'a>(app: &App, text: &'a str) -> Paragraph<'a> {
         .wrap(ratatui::widgets::Wrap { trim: true })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::fit_path;
+/// `n` and the noun, singular for one (`1 file`, `2 files`, `0 files`).
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
 
-    #[test]
-    fn long_paths_keep_their_end() {
-        let p =
-            "registry/src/index.crates.io-1949cf8c6b5b557f/tantivy-0.22.1/examples/basic_search.rs";
-        assert_eq!(fit_path(p, 200), p);
-        assert_eq!(fit_path(p, 41), "…/tantivy-0.22.1/examples/basic_search.rs");
-        assert_eq!(fit_path(p, 40), "…/examples/basic_search.rs");
-        assert_eq!(fit_path(p, 30), "…/examples/basic_search.rs");
-        assert_eq!(fit_path(p, 10), "basic_sea…");
-        assert_eq!(fit_path("app/handlers.py", 11), "handlers.py");
-        assert!(fit_path(p, 40).chars().count() <= 40);
-        assert_eq!(fit_path("a/b.rs", 3), "b.…");
-        assert_eq!(fit_path("é/üx.rs", 4), "üx.…");
-        assert_eq!(fit_path("é/üx.rs", 0), "…");
+/// The selection's place in a list, for a panel's bottom title: ` row 120/904 `
+/// (1-based), empty for an empty list.
+pub fn position(selected: usize, len: usize) -> String {
+    if len == 0 {
+        String::new()
+    } else {
+        format!(" row {}/{len} ", selected.min(len - 1) + 1)
     }
 }

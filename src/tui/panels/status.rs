@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::safe;
+use super::{fit_spans, safe};
 use crate::tui::app::App;
 use crate::worker::Phase;
 
@@ -65,7 +65,7 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     }
     let help = Span::styled(" ? help ", t.get("ui.help.key"));
     let help_w = help.width() as u16;
-    let spans = fit(spans, area.width.saturating_sub(help_w) as usize);
+    let spans = fit_spans(spans, area.width.saturating_sub(help_w) as usize);
     f.render_widget(
         Paragraph::new(Line::from(spans)).style(t.get("ui.statusbar")),
         Rect {
@@ -83,41 +83,6 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     );
 }
 
-/// `spans` cut to `width` columns, the span that crosses the edge ending in "…": a long
-/// error or notice (a cache rebuilt and why) would otherwise be clipped mid-word with no
-/// sign that it goes on (`index --json` and the log have it whole).
-fn fit(spans: Vec<Span<'_>>, width: usize) -> Vec<Span<'_>> {
-    if spans.iter().map(Span::width).sum::<usize>() <= width {
-        return spans;
-    }
-    let mut out = Vec::new();
-    let mut used = 0;
-    for s in spans {
-        let w = s.width();
-        if used + w < width {
-            used += w;
-            out.push(s);
-            continue;
-        }
-        let room = width.saturating_sub(used + 1);
-        let (mut text, mut cols) = (String::new(), 0);
-        for ch in s.content.chars() {
-            let cw = Span::raw(ch.to_string()).width();
-            if cols + cw > room {
-                break;
-            }
-            cols += cw;
-            text.push(ch);
-        }
-        if width > used {
-            text.push('…');
-            out.push(Span::styled(text, s.style));
-        }
-        break;
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,12 +93,16 @@ mod tests {
             Span::raw(" ready "),
             Span::raw("· cache rebuilt: nodes.bin: checksum mismatch (the snapshot was damaged) "),
         ];
-        let out = fit(spans.clone(), 30);
+        let out = fit_spans(spans.clone(), 30);
         let text: String = out.iter().map(|s| s.content.as_ref()).collect();
         assert_eq!(text, " ready · cache rebuilt: nodes…");
         assert_eq!(out.iter().map(Span::width).sum::<usize>(), 30);
-        assert_eq!(fit(spans.clone(), 200), spans, "what fits is left alone");
-        let wide = fit(vec![Span::raw("索引索引索引")], 6);
+        assert_eq!(
+            fit_spans(spans.clone(), 200),
+            spans,
+            "what fits is left alone"
+        );
+        let wide = fit_spans(vec![Span::raw("索引索引索引")], 6);
         assert_eq!(
             wide[0].content, "索引…",
             "wide characters are counted as two columns"

@@ -8,10 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::{follow, hint, kind_marker, panel, safe};
+use super::{cut_name, fit_row, follow, hint, kind_marker, panel, safe};
+use crate::index::Node;
 use crate::index::{Relation, Tier, Walk};
 use crate::tui::app::{App, Focus};
-use crate::tui::tree::Row;
+use crate::tui::tree::{Row, TreeNode};
 
 /// The label of a resolution tier as JSON writes it.
 pub fn tier_label(t: Tier) -> &'static str {
@@ -47,16 +48,37 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         Walk::Callees => "Callees",
         _ => "Callers",
     };
-    let mut title = format!(" {dir} of {} ", safe(&root_name));
+    let title = format!(" {dir} of {} ", safe(&root_name));
+    let (at, of) = (app.history_pos + 1, app.history.len());
+    let mut hist = format!(" history {at}/{of} ");
+    if title.chars().count() + hist.chars().count() + 3 > area.width as usize {
+        // Narrow: the root's name before the label (the help explains the counter).
+        hist = format!(" {at}/{of} ");
+    }
+    // Callers rows show where they call (a line in the caller's file), callees rows where
+    // the callee is defined: the same `path:line` column means two things, so it is named.
+    let mut legend = match tree.direction {
+        Walk::Callees => " :line = definition ".to_string(),
+        _ => " :line = call site ".to_string(),
+    };
     if app.filters.hide_tests {
-        title.push_str("[-tests] ");
+        legend.push_str("[-tests] ");
     }
     if app.filters.hide_unique_name {
-        title.push_str("[-guessed] ");
+        legend.push_str("[-guessed] ");
     }
-    let hist = format!(" {}/{} ", app.history_pos + 1, app.history.len());
-    let block =
-        panel(app, Line::from(title), Focus::Tree).title_top(Line::from(hist).right_aligned());
+    let pos = super::position(tree.selected, rows.len());
+    let legend = super::fit_line(
+        Line::from(legend),
+        (area.width as usize).saturating_sub(2 + pos.chars().count() + 1),
+    );
+    // The title gives way to the history counter (both on the top border), ending in `…`.
+    let room = (area.width as usize).saturating_sub(2 + hist.chars().count() + 1);
+    let title = super::fit_line(Line::from(title), room);
+    let block = panel(app, title, Focus::Tree)
+        .title_top(Line::from(hist).right_aligned())
+        .title_bottom(legend)
+        .title_bottom(Line::from(pos).right_aligned());
     let inner = block.inner(area);
     f.render_widget(block, area);
     let h = inner.height as usize;
@@ -97,6 +119,7 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
                     Span::raw(indent),
                     Span::styled(expander, t.get("ui.text.dim")),
                 ];
+                let mut place = None;
                 match node {
                     Some(node) => {
                         spans.push(Span::styled(
@@ -108,10 +131,10 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
                             crate::index::Kind::File => "(top level)",
                             _ => node.id.split_once("::").map_or(&*node.id, |(_, r)| r),
                         };
-                        // The name gives way to the place (see `min_path`): what follows it
-                        // is the tier, the cycle mark and at least part of the place.
+                        // Laid out with the tier, the cycle mark and the place (see
+                        // `fit_row`): the path and the qualifier give way, the line never.
                         let used: usize = spans.iter().map(Span::width).sum();
-                        let tier = n.via.as_ref().map_or(0, |v| {
+                        let tags = n.via.as_ref().map_or(0, |v| {
                             tier_label(v.resolution).len()
                                 + 3
                                 + if v.relation == Relation::References {
@@ -119,30 +142,24 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
                                 } else {
                                     0
                                 }
-                        });
-                        let place = node.file.chars().count() + 8;
-                        let keep = tier
-                            + if n.cycle { 6 } else { 0 }
-                            + place.min(super::min_path(inner.width));
-                        let room = (inner.width as usize).saturating_sub(used + keep).max(8);
+                        }) + if n.cycle { 6 } else { 0 };
                         let label = safe(label);
-                        let len = label.chars().count();
-                        let own = label
-                            .rsplit(['.', ':'])
-                            .next()
-                            .map_or(len, |o| o.chars().count());
-                        let label = match super::name_cut(len, own, room) {
-                            0 => label.into_owned(),
-                            skip => format!("…{}", label.chars().skip(skip).collect::<String>()),
-                        };
+                        let fitted = fit_row(
+                            inner.width as usize,
+                            used + tags,
+                            &label,
+                            &safe(&node.file),
+                            &format!(":{}", line_of(n, node, tree.direction)),
+                        );
                         spans.push(Span::styled(
-                            label,
+                            cut_name(&label, &fitted),
                             if i == 0 {
                                 base.add_modifier(Modifier::BOLD)
                             } else {
                                 base
                             },
                         ));
+                        place = Some(fitted.place);
                     }
                     None => spans.push(Span::styled(safe(&n.id).into_owned(), base)),
                 }
@@ -160,20 +177,8 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
                 if n.cycle {
                     spans.push(Span::styled(" cycle", t.get("ui.cycle")));
                 }
-                if let Some(node) = node {
-                    let line_no = n
-                        .via
-                        .as_ref()
-                        .filter(|_| tree.direction == Walk::Callers)
-                        .and_then(|v| v.sites.first())
-                        .map_or(node.start_line, |s| s.line);
-                    let used: usize = spans.iter().map(Span::width).sum();
-                    let tail = format!(":{line_no}");
-                    let budget = (inner.width as usize).saturating_sub(used + 2 + tail.len());
-                    spans.push(Span::styled(
-                        format!("  {}{tail}", super::fit_path(&safe(&node.file), budget)),
-                        t.get("ui.path"),
-                    ));
+                if let Some(place) = place {
+                    spans.push(Span::styled(place, t.get("ui.path")));
                 }
                 Line::from(spans)
             }
@@ -195,4 +200,15 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         lines.push(line);
     }
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The line a tree row shows: for callers the first call site (in the caller's file),
+/// for callees and the root the definition's first line. The panel's bottom title says
+/// which.
+fn line_of(n: &TreeNode, node: &Node, dir: Walk) -> u32 {
+    n.via
+        .as_ref()
+        .filter(|_| dir == Walk::Callers)
+        .and_then(|v| v.sites.first())
+        .map_or(node.start_line, |s| s.line)
 }
