@@ -57,6 +57,8 @@ pub enum Action {
     /// Reconcile with the disk now: re-read changed files (the watcher does it on its own
     /// unless watching is impossible or off).
     Reindex,
+    /// List the files left out of the index (binary, too large, unreadable) and why.
+    ListSkipped,
     /// Suspend to the shell (Ctrl-Z); the terminal is restored and set up again on `fg`.
     Suspend,
     /// Delete the character before the cursor in a text input.
@@ -299,6 +301,13 @@ pub const BINDINGS: &[Binding] = &[
         Sc::Panels,
         A::Reindex,
         "re-read changed files now (reconcile with the disk)",
+    ),
+    b(
+        &[(K::Char('S'), N), (K::Char('S'), S)],
+        "S",
+        Sc::Panels,
+        A::ListSkipped,
+        "list the files left out of the index, and why",
     ),
     b(
         &[(K::Char('z'), C)],

@@ -103,3 +103,80 @@ fn a_resize_keeps_the_definition_in_the_source_panel() {
     let short = screen(&mut app, 60, 16);
     assert!(short.contains("def parse_query"), "{short}");
 }
+
+/// `S` lists the files left out of the index with the reason of each.
+#[test]
+fn the_skipped_files_are_listed_with_their_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ok.py"), "def f():\n    pass\n").unwrap();
+    std::fs::write(dir.path().join("blob.py"), b"def f():\n\x00\x01\x02 pass\n").unwrap();
+    let mut app = app_on(dir.path(), Theme::load("dark", None).unwrap());
+    let s = screen(&mut app, 160, 30);
+    assert!(s.contains("· 1 skipped"), "{s}");
+    assert!(s.contains("1 file · 1 symbol · 0 calls"), "{s}");
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('S'));
+    assert_eq!(app.overlay, Overlay::Skipped(0));
+    let s = screen(&mut app, 160, 30);
+    assert!(s.contains("1 file left out of the index"), "{s}");
+    assert!(
+        s.contains("blob.py  binary (a NUL byte, or not UTF-8)"),
+        "{s}"
+    );
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.overlay, Overlay::None);
+    // Nothing left out: the key says so.
+    let mut app = python();
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('S'));
+    assert_eq!(app.overlay, Overlay::None);
+    assert_eq!(
+        app.status.message.as_deref(),
+        Some("no file was left out of the index")
+    );
+}
+
+/// A message (here where an export went) is shown whole: the counts give way to it.
+#[test]
+fn a_status_message_wins_over_the_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir.path().join("a-rather-long-folder-name/for-the-exports");
+    std::fs::create_dir_all(&deep).unwrap();
+    let out = deep.join("callers-of-render-json.json");
+    let mut app = super::focused_render_json();
+    app.export(out.to_str().unwrap(), false);
+    let msg = app.status.message.clone().unwrap();
+    assert!(msg.starts_with("exported ") && msg.ends_with("callers-of-render-json.json"));
+    let width = (msg.chars().count() + 20) as u16;
+    let s = screen(&mut app, width.max(100), 30);
+    let status = s.lines().last().unwrap();
+    assert!(status.contains(&msg), "{status}");
+}
+
+/// The help scrolls with every movement key (PgDn, G, g) and closes with Esc.
+#[test]
+fn help_scrolls_with_page_keys_and_g() {
+    let mut app = python();
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('?'));
+    screen(&mut app, 100, 24);
+    key(&mut app, KeyCode::PageDown);
+    let Overlay::Help(after_page) = app.overlay else {
+        panic!("PgDn closed the help")
+    };
+    assert!(after_page > 1, "{after_page}");
+    key(&mut app, KeyCode::Char('G'));
+    screen(&mut app, 100, 24);
+    let Overlay::Help(bottom) = app.overlay else {
+        panic!("G closed the help")
+    };
+    let s = screen(&mut app, 100, 24);
+    assert!(s.contains("mouse: click selects"), "the end is shown: {s}");
+    // One step up from the bottom moves (the scroll was clamped to the text).
+    key(&mut app, KeyCode::Up);
+    assert_eq!(app.overlay, Overlay::Help(bottom - 1));
+    key(&mut app, KeyCode::Char('g'));
+    assert_eq!(app.overlay, Overlay::Help(0));
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.overlay, Overlay::None);
+}

@@ -63,7 +63,10 @@ fn the_lower_bound_is_one_line_and_the_callers_stay_reachable() {
     let rows = app.impact.as_ref().unwrap().rows();
     let s = screen(&mut app, 100, 30);
     assert!(s.contains(&format!("row {0}/{0}", rows.len())), "{s}");
-    assert!(s.contains("  b.py") || s.contains("  c.py") || s.contains("  a.py"), "{s}");
+    assert!(
+        s.contains("  b.py") || s.contains("  c.py") || s.contains("  a.py"),
+        "{s}"
+    );
     // Enter on a caller makes it the root.
     let at = rows
         .iter()

@@ -140,6 +140,13 @@ impl App {
                 self.status.notice = Some("re-indexing".into());
             }
             Action::Suspend => self.pending = Some(External::Suspend),
+            Action::ListSkipped => match &self.snapshot {
+                Some(s) if super::left_out(&s.index).is_empty() => {
+                    self.status.message = Some("no file was left out of the index".into())
+                }
+                Some(_) => self.overlay = Overlay::Skipped(0),
+                None => self.status.message = Some("indexing: the list comes when it ends".into()),
+            },
             Action::DeleteChar => self.edit_query(|q| {
                 q.pop();
             }),
@@ -159,12 +166,20 @@ impl App {
     /// Actions while an overlay is open; `true` when consumed.
     fn overlay_action(&mut self, a: Action) -> bool {
         match (&mut self.overlay, a) {
-            (Overlay::Help(s), Action::Down) => *s += 1,
-            (Overlay::Help(s), Action::Up) => *s = s.saturating_sub(1),
-            (Overlay::Help(s), Action::PageDown) => *s += 10,
-            (Overlay::Help(s), Action::PageUp) => *s = s.saturating_sub(10),
-            (Overlay::Help(_), Action::Suspend) => return false,
-            (Overlay::Help(_), _) => self.overlay = Overlay::None,
+            // The scrolled overlays: every movement key scrolls (the draw clamps the
+            // scroll to the text), Suspend suspends, any other key closes.
+            (Overlay::Help(s) | Overlay::Skipped(s), Action::Down) => *s = s.saturating_add(1),
+            (Overlay::Help(s) | Overlay::Skipped(s), Action::Up) => *s = s.saturating_sub(1),
+            (Overlay::Help(s) | Overlay::Skipped(s), Action::PageDown) => {
+                *s = s.saturating_add(self.areas.help_page.max(1))
+            }
+            (Overlay::Help(s) | Overlay::Skipped(s), Action::PageUp) => {
+                *s = s.saturating_sub(self.areas.help_page.max(1))
+            }
+            (Overlay::Help(s) | Overlay::Skipped(s), Action::Top) => *s = 0,
+            (Overlay::Help(s) | Overlay::Skipped(s), Action::Bottom) => *s = usize::MAX / 2,
+            (Overlay::Help(_) | Overlay::Skipped(_), Action::Suspend) => return false,
+            (Overlay::Help(_) | Overlay::Skipped(_), _) => self.overlay = Overlay::None,
             (Overlay::ExportPrompt(p), Action::Activate) => {
                 let p = p.clone();
                 self.export(&p, false);
@@ -197,7 +212,7 @@ impl App {
                     _ => {}
                 }
             }
-            Overlay::Help(_) => self.overlay = Overlay::None,
+            Overlay::Help(_) | Overlay::Skipped(_) => self.overlay = Overlay::None,
             Overlay::None => {
                 self.edit_query(|q| q.push(c));
                 self.sync_source(false);

@@ -81,6 +81,33 @@ pub enum Overlay {
     ExportPrompt(String),
     /// The export path exists: overwrite?
     ConfirmOverwrite(String),
+    /// The files left out of the index and why (scrolled by this many lines).
+    Skipped(usize),
+}
+
+/// The files of `index` left out that a user would expect in it, with their reasons:
+/// binary, too large, unreadable, special (a FIFO or device). Unknown extensions and
+/// symbolic links are left out by design and not listed.
+pub fn left_out(index: &crate::index::Index) -> Vec<&(String, crate::index::SkipReason)> {
+    use crate::index::SkipReason as R;
+    index
+        .skipped
+        .iter()
+        .filter(|(_, r)| matches!(r, R::Binary | R::TooLarge | R::Unreadable | R::Special))
+        .collect()
+}
+
+/// Why a file was left out, as the skipped-files list says it.
+pub fn skip_reason(r: crate::index::SkipReason) -> &'static str {
+    use crate::index::SkipReason as R;
+    match r {
+        R::Binary => "binary (a NUL byte, or not UTF-8)",
+        R::TooLarge => "too large (over the size cap, max_file_bytes)",
+        R::Unsupported => "no language for the extension",
+        R::Unreadable => "unreadable (an I/O error, or the parser gave up)",
+        R::Symlink => "a symbolic link (never followed)",
+        R::Special => "a FIFO, socket or device (never opened)",
+    }
 }
 
 /// Something only the event loop can do, because it owns the terminal.
@@ -125,6 +152,8 @@ pub struct Areas {
     pub source: Rect,
     /// Impact panel.
     pub impact: Rect,
+    /// Text lines of the open scrolled overlay (help, skipped files): a page for PgUp/PgDn.
+    pub help_page: usize,
 }
 
 /// The whole UI state.

@@ -16,7 +16,7 @@ impl App {
     pub fn mouse(&mut self, m: MouseEvent) {
         if self.overlay != Overlay::None {
             if matches!(m.kind, MouseEventKind::Down(_)) {
-                if let Overlay::Help(_) = self.overlay {
+                if matches!(self.overlay, Overlay::Help(_) | Overlay::Skipped(_)) {
                     self.overlay = Overlay::None;
                 }
             }

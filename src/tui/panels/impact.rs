@@ -77,7 +77,10 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
                 };
                 let mark = if v.show_reasons { "▾" } else { "▸" };
                 Line::styled(
-                    format!("{mark} lower bound: {}{calls}", count(n, "reason", "reasons")),
+                    format!(
+                        "{mark} lower bound: {}{calls}",
+                        count(n, "reason", "reasons")
+                    ),
                     t.get("ui.unresolved"),
                 )
             }
@@ -124,14 +127,15 @@ fn headline<'a>(v: &crate::tui::impact::ImpactView, t: &Theme) -> Line<'a> {
     if v.lower_bound_dominates() {
         return Line::from(vec![
             Span::styled("risk unknown", t.get("ui.unresolved")),
-            Span::styled(
-                format!(" · {} found", r.caller_count()),
-                t.get("ui.text"),
-            ),
+            Span::styled(format!(" · {} found", r.caller_count()), t.get("ui.text")),
             Span::styled(
                 format!(
                     " · {} may add callers",
-                    count(v.maybe_calls as usize, "unresolved call", "unresolved calls")
+                    count(
+                        v.maybe_calls as usize,
+                        "unresolved call",
+                        "unresolved calls"
+                    )
                 ),
                 t.get("ui.unresolved"),
             ),

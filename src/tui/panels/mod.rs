@@ -56,6 +56,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         tree: tree_area,
         source: source_area,
         impact: impact_area,
+        help_page: app.areas.help_page,
     };
     search::draw(f, app, search_area);
     tree::draw(f, app, tree_area);
@@ -65,6 +66,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     match app.overlay.clone() {
         Overlay::None => {}
         Overlay::Help(scroll) => help::draw_help(f, app, scroll),
+        Overlay::Skipped(scroll) => help::draw_skipped(f, app, scroll),
         Overlay::ExportPrompt(p) => help::draw_prompt(f, app, &p, None),
         Overlay::ConfirmOverwrite(p) => help::draw_prompt(f, app, &p, Some(())),
     }

@@ -1,12 +1,12 @@
-//! The status bar: indexing phase and progress bar, counts, cache state, the last error
-//! or message, and the help key.
+//! The status bar: indexing phase and progress bar, the last error or message (before the
+//! counts, which give way to it), cache state, counts, and the help key.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::{fit_spans, safe};
+use super::{count, fit_spans, safe};
 use crate::tui::app::App;
 use crate::worker::Phase;
 
@@ -32,27 +32,8 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     } else if app.snapshot.is_some() {
         spans.push(Span::styled(" ready ", t.get("ui.progress")));
     }
-    if let Some(snap) = &app.snapshot {
-        let st = &snap.index.stats;
-        spans.push(Span::raw(format!(
-            "· {} files · {} symbols · {} calls ",
-            st.files_indexed + st.files_windowed,
-            st.definitions,
-            st.edges.get("calls").copied().unwrap_or(0)
-        )));
-        // Files a user would expect in the index but that are not in it (unknown
-        // extensions and symlinks are by design, not counted here): `index` lists them.
-        let skipped = st.files_skipped_binary
-            + st.files_skipped_too_large
-            + st.files_skipped_unreadable
-            + st.files_skipped_special;
-        if skipped > 0 {
-            spans.push(Span::styled(
-                format!("· {skipped} skipped (binary, too large or unreadable) "),
-                t.get("ui.text.dim"),
-            ));
-        }
-    }
+    // A message (an export written and where, a toggle) is read once and then gone: it
+    // comes before the counts, which are always there, and the counts give way to it.
     if let Some(e) = &s.error {
         spans.push(Span::styled(format!("· {} ", safe(e)), t.get("ui.error")));
     } else if let Some(m) = &s.message {
@@ -62,6 +43,32 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             format!("· {} ", safe(n)),
             t.get("ui.text.dim"),
         ));
+    }
+    if let Some(snap) = &app.snapshot {
+        let st = &snap.index.stats;
+        spans.push(Span::raw(format!(
+            "· {} · {} · {} ",
+            count(
+                (st.files_indexed + st.files_windowed) as usize,
+                "file",
+                "files"
+            ),
+            count(st.definitions as usize, "symbol", "symbols"),
+            count(
+                st.edges.get("calls").copied().unwrap_or(0) as usize,
+                "call",
+                "calls"
+            )
+        )));
+        // Files a user would expect in the index but that are not in it (unknown
+        // extensions and symlinks are by design, not counted here): `S` lists them.
+        let skipped = crate::tui::app::left_out(&snap.index).len();
+        if skipped > 0 {
+            spans.push(Span::styled(
+                format!("· {skipped} skipped (binary, too large or unreadable; S lists) "),
+                t.get("ui.text.dim"),
+            ));
+        }
     }
     let help = Span::styled(" ? help ", t.get("ui.help.key"));
     let help_w = help.width() as u16;
