@@ -204,10 +204,23 @@ fn export_writes_subgraph_json_and_asks_before_overwriting() {
     let path = dir.path().join("out.json");
     let mut app = focused_render_json();
     key(&mut app, KeyCode::Char('x'));
+    // The default is outside the repository (in the user data folder), so the watcher
+    // never indexes an export; the prompt says so, and warns for a path inside it.
+    let default = codegraph_tui::config::export_dir()
+        .unwrap()
+        .join("python-render_json.json");
     assert_eq!(
         app.overlay,
-        Overlay::ExportPrompt("./codegraph-render_json.json".into())
+        Overlay::ExportPrompt(default.display().to_string())
     );
+    assert!(!default.starts_with(&app.root), "{}", default.display());
+    assert!(screen(&mut app, 100, 30).contains("outside the repository: not indexed"));
+    ctrl(&mut app, 'u');
+    let inside = app.root.join("graph.json").display().to_string();
+    typ(&mut app, &inside);
+    assert!(screen(&mut app, 100, 30).contains("inside the repository: it would be indexed"));
+    ctrl(&mut app, 'u');
+    typ(&mut app, "/exports/callers.json");
     insta::assert_snapshot!("export_prompt", screen(&mut app, 100, 30));
     ctrl(&mut app, 'u');
     typ(&mut app, path.to_str().unwrap());

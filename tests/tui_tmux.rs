@@ -256,6 +256,7 @@ fn search_enter_expand_export_quit_in_a_real_terminal() {
     let env = [
         format!("EDITOR={}", editor.display()),
         "VISUAL=".to_string(),
+        format!("XDG_DATA_HOME={}", dir.path().join("data").display()),
     ];
     let Some(s) = Session::start("main", &common::fixture("python"), dir.path(), &env) else {
         return;
@@ -295,12 +296,19 @@ fn search_enter_expand_export_quit_in_a_real_terminal() {
         args.starts_with("+16 ") && args.trim_end().ends_with("app/main.py"),
         "{args}"
     );
-    // Export to the temp dir (default path is relative to the working directory).
+    // Export to the default path: the user data folder (here the test's XDG_DATA_HOME),
+    // outside the repository.
     s.keys(&["x"]);
-    s.wait_for(&["Export shown subgraph", "./codegraph-render_json.json"]);
+    s.wait_for(&[
+        "Export shown subgraph",
+        "python-render_json.json",
+        "not indexed",
+    ]);
     s.keys(&["Enter"]);
     s.wait_for(&["exported"]);
-    let out = dir.path().join("codegraph-render_json.json");
+    let out = dir
+        .path()
+        .join("data/codegraph-tui/exports/python-render_json.json");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(v["schema"], "codegraph-tui/subgraph@1");
     assert_eq!(v["root"], "app/render.py::render_json");

@@ -129,7 +129,7 @@ impl App {
                         .as_ref()
                         .and_then(|s| s.index.graph.node(t.root()))
                         .map_or("graph".to_string(), |n| file_safe(&n.name));
-                    self.overlay = Overlay::ExportPrompt(format!("./codegraph-{name}.json"));
+                    self.overlay = Overlay::ExportPrompt(self.default_export(&name));
                 }
                 None => self.status.message = Some("nothing to export: pick a symbol first".into()),
             },
@@ -371,6 +371,20 @@ impl App {
         self.show_root(id, dir);
     }
 
+    /// The export prompt's first path: `<export dir>/<repo>-<symbol>.json`, outside the
+    /// repository (see [`crate::config::export_dir`]); the system's temporary folder when
+    /// there is no home folder.
+    fn default_export(&self, name: &str) -> String {
+        let dir = crate::config::export_dir().unwrap_or_else(std::env::temp_dir);
+        let repo = self
+            .root
+            .file_name()
+            .map_or("repo".into(), |n| file_safe(&n.to_string_lossy()));
+        dir.join(format!("{repo}-{name}.json"))
+            .display()
+            .to_string()
+    }
+
     /// Writes the shown subgraph (root, direction, depth as on screen) to `path` as
     /// subgraph JSON; without `overwrite`, an existing file opens the confirmation.
     pub fn export(&mut self, path: &str, overwrite: bool) {
@@ -389,6 +403,12 @@ impl App {
         };
         json.push(b'\n');
         let p = Path::new(path);
+        // The default folder is made on first use; a folder typed by hand must exist.
+        if let (Some(parent), Some(dir)) = (p.parent(), crate::config::export_dir()) {
+            if parent == dir {
+                let _ = std::fs::create_dir_all(parent);
+            }
+        }
         let mut opts = std::fs::OpenOptions::new();
         opts.write(true);
         if overwrite {
@@ -403,10 +423,15 @@ impl App {
             Ok(()) => {
                 self.overlay = Overlay::None;
                 let shown = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+                let inside = if self.inside_repo(&shown) {
+                    " (inside the repository: it will be indexed with it)"
+                } else {
+                    ""
+                };
                 self.status.message = Some(format!(
-                    "exported {} nodes, {} edges to {}",
-                    sub.nodes.len(),
-                    sub.edges.len(),
+                    "exported {}, {} to {}{inside}",
+                    crate::tui::panels::count(sub.nodes.len(), "node", "nodes"),
+                    crate::tui::panels::count(sub.edges.len(), "edge", "edges"),
                     shown.display()
                 ));
             }
@@ -418,6 +443,16 @@ impl App {
                 self.status.error = Some(format!("cannot write {path}: {e}"));
             }
         }
+    }
+}
+
+impl App {
+    /// Whether `path` (absolute, or relative to the working directory) is under the
+    /// repository root, where the walk and the watcher would index it. Lexical (the root
+    /// is canonical; a path through a symlink into the repository is not seen), so the
+    /// export prompt can ask it while drawing.
+    pub fn inside_repo(&self, path: &Path) -> bool {
+        std::path::absolute(path).is_ok_and(|abs| abs.starts_with(&self.root))
     }
 }
 

@@ -129,11 +129,17 @@ fn draw_scrolled(
 pub(super) fn draw_prompt(f: &mut Frame, app: &App, path: &str, confirm: Option<()>) {
     let t = &app.theme;
     let area = centered(f.area(), 70, 5);
+    let inside = app.inside_repo(std::path::Path::new(path));
     let (title, body, hint) = match confirm {
+        None if inside => (
+            " Export shown subgraph as JSON ",
+            format!("> {}", safe(path)),
+            "inside the repository: it would be indexed · Enter writes · Esc cancels",
+        ),
         None => (
             " Export shown subgraph as JSON ",
             format!("> {}", safe(path)),
-            "Enter writes · Esc cancels · Ctrl-u clears",
+            "outside the repository: not indexed · Enter writes · Esc cancels",
         ),
         Some(()) => (
             " File exists ",
