@@ -211,3 +211,63 @@ fn a_filter_toggle_keeps_the_selected_symbol() {
     key(&mut app, KeyCode::Char('t'));
     assert_eq!(selected(&app).as_deref(), Some("a.py::leaf"));
 }
+
+/// Back and forward bring a visited root's tree back as it was left: its expanded nodes
+/// and its selection, also after a new snapshot arrived in between.
+#[test]
+fn back_and_forward_restore_expanded_nodes_and_the_selection() {
+    let (_tmp, repo, mut app) = super::python_copy();
+    typ(&mut app, "render_json");
+    key(&mut app, KeyCode::Enter);
+    // Expand configure (third caller) and select build_app under it.
+    for k in [
+        KeyCode::Down,
+        KeyCode::Down,
+        KeyCode::Down,
+        KeyCode::Char('l'),
+    ] {
+        key(&mut app, k);
+    }
+    key(&mut app, KeyCode::Down);
+    let selected = |app: &App| {
+        app.selected_tree_node()
+            .map(|i| app.tree.as_ref().unwrap().nodes[i].id.to_string())
+    };
+    assert_eq!(selected(&app).as_deref(), Some("app/main.py::build_app"));
+    // The rows (id, expanded) and the selected row.
+    let state = |app: &App| {
+        let t = app.tree.as_ref().unwrap();
+        let rows: Vec<(String, bool)> = app
+            .tree_rows()
+            .iter()
+            .filter_map(|r| match r {
+                codegraph_tui::tui::tree::Row::Node(i) => {
+                    Some((t.nodes[*i].id.to_string(), t.nodes[*i].expanded))
+                }
+                _ => None,
+            })
+            .collect();
+        (rows, t.selected)
+    };
+    let before = state(&app);
+    assert!(screen(&mut app, 100, 30).contains("▾ fn configure"));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        &**app.tree.as_ref().unwrap().root(),
+        "app/main.py::build_app"
+    );
+    // Expand something in the second tree too.
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Char('l'));
+    let second = state(&app);
+    key(&mut app, KeyCode::Backspace);
+    assert_eq!(selected(&app).as_deref(), Some("app/main.py::build_app"));
+    assert_eq!(state(&app), before, "the tree came back changed");
+    key(&mut app, KeyCode::Char(']'));
+    assert_eq!(state(&app), second);
+    // A new snapshot in between: the tree is carried over to it.
+    super::reindex(&mut app, &repo, 2);
+    key(&mut app, KeyCode::Backspace);
+    assert_eq!(selected(&app).as_deref(), Some("app/main.py::build_app"));
+    assert_eq!(state(&app), before);
+}

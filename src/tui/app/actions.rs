@@ -366,9 +366,9 @@ impl App {
             });
             return;
         }
+        self.save_tree();
         self.history_pos = to as usize;
-        let (id, dir) = self.history[self.history_pos].clone();
-        self.show_root(id, dir);
+        self.restore_root(self.history_pos);
     }
 
     /// The export prompt's first path: `<export dir>/<repo>-<symbol>.json`, outside the

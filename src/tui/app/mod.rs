@@ -184,6 +184,9 @@ pub struct App {
     pub history: Vec<(Arc<str>, Walk)>,
     /// Index of the current root in [`App::history`].
     pub history_pos: usize,
+    /// The tree of each history entry as it was left (expanded nodes, selection, scroll)
+    /// with the generation of the snapshot it was made on; `None` until it is left.
+    history_trees: Vec<Option<(u64, CallTree)>>,
     /// The source panel.
     pub source: SourceView,
     sources: SourceCache,
@@ -234,6 +237,7 @@ impl App {
             filters: Filters::default(),
             history: Vec::new(),
             history_pos: 0,
+            history_trees: Vec::new(),
             source: SourceView::default(),
             sources: SourceCache::default(),
             impact: None,
@@ -396,12 +400,7 @@ impl App {
 
     /// The selected row as (arena node, whether it is the node's unresolved-count row).
     fn selected_row(&self) -> Option<(usize, bool)> {
-        let rows = self.tree_rows();
-        let t = self.tree.as_ref()?;
-        match rows.get(t.selected.min(rows.len().saturating_sub(1)))? {
-            Row::Node(i) => Some((*i, false)),
-            Row::Unresolved { node, .. } => Some((*node, true)),
-        }
+        selected_of(self.tree.as_ref()?, self.snapshot.as_ref()?, self.filters)
     }
 
     /// Selects the row of arena node `keep.0` (its unresolved-count row when `keep.1` and
@@ -439,13 +438,53 @@ impl App {
 
     /// Makes `id` the root of the call tree (callers first), recording it in the history.
     pub fn focus_symbol(&mut self, id: Arc<str>, dir: Walk) {
+        self.save_tree();
         self.history
             .truncate(self.history.len().min(self.history_pos + 1));
         if self.history.last() != Some(&(id.clone(), dir)) {
             self.history.push((id.clone(), dir));
         }
+        self.history_trees.resize(self.history.len(), None);
         self.history_pos = self.history.len() - 1;
         self.show_root(id, dir);
+    }
+
+    /// Keeps the tree on screen with its history entry, for back and forward to bring
+    /// back as it was left.
+    fn save_tree(&mut self) {
+        let (Some(t), Some(s)) = (&self.tree, &self.snapshot) else {
+            return;
+        };
+        self.history_trees.resize(self.history.len(), None);
+        if let Some(slot) = self.history_trees.get_mut(self.history_pos) {
+            *slot = Some((s.generation, t.clone()));
+        }
+    }
+
+    /// Shows history entry `pos` (`history_pos` already set): its tree as it was left,
+    /// expanded nodes and selection included (carried over to a newer snapshot if one came
+    /// since), or a fresh tree when it was never left or its direction changed.
+    fn restore_root(&mut self, pos: usize) {
+        let (id, dir) = self.history[pos].clone();
+        let saved = self.history_trees.get_mut(pos).and_then(Option::take);
+        let Some(snap) = self.snapshot.clone() else {
+            return;
+        };
+        match saved {
+            Some((generation, t)) if *t.root() == id && t.direction == dir => {
+                if generation == snap.generation {
+                    self.tree = Some(t);
+                } else {
+                    let keep = selected_of(&t, &snap, self.filters);
+                    let (tree, at) = t.carried_to(&snap, keep.map(|k| k.0));
+                    self.tree = Some(tree);
+                    self.select(Some((at, keep.is_some_and(|k| k.1))));
+                }
+                self.impact = ImpactView::compute(&snap, &id, &self.root);
+                self.sync_source(true);
+            }
+            _ => self.show_root(id, dir),
+        }
     }
 
     fn show_root(&mut self, id: Arc<str>, dir: Walk) {
@@ -477,5 +516,14 @@ impl App {
             SearchMode::Symbols => self.search.selected_symbol().map(|s| s.id.clone()),
             _ => self.chunks.selected_hit().map(|h| Arc::from(h.id.as_str())),
         }
+    }
+}
+
+/// The selected row of `t` as (arena node, whether it is the node's unresolved-count row).
+fn selected_of(t: &CallTree, snap: &Snapshot, filters: Filters) -> Option<(usize, bool)> {
+    let rows = t.rows(snap, filters);
+    match rows.get(t.selected.min(rows.len().saturating_sub(1)))? {
+        Row::Node(i) => Some((*i, false)),
+        Row::Unresolved { node, .. } => Some((*node, true)),
     }
 }
