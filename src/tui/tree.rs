@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::index::graph::{Site, SUBGRAPH_SCHEMA};
 use crate::index::{CodeGraph, Edge, Node, Relation, Subgraph, Tier, Walk};
+use crate::tui::unresolved::{calls_of, UnresolvedCall};
 use crate::worker::Snapshot;
 
 /// The edge that led from a tree node's parent to it.
@@ -39,6 +40,9 @@ pub struct TreeNode {
     pub expanded: bool,
     /// The id appears among the ancestors: not expandable.
     pub cycle: bool,
+    /// The calls behind the node's unresolved row, with how many there are, while that
+    /// row is open (see [`crate::tui::unresolved::calls_of`]).
+    pub unresolved: Option<(Vec<UnresolvedCall>, usize)>,
 }
 
 /// A visible row of the tree.
@@ -53,6 +57,42 @@ pub enum Row {
         /// The count.
         count: u32,
     },
+    /// Under an open unresolved row: one of the calls (index into the node's list).
+    Call {
+        /// Arena index of the node.
+        node: usize,
+        /// Index of the call in [`TreeNode::unresolved`].
+        call: usize,
+    },
+    /// Under an ambiguous call: one definition it could mean.
+    Candidate {
+        /// Arena index of the node.
+        node: usize,
+        /// Index of the call in [`TreeNode::unresolved`].
+        call: usize,
+        /// Index into the call's candidates.
+        cand: usize,
+    },
+    /// Under an expanded node whose children a filter hides: how many are hidden.
+    Hidden {
+        /// Arena index of the node.
+        node: usize,
+        /// How many children the filters hide.
+        count: usize,
+    },
+}
+
+impl Row {
+    /// The arena node a row belongs to (its own node, or the node it is listed under).
+    pub fn node(&self) -> usize {
+        match *self {
+            Row::Node(i)
+            | Row::Unresolved { node: i, .. }
+            | Row::Call { node: i, .. }
+            | Row::Candidate { node: i, .. }
+            | Row::Hidden { node: i, .. } => i,
+        }
+    }
 }
 
 /// The call tree of one root.
@@ -117,6 +157,7 @@ impl CallTree {
                 children: None,
                 expanded: false,
                 cycle: false,
+                unresolved: None,
             }],
             selected: 0,
             offset: 0,
@@ -150,6 +191,7 @@ impl CallTree {
                     children: None,
                     expanded: false,
                     cycle,
+                    unresolved: None,
                 });
             }
             self.nodes[i].children = Some(ids);
@@ -240,6 +282,15 @@ impl CallTree {
         }
     }
 
+    /// Opens or closes the list of calls under node `i`'s unresolved row.
+    pub fn toggle_unresolved(&mut self, snap: &Snapshot, i: usize) {
+        let n = &mut self.nodes[i];
+        n.unresolved = match n.unresolved.take() {
+            Some(_) => None,
+            None => Some(calls_of(&snap.index.graph, &n.id, self.direction)),
+        };
+    }
+
     /// The visible rows, depth first, filters applied (the root is always shown).
     pub fn rows(&self, snap: &Snapshot, f: Filters) -> Vec<Row> {
         let mut out = Vec::new();
@@ -254,12 +305,31 @@ impl CallTree {
             if count > 0 {
                 // Right under the node, before its children (which the stack pops later).
                 out.push(Row::Unresolved { node: i, count });
+                for (call, c) in n.unresolved.iter().flat_map(|u| u.0.iter().enumerate()) {
+                    out.push(Row::Call { node: i, call });
+                    out.extend((0..c.candidates.len()).map(|cand| Row::Candidate {
+                        node: i,
+                        call,
+                        cand,
+                    }));
+                }
             }
             if let Some(kids) = &n.children {
+                let mut hidden = 0;
                 for &k in kids.iter().rev() {
                     if self.visible(snap, k, f) {
                         stack.push(k);
+                    } else {
+                        hidden += 1;
                     }
+                }
+                // A filter that hides every child must not leave the node looking like
+                // one without callers.
+                if hidden > 0 {
+                    out.push(Row::Hidden {
+                        node: i,
+                        count: hidden,
+                    });
                 }
             }
         }
@@ -302,6 +372,7 @@ impl CallTree {
                     unresolved += count as usize;
                     continue;
                 }
+                Row::Call { .. } | Row::Candidate { .. } | Row::Hidden { .. } => continue,
             };
             let n = &self.nodes[i];
             if let Some(node) = g.node(&n.id) {
@@ -359,7 +430,7 @@ impl CallTree {
         rows.iter()
             .filter_map(|r| match r {
                 Row::Node(i) => Some(self.nodes[*i].depth),
-                Row::Unresolved { .. } => None,
+                _ => None,
             })
             .max()
             .unwrap_or(0)

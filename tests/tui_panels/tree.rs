@@ -119,7 +119,7 @@ fn export_holds_exactly_the_rows_on_screen() {
             .iter()
             .filter_map(|r| match r {
                 Row::Node(i) => Some(tree.nodes[*i].id.to_string()),
-                Row::Unresolved { .. } => None,
+                _ => None,
             })
             .collect();
         let node_rows = shown.len();
@@ -129,7 +129,7 @@ fn export_holds_exactly_the_rows_on_screen() {
             .iter()
             .map(|r| match r {
                 Row::Unresolved { count, .. } => *count,
-                Row::Node(_) => 0,
+                _ => 0,
             })
             .sum();
         let v = export(&mut app, name);

@@ -11,7 +11,6 @@ use crate::index::Walk;
 use crate::tui::chunks::SearchMode;
 use crate::tui::impact::ImpactRow;
 use crate::tui::keymap::Action;
-use crate::tui::tree::Row;
 use crate::worker::IndexCommand;
 
 impl App {
@@ -262,42 +261,11 @@ impl App {
         }
     }
 
-    fn clamp_tree(&mut self) {
+    pub(super) fn clamp_tree(&mut self) {
         let n = self.tree_rows().len();
         if let Some(t) = &mut self.tree {
             t.selected = t.selected.min(n.saturating_sub(1));
         }
-    }
-
-    fn expand(&mut self, open: bool) {
-        if self.focus != Focus::Tree {
-            return;
-        }
-        let (Some(i), Some(snap)) = (self.selected_tree_node(), self.snapshot.clone()) else {
-            return;
-        };
-        let filters = self.filters;
-        let Some(t) = &mut self.tree else { return };
-        if open {
-            if t.nodes[i].cycle {
-                self.status.message = Some("cycle: this symbol is already above".into());
-            } else if t.nodes[i].expanded {
-                // Already open: step onto the first child, like a file tree.
-                if t.nodes[i].children.as_ref().is_some_and(|c| !c.is_empty()) {
-                    t.selected += 1;
-                }
-            } else {
-                t.expand(&snap, i);
-            }
-        } else if t.nodes[i].expanded && i != 0 {
-            t.nodes[i].expanded = false;
-        } else if let Some(p) = t.nodes[i].parent {
-            let rows = t.rows(&snap, filters);
-            if let Some(r) = rows.iter().position(|r| *r == Row::Node(p)) {
-                t.selected = r;
-            }
-        }
-        self.clamp_tree();
     }
 
     fn activate(&mut self) {
@@ -312,7 +280,24 @@ impl App {
                 if self.mode == SearchMode::Symbols {
                     self.search.finish_matching();
                 }
+                if self.snapshot.is_none() {
+                    self.status.message =
+                        Some("indexing: symbols can be opened when the first pass ends".into());
+                    return;
+                }
                 match self.search_selection().filter(known) {
+                    Some(id) if self.is_text_window(&id) => {
+                        // A line window of a file without definitions (a document, or
+                        // top-level code): it has no callers; its lines are on screen.
+                        let (a, b) = self
+                            .chunks
+                            .selected_hit()
+                            .map_or((0, 0), |h| (h.start_line, h.end_line));
+                        self.status.message = Some(format!(
+                            "{id}:{a}-{b} is a window of text, not a definition: no call tree \
+                             (its lines are in the source panel)"
+                        ));
+                    }
                     Some(id) => {
                         self.focus_symbol(id, Walk::Callers);
                         self.focus = Focus::Tree;
@@ -320,14 +305,7 @@ impl App {
                     None => self.status.message = Some("no symbol matches the query".into()),
                 }
             }
-            Focus::Tree => {
-                if let (Some(i), Some(t)) = (self.selected_tree_node(), &self.tree) {
-                    if i != 0 {
-                        let (id, dir) = (t.nodes[i].id.clone(), t.direction);
-                        self.focus_symbol(id, dir);
-                    }
-                }
-            }
+            Focus::Tree => self.activate_tree(),
             Focus::Impact => self.activate_impact(),
             Focus::Source => {}
         }

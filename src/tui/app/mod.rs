@@ -6,13 +6,15 @@
 //!
 //! This file holds the state types, the event entry points and the worker's side
 //! (snapshots in, the call tree carried over); what an action does is in `actions`, the
-//! mouse in `mouse`, and the source panel following the selection in `source_sync`.
+//! mouse in `mouse`, the call tree's row-by-row keys in `tree_keys`, and the source panel
+//! following the selection in `source_sync`.
 //!
 //! [`Action`]: super::keymap::Action
 
 mod actions;
 mod mouse;
 mod source_sync;
+mod tree_keys;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -523,7 +525,7 @@ impl App {
 fn selected_of(t: &CallTree, snap: &Snapshot, filters: Filters) -> Option<(usize, bool)> {
     let rows = t.rows(snap, filters);
     match rows.get(t.selected.min(rows.len().saturating_sub(1)))? {
-        Row::Node(i) => Some((*i, false)),
-        Row::Unresolved { node, .. } => Some((*node, true)),
+        Row::Node(i) | Row::Hidden { node: i, .. } => Some((*i, false)),
+        r => Some((r.node(), true)),
     }
 }

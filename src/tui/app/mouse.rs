@@ -15,10 +15,10 @@ impl App {
     /// wheel scrolls the panel under the pointer.
     pub fn mouse(&mut self, m: MouseEvent) {
         if self.overlay != Overlay::None {
-            if matches!(m.kind, MouseEventKind::Down(_)) {
-                if matches!(self.overlay, Overlay::Help(_) | Overlay::Skipped(_)) {
-                    self.overlay = Overlay::None;
-                }
+            if matches!(m.kind, MouseEventKind::Down(_))
+                && matches!(self.overlay, Overlay::Help(_) | Overlay::Skipped(_))
+            {
+                self.overlay = Overlay::None;
             }
             return;
         }

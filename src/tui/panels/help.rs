@@ -45,7 +45,9 @@ pub(super) fn draw_help(f: &mut Frame, app: &mut App, scroll: usize) {
         "tree: ▸ closed  ▾ open  · no more  ↻ cycle (not expanded again)",
         "tiers: [local] [import] [qualified] most to least certain;",
         "       [unique_name] a guess (dimmed); [ref …] used as a value, not called",
-        "? N unresolved: calls no edge was made for: the tree is a lower bound",
+        "? N unresolved: calls no edge was made for: the tree is a lower bound;",
+        "       Enter lists them (× call [reason] site, ? candidate: Enter re-roots)",
+        "· N hidden by a filter: t or u shows them",
         "history i/n: the root's place among the roots visited ([ and ] step)",
         "mouse: click selects, wheel scrolls",
     ] {

@@ -8,11 +8,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::{cut_name, fit_row, follow, hint, kind_marker, panel, safe};
+use super::{cut_name, fit_line, fit_row, follow, hint, kind_marker, panel, safe};
 use crate::index::Node;
 use crate::index::{Relation, Tier, Walk};
 use crate::tui::app::{App, Focus};
 use crate::tui::tree::{Row, TreeNode};
+use crate::tui::unresolved::{reason_text, unique_name_why};
 
 /// The label of a resolution tier as JSON writes it.
 pub fn tier_label(t: Tier) -> &'static str {
@@ -81,7 +82,18 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         .title_bottom(Line::from(pos).right_aligned());
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let h = inner.height as usize;
+    let detail = app
+        .selected_tree_row()
+        .and_then(|r| detail(app, &snap.index.graph, r));
+    // The detail, when the selected row has one, takes the panel's last one or two lines
+    // (wrapped; cut with `…` beyond two).
+    let detail_h = detail.as_ref().map_or(0, |d| {
+        d.chars()
+            .count()
+            .div_ceil((inner.width as usize).max(1))
+            .clamp(1, 2)
+    });
+    let h = (inner.height as usize).saturating_sub(detail_h);
     let Some(tree) = app.tree.as_mut() else {
         return;
     };
@@ -184,14 +196,93 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             }
             Row::Unresolved { node, count } => {
                 let n = &tree.nodes[node];
+                let calls = if count == 1 { "call" } else { "calls" };
                 let what = match tree.direction {
-                    Walk::Callees => "unresolved calls (targets unknown)",
-                    _ => "unresolved calls by this name (maybe more callers)",
+                    Walk::Callees => format!("unresolved {calls} (targets unknown)"),
+                    _ => format!("unresolved {calls} by this name (maybe more callers)"),
                 };
+                let (mark, listed) = match &n.unresolved {
+                    Some((l, total)) if l.len() < *total => {
+                        ("▾ ", format!(", first {} listed", l.len()))
+                    }
+                    Some(_) => ("▾ ", String::new()),
+                    None => ("▸ ", String::new()),
+                };
+                let text = format!("{mark}? {count} {what}{listed}");
+                fit_line(
+                    Line::from(vec![
+                        Span::raw("  ".repeat(n.depth as usize + 1)),
+                        Span::styled(text, t.get("ui.unresolved")),
+                    ]),
+                    inner.width as usize,
+                )
+            }
+            Row::Call { node, call } => {
+                let n = &tree.nodes[node];
+                let c = &n.unresolved.as_ref().expect("open").0[call];
+                let lead = "  ".repeat(n.depth as usize + 2);
+                let written = match &c.receiver {
+                    Some(r) => format!("{}.{}", safe(r), safe(&c.name)),
+                    None => safe(&c.name).into_owned(),
+                };
+                let tag = format!(" [{}]", c.reason.as_str());
+                let fitted = fit_row(
+                    inner.width as usize,
+                    lead.chars().count() + 2 + tag.chars().count(),
+                    &written,
+                    &safe(&c.site.file),
+                    &format!(":{}:{}", c.site.line, c.site.column),
+                );
                 Line::from(vec![
-                    Span::raw("  ".repeat(n.depth as usize + 1)),
-                    Span::styled(format!("? {count} {what}"), t.get("ui.unresolved")),
+                    Span::raw(lead),
+                    Span::styled("× ", t.get("ui.unresolved")),
+                    Span::styled(cut_name(&written, &fitted), t.get("ui.text")),
+                    Span::styled(tag, t.get("ui.unresolved")),
+                    Span::styled(fitted.place, t.get("ui.path")),
                 ])
+            }
+            Row::Candidate { node, call, cand } => {
+                let n = &tree.nodes[node];
+                let id = &n.unresolved.as_ref().expect("open").0[call].candidates[cand];
+                let lead = "  ".repeat(n.depth as usize + 3);
+                match g.node(id) {
+                    Some(c) => {
+                        let label = safe(c.id.split_once("::").map_or(&*c.id, |(_, r)| r));
+                        let fitted = fit_row(
+                            inner.width as usize,
+                            lead.chars().count() + 5,
+                            &label,
+                            &safe(&c.file),
+                            &format!(":{}", c.start_line),
+                        );
+                        Line::from(vec![
+                            Span::raw(lead),
+                            Span::styled("? ", t.get("ui.text.dim")),
+                            Span::styled(format!("{} ", kind_marker(c.kind)), t.get("ui.kind")),
+                            Span::styled(cut_name(&label, &fitted), t.get("ui.text")),
+                            Span::styled(fitted.place, t.get("ui.path")),
+                        ])
+                    }
+                    None => Line::from(format!("{lead}? {}", safe(id))),
+                }
+            }
+            Row::Hidden { node, count } => {
+                let n = &tree.nodes[node];
+                let what = match (app.filters.hide_tests, app.filters.hide_unique_name) {
+                    (true, true) => "t, u show",
+                    (true, false) => "t shows",
+                    _ => "u shows",
+                };
+                fit_line(
+                    Line::styled(
+                        format!(
+                            "{}· {count} hidden by a filter ({what})",
+                            "  ".repeat(n.depth as usize + 1)
+                        ),
+                        t.get("ui.text.dim"),
+                    ),
+                    inner.width as usize,
+                )
             }
         };
         if ri == tree.selected {
@@ -200,6 +291,22 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         lines.push(line);
     }
     f.render_widget(Paragraph::new(lines), inner);
+    if let Some(d) = detail {
+        let dh = detail_h as u16;
+        let y = inner.y + inner.height.saturating_sub(dh);
+        let text = fit_line(
+            Line::styled(d, app.theme.get("ui.text.dim")),
+            inner.width as usize * 2 - 2,
+        );
+        f.render_widget(
+            Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: true }),
+            Rect {
+                y,
+                height: dh.min(inner.height),
+                ..inner
+            },
+        );
+    }
 }
 
 /// The line a tree row shows: for callers the first call site (in the caller's file),
@@ -211,4 +318,40 @@ fn line_of(n: &TreeNode, node: &Node, dir: Walk) -> u32 {
         .filter(|_| dir == Walk::Callers)
         .and_then(|v| v.sites.first())
         .map_or(node.start_line, |s| s.line)
+}
+
+/// What the selected row needs said that its columns cannot hold: why a `unique_name`
+/// edge was guessed, what an unresolved call's reason means, what Enter does on an
+/// unresolved row.
+fn detail(app: &App, g: &crate::index::CodeGraph, row: Row) -> Option<String> {
+    let tree = app.tree.as_ref()?;
+    match row {
+        Row::Node(i) => {
+            let n = &tree.nodes[i];
+            let guessed = n.via.as_ref()?.resolution == Tier::UniqueName;
+            // The callee of the guessed edge: the row's node for callees, the parent
+            // (the tree's node the row calls) for callers.
+            let callee = match tree.direction {
+                Walk::Callees => g.node(&n.id)?,
+                _ => g.node(&tree.nodes[n.parent?].id)?,
+            };
+            guessed.then(|| unique_name_why(callee))
+        }
+        Row::Unresolved { node, .. } if tree.nodes[node].unresolved.is_none() => {
+            Some("Enter lists these calls: site, name, why unresolved, candidates".into())
+        }
+        Row::Call { node, call } => {
+            let c = &tree.nodes[node].unresolved.as_ref()?.0[call];
+            let more = match c.candidates.len() {
+                0 => String::new(),
+                n => format!(" · {n} candidates below, Enter on one re-roots"),
+            };
+            Some(format!(
+                "{}: {}{more}",
+                safe(&c.name),
+                reason_text(c.reason)
+            ))
+        }
+        _ => None,
+    }
 }
