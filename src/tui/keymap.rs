@@ -50,6 +50,9 @@ pub enum Action {
     ToggleUniqueName,
     /// Cycle the search box through symbols, text, semantic and hybrid search.
     CycleSearchMode,
+    /// Fold generated twins (a symbol's `.js`, `.cjs`, `.d.ts` copies) under one row, or
+    /// list them all.
+    ToggleTwins,
     /// Open `$EDITOR` at the shown line.
     OpenEditor,
     /// Export the shown subgraph as JSON (opens the path prompt).
@@ -159,6 +162,13 @@ pub const BINDINGS: &[Binding] = &[
         Sc::Global,
         A::CycleSearchMode,
         "search mode: symbols, text, semantic, hybrid",
+    ),
+    b(
+        &[(K::F(3), N)],
+        "F3",
+        Sc::Global,
+        A::ToggleTwins,
+        "search: fold/list generated twins (.js, .cjs, .d.ts copies)",
     ),
     b(
         &[(K::Tab, N)],

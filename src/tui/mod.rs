@@ -20,6 +20,7 @@ pub mod search;
 pub mod source;
 pub mod theme;
 pub mod tree;
+pub mod twins;
 pub mod unresolved;
 
 use std::io::{stdout, IsTerminal, Stdout};

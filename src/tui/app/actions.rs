@@ -103,6 +103,20 @@ impl App {
                 self.status.message = Some(format!("search mode: {}", self.mode.name()));
                 self.sync_source(false);
             }
+            Action::ToggleTwins => {
+                self.search.fold_twins = !self.search.fold_twins;
+                if let Some(snap) = self.snapshot.clone() {
+                    self.search.load(&snap);
+                }
+                self.status.message = Some(
+                    if self.search.fold_twins {
+                        "generated twins folded under one row (+N)"
+                    } else {
+                        "generated twins listed"
+                    }
+                    .into(),
+                );
+            }
             Action::OpenEditor => {
                 if !self.source.path.is_empty() {
                     self.pending = Some(External::Editor {

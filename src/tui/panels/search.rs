@@ -102,9 +102,15 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         )];
         // The path and the module side of the name give way, the line never (`fit_row`).
         let qn = safe(&sym.qualified_name);
+        // Folded generated twins (`+3`: its .js, .cjs and .d.ts copies).
+        let twins = if sym.twins > 0 {
+            format!(" +{}", sym.twins)
+        } else {
+            String::new()
+        };
         let fitted = super::fit_row(
             list.width as usize,
-            3,
+            3 + twins.chars().count(),
             &qn,
             &safe(&sym.file),
             &format!(":{}", sym.line),
@@ -127,6 +133,9 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             }
             let s = safe(c.encode_utf8(&mut [0; 4])).into_owned();
             spans.push(Span::styled(s, st));
+        }
+        if !twins.is_empty() {
+            spans.push(Span::styled(twins, t.get("ui.text.dim")));
         }
         spans.push(Span::styled(fitted.place, t.get("ui.path")));
         let mut line = Line::from(spans);
