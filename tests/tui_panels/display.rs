@@ -180,3 +180,29 @@ fn help_scrolls_with_page_keys_and_g() {
     key(&mut app, KeyCode::Esc);
     assert_eq!(app.overlay, Overlay::None);
 }
+
+/// The source panel follows the selection (of the search or the tree), which need not be
+/// the tree's root the impact panel shows: its title names the symbol and the panel.
+#[test]
+fn each_panel_says_which_symbol_it_shows() {
+    let mut app = super::focused_render_json();
+    for k in [
+        KeyCode::Down,
+        KeyCode::Down,
+        KeyCode::Down,
+        KeyCode::Char('l'),
+        KeyCode::Down,
+    ] {
+        key(&mut app, k);
+    }
+    let s = screen(&mut app, 140, 30);
+    assert!(s.contains("Callers of render_json"), "{s}");
+    assert!(s.contains("Impact of render_json"), "{s}");
+    assert!(s.contains("build_app (tree) · app/main.py :25-26"), "{s}");
+    key(&mut app, KeyCode::Char('/'));
+    super::ctrl(&mut app, 'u');
+    typ(&mut app, "parse_query");
+    let s = screen(&mut app, 140, 30);
+    assert!(s.contains("parse_query (search) · app/router.py"), "{s}");
+    assert!(s.contains("Impact of render_json"), "{s}");
+}

@@ -85,6 +85,20 @@ impl App {
             Some(Walk::Callees) if !call_row => Vec::new(),
             _ => sites,
         };
+        // Which symbol, and from which panel: the source follows the search selection or
+        // the tree's, which need not be the tree's root the impact panel is about.
+        self.source.shows = Some((
+            match node.kind {
+                crate::index::Kind::File => "(top level)".into(),
+                _ => node.name.to_string(),
+            },
+            if self.focus == Focus::Search && (self.tree.is_none() || !self.search.query.is_empty())
+            {
+                "search"
+            } else {
+                "tree"
+            },
+        ));
         let same = self.source.path == *node.file && self.source.range == range;
         if same && self.source.sites == sites && !recenter {
             return;

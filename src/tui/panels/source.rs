@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::{hint, panel, safe};
+use super::{fit_line, hint, panel, safe};
 use crate::tui::app::{App, Focus};
 
 pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
@@ -26,17 +26,23 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let title = if s.path.is_empty() {
         " Source ".to_string()
     } else {
-        let stale = if s.changed_on_disk {
-            "· changed since indexed, `r` re-reads "
-        } else {
-            ""
-        };
+        let who = s.shows.as_ref().map_or(String::new(), |(name, from)| {
+            format!("{} ({from}) · ", safe(name))
+        });
         match s.range {
-            Some((a, b)) => format!(" {} :{a}-{b} {stale}", safe(&s.path)),
-            None => format!(" {} {stale}", safe(&s.path)),
+            Some((a, b)) => format!(" {who}{} :{a}-{b} ", safe(&s.path)),
+            None => format!(" {who}{} ", safe(&s.path)),
         }
     };
-    let block = panel(app, Line::from(title), Focus::Source);
+    // The "changed on disk" mark on the right; the title gives way to it.
+    let stale = if s.changed_on_disk && !s.path.is_empty() {
+        " changed since indexed, `r` re-reads "
+    } else {
+        ""
+    };
+    let room = (area.width as usize).saturating_sub(2 + stale.chars().count() + 1);
+    let block = panel(app, fit_line(Line::from(title), room), Focus::Source)
+        .title_top(Line::from(stale).right_aligned());
     let inner = block.inner(area);
     f.render_widget(block, area);
     if let Some(e) = &s.error {
