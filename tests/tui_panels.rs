@@ -5,7 +5,8 @@
 //! This file holds the helpers and the tests with insta snapshots (their `.snap` files in
 //! `snapshots/` keep this binary's name); the scenario tests are in `tui_panels/` by
 //! topic: `search` (the search box), `tree` (the call tree), `display` (what any screen
-//! shows), `explain` (what Enter does on each kind of row), `impact` (the impact list), `rows` (rows cut to a panel's width) and `updates` (new snapshots while the app
+//! shows), `explain` (what Enter does on each kind of row), `impact` (the impact list),
+//! `outline` (the outline view), `rows` (rows cut to a panel's width) and `updates` (new snapshots while the app
 //! runs).
 
 mod common;
@@ -16,6 +17,8 @@ mod display;
 mod explain;
 #[path = "tui_panels/impact.rs"]
 mod impact;
+#[path = "tui_panels/outline.rs"]
+mod outline;
 #[path = "tui_panels/rows.rs"]
 mod rows;
 #[path = "tui_panels/search.rs"]

@@ -1,6 +1,7 @@
 //! End-to-end: the real binary in a real terminal (tmux). Starts the TUI on the python
 //! fixture, waits for indexing, types a symbol name, presses Enter, checks the call tree
-//! shows a known caller, expands a node, exports the subgraph and checks the JSON, quits
+//! shows a known caller, expands a node, exports the subgraph and checks the JSON, opens
+//! the outline and a member's callers from it, quits
 //! with q and checks the terminal was restored (alternate screen left, cursor shown,
 //! mouse released). Also: SIGTERM and Ctrl-Z/continue restore the terminal.
 //!
@@ -323,6 +324,16 @@ fn search_enter_expand_export_quit_in_a_real_terminal() {
     s.keys(&["n"]);
     s.wait_for(&["Export shown subgraph"]);
     s.escape();
+    // The outline of the shown file (app/main.py, where configure is), then Enter on a
+    // member shows its callers.
+    s.keys(&["o"]);
+    s.wait_for(&[
+        "Outline of app/main.py",
+        "fn build_app :25",
+        "configure (outline)",
+    ]);
+    s.keys(&["G", "Enter"]);
+    s.wait_for(&["Callers of main", "history"]);
     // Help overlay, then quit.
     s.keys(&["?"]);
     s.wait_for(&[

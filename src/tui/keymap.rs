@@ -44,6 +44,8 @@ pub enum Action {
     Forward,
     /// Switch the call tree between callers and callees.
     ToggleDirection,
+    /// Show the outline of the current file in the call tree's place, or the tree again.
+    ToggleOutline,
     /// Hide or show test code in the call tree.
     ToggleTests,
     /// Hide or show `unique_name` (guessed) edges in the call tree.
@@ -276,6 +278,13 @@ pub const BINDINGS: &[Binding] = &[
         Sc::Panels,
         A::ToggleDirection,
         "call tree: callers <-> callees",
+    ),
+    b(
+        &[(K::Char('o'), N)],
+        "o",
+        Sc::Panels,
+        A::ToggleOutline,
+        "outline of the shown file (Enter: callers of a member) / back to the tree",
     ),
     b(
         &[(K::Char('t'), N)],

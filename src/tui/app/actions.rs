@@ -65,6 +65,7 @@ impl App {
                     self.show_root(root, dir);
                 }
             }
+            Action::ToggleOutline => self.toggle_outline(),
             Action::ToggleTests => {
                 let keep = self.selected_row();
                 self.filters.hide_tests = !self.filters.hide_tests;
@@ -252,6 +253,11 @@ impl App {
         match self.focus {
             Focus::Search if self.mode == SearchMode::Symbols => self.search.move_by(d),
             Focus::Search => self.chunks.move_by(d),
+            Focus::Tree if self.outline.is_some() => {
+                if let Some(o) = &mut self.outline {
+                    o.move_by(d);
+                }
+            }
             Focus::Tree => {
                 let n = self.tree_rows().len();
                 if let Some(t) = &mut self.tree {
@@ -422,8 +428,8 @@ impl App {
                 };
                 self.status.message = Some(format!(
                     "exported {}, {} to {}{inside}",
-                    crate::tui::panels::count(sub.nodes.len(), "node", "nodes"),
-                    crate::tui::panels::count(sub.edges.len(), "edge", "edges"),
+                    plural(sub.nodes.len(), "node", "nodes"),
+                    plural(sub.edges.len(), "edge", "edges"),
                     shown.display()
                 ));
             }
@@ -446,6 +452,11 @@ impl App {
     pub fn inside_repo(&self, path: &Path) -> bool {
         std::path::absolute(path).is_ok_and(|abs| abs.starts_with(&self.root))
     }
+}
+
+/// `n` and the noun, singular for one (as the panels count).
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A file-name-safe version of a symbol name.

@@ -25,6 +25,7 @@ use ratatui::layout::Rect;
 use super::chunks::{ChunkSearch, SearchMode};
 use super::impact::ImpactView;
 use super::keymap::{map_key, KeyMeaning};
+use super::outline::Outline;
 use super::search::SymbolSearch;
 use super::source::{SourceCache, SourceView};
 use super::theme::Theme;
@@ -180,6 +181,8 @@ pub struct App {
     pub chunks: ChunkSearch,
     /// The call tree of the focused symbol.
     pub tree: Option<CallTree>,
+    /// The outline of a file, shown in the call tree's place while set (`o`).
+    pub outline: Option<Outline>,
     /// Call-tree filters.
     pub filters: Filters,
     /// Roots visited (id and direction) and the position in that list.
@@ -236,6 +239,7 @@ impl App {
             mode: SearchMode::Symbols,
             chunks: ChunkSearch::new(),
             tree: None,
+            outline: None,
             filters: Filters::default(),
             history: Vec::new(),
             history_pos: 0,
@@ -396,6 +400,15 @@ impl App {
                 self.tree = Some(CallTree::new(&snap, root, dir));
                 self.impact = None;
             }
+        }
+        if let Some(o) = &self.outline {
+            let keep = o.selected_id().cloned();
+            self.outline = Outline::of(&snap.index.graph, &o.file).map(|mut n| {
+                if let Some(id) = keep {
+                    n.select(&id);
+                }
+                n
+            });
         }
         self.sync_source(true);
     }

@@ -36,6 +36,10 @@ impl App {
             Focus::Search if self.tree.is_none() || !self.search.query.is_empty() => {
                 (self.search_selection(), Vec::new())
             }
+            _ if self.outline.is_some() => (
+                self.outline.as_ref().and_then(|o| o.selected_id().cloned()),
+                Vec::new(),
+            ),
             _ => match (self.selected_tree_row(), &self.tree) {
                 // An unresolved call: its caller, with the call's site marked.
                 (Some(Row::Call { node, call }), Some(t)) => {
@@ -95,6 +99,8 @@ impl App {
             if self.focus == Focus::Search && (self.tree.is_none() || !self.search.query.is_empty())
             {
                 "search"
+            } else if self.outline.is_some() {
+                "outline"
             } else {
                 "tree"
             },

@@ -1,12 +1,14 @@
 //! What the call tree does with Right/Left and Enter, row by row: a node expands,
 //! collapses or becomes the root; an unresolved row opens its list of calls; a call
 //! re-roots on its caller, a candidate on the definition it names; a row a filter hides
-//! says which key shows it. Its own module because each kind of row means something else.
+//! says which key shows it; the outline (`o`) takes the tree's place and Enter on a member
+//! shows its callers. Its own module because each kind of row means something else.
 
 use std::sync::Arc;
 
 use super::{App, Focus};
 use crate::index::{Kind, Walk};
+use crate::tui::outline::Outline;
 use crate::tui::tree::Row;
 
 impl App {
@@ -29,9 +31,47 @@ impl App {
                 .is_some_and(|n| n.kind == Kind::File)
     }
 
+    /// `o`: the outline of the shown file in the tree's place (the shown symbol selected),
+    /// or the tree again.
+    pub(super) fn toggle_outline(&mut self) {
+        if self.outline.take().is_some() {
+            self.sync_source(true);
+            return;
+        }
+        let Some(snap) = self.snapshot.clone() else {
+            self.status.message = Some("indexing: the outline comes when it ends".into());
+            return;
+        };
+        let g = &snap.index.graph;
+        let file = if !self.source.path.is_empty() {
+            Some(self.source.path.clone())
+        } else {
+            self.tree
+                .as_ref()
+                .and_then(|t| g.node(t.root()))
+                .map(|n| n.file.to_string())
+        };
+        let Some(mut o) = file.and_then(|f| Outline::of(g, &f)) else {
+            self.status.message = Some("no file to outline: pick a symbol first".into());
+            return;
+        };
+        let shown = match self.focus {
+            Focus::Search => self.search_selection(),
+            _ => self
+                .selected_tree_node()
+                .and_then(|i| self.tree.as_ref().map(|t| t.nodes[i].id.clone())),
+        };
+        if let Some(id) = shown {
+            o.select(&id);
+        }
+        self.outline = Some(o);
+        self.focus = Focus::Tree;
+        self.sync_source(true);
+    }
+
     /// Right (`open`) or Left on the selected row.
     pub(super) fn expand(&mut self, open: bool) {
-        if self.focus != Focus::Tree {
+        if self.focus != Focus::Tree || self.outline.is_some() {
             return;
         }
         let (Some(row), Some(snap)) = (self.selected_tree_row(), self.snapshot.clone()) else {
@@ -83,6 +123,14 @@ impl App {
 
     /// Enter on the selected row: each kind of row does what it means, or says why not.
     pub(super) fn activate_tree(&mut self) {
+        if let Some(o) = &self.outline {
+            // A member of the outline: its callers, in the tree again.
+            if let Some(id) = o.selected_id().cloned() {
+                self.outline = None;
+                self.focus_symbol(id, Walk::Callers);
+            }
+            return;
+        }
         let (Some(row), Some(snap)) = (self.selected_tree_row(), self.snapshot.clone()) else {
             return;
         };

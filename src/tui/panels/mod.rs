@@ -6,6 +6,7 @@
 mod fit;
 mod help;
 mod impact;
+mod outline;
 mod search;
 mod source;
 mod status;
@@ -59,7 +60,11 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         help_page: app.areas.help_page,
     };
     search::draw(f, app, search_area);
-    tree::draw(f, app, tree_area);
+    if app.outline.is_some() {
+        outline::draw(f, app, tree_area);
+    } else {
+        tree::draw(f, app, tree_area);
+    }
     source::draw(f, app, source_area);
     impact::draw(f, app, impact_area);
     status::draw(f, app, status_area);
