@@ -6,7 +6,7 @@
 //! `snapshots/` keep this binary's name); the scenario tests are in `tui_panels/` by
 //! topic: `search` (the search box), `tree` (the call tree), `display` (what any screen
 //! shows), `explain` (what Enter does on each kind of row), `impact` (the impact list),
-//! `outline` (the outline view), `rows` (rows cut to a panel's width) and `updates` (new snapshots while the app
+//! `lists` (type hierarchy, references), `outline` (the outline view), `rows` (rows cut to a panel's width) and `updates` (new snapshots while the app
 //! runs).
 
 mod common;
@@ -17,6 +17,8 @@ mod display;
 mod explain;
 #[path = "tui_panels/impact.rs"]
 mod impact;
+#[path = "tui_panels/lists.rs"]
+mod lists;
 #[path = "tui_panels/outline.rs"]
 mod outline;
 #[path = "tui_panels/rows.rs"]

@@ -46,6 +46,12 @@ pub enum Action {
     ToggleDirection,
     /// Show the outline of the current file in the call tree's place, or the tree again.
     ToggleOutline,
+    /// Show the type hierarchy (base types, subtypes) of the shown symbol in the call
+    /// tree's place, or the tree again.
+    ToggleHierarchy,
+    /// Show the references (uses as a value, imports of its file) of the shown symbol in
+    /// the call tree's place, or the tree again.
+    ToggleReferences,
     /// Hide or show test code in the call tree.
     ToggleTests,
     /// Hide or show `unique_name` (guessed) edges in the call tree.
@@ -285,6 +291,20 @@ pub const BINDINGS: &[Binding] = &[
         Sc::Panels,
         A::ToggleOutline,
         "outline of the shown file (Enter: callers of a member) / back to the tree",
+    ),
+    b(
+        &[(K::Char('i'), N)],
+        "i",
+        Sc::Panels,
+        A::ToggleHierarchy,
+        "type hierarchy: base types and subtypes (Enter: that type's) / back",
+    ),
+    b(
+        &[(K::Char('R'), N), (K::Char('R'), S)],
+        "R",
+        Sc::Panels,
+        A::ToggleReferences,
+        "references: used as a value, imports of its file (Enter: callers) / back",
     ),
     b(
         &[(K::Char('t'), N)],

@@ -15,6 +15,7 @@ pub mod highlight;
 pub mod impact;
 pub mod input;
 pub mod keymap;
+pub mod lists;
 pub mod outline;
 pub mod panels;
 pub mod search;

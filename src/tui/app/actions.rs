@@ -11,6 +11,7 @@ use crate::index::Walk;
 use crate::tui::chunks::SearchMode;
 use crate::tui::impact::ImpactRow;
 use crate::tui::keymap::Action;
+use crate::tui::lists::ListKind;
 use crate::worker::IndexCommand;
 
 impl App {
@@ -66,6 +67,8 @@ impl App {
                 }
             }
             Action::ToggleOutline => self.toggle_outline(),
+            Action::ToggleHierarchy => self.toggle_list(ListKind::Hierarchy),
+            Action::ToggleReferences => self.toggle_list(ListKind::References),
             Action::ToggleTests => {
                 let keep = self.selected_row();
                 self.filters.hide_tests = !self.filters.hide_tests;
@@ -253,6 +256,11 @@ impl App {
         match self.focus {
             Focus::Search if self.mode == SearchMode::Symbols => self.search.move_by(d),
             Focus::Search => self.chunks.move_by(d),
+            Focus::Tree if self.list.is_some() => {
+                if let Some(l) = &mut self.list {
+                    l.move_by(d);
+                }
+            }
             Focus::Tree if self.outline.is_some() => {
                 if let Some(o) = &mut self.outline {
                     o.move_by(d);

@@ -25,6 +25,7 @@ use ratatui::layout::Rect;
 use super::chunks::{ChunkSearch, SearchMode};
 use super::impact::ImpactView;
 use super::keymap::{map_key, KeyMeaning};
+use super::lists::SymbolList;
 use super::outline::Outline;
 use super::search::SymbolSearch;
 use super::source::{SourceCache, SourceView};
@@ -183,6 +184,9 @@ pub struct App {
     pub tree: Option<CallTree>,
     /// The outline of a file, shown in the call tree's place while set (`o`).
     pub outline: Option<Outline>,
+    /// The type hierarchy or the references of a symbol, shown in the call tree's place
+    /// while set (`i`, `R`).
+    pub list: Option<SymbolList>,
     /// Call-tree filters.
     pub filters: Filters,
     /// Roots visited (id and direction) and the position in that list.
@@ -240,6 +244,7 @@ impl App {
             chunks: ChunkSearch::new(),
             tree: None,
             outline: None,
+            list: None,
             filters: Filters::default(),
             history: Vec::new(),
             history_pos: 0,
@@ -400,6 +405,13 @@ impl App {
                 self.tree = Some(CallTree::new(&snap, root, dir));
                 self.impact = None;
             }
+        }
+        if let Some(l) = &self.list {
+            let keep = l.selected;
+            self.list = SymbolList::of(&snap.index.graph, l.kind, &l.root).map(|mut n| {
+                n.selected = keep.min(n.rows.len().saturating_sub(1));
+                n
+            });
         }
         if let Some(o) = &self.outline {
             let keep = o.selected_id().cloned();

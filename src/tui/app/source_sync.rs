@@ -36,6 +36,13 @@ impl App {
             Focus::Search if self.tree.is_none() || !self.search.query.is_empty() => {
                 (self.search_selection(), Vec::new())
             }
+            // A row of the hierarchy or references: its node, the reference's site marked.
+            _ if self.list.is_some() => {
+                match self.list.as_ref().and_then(|l| l.rows.get(l.selected)) {
+                    Some(r) => (r.id.clone(), r.site.iter().map(|s| (s.1, s.2)).collect()),
+                    None => (None, Vec::new()),
+                }
+            }
             _ if self.outline.is_some() => (
                 self.outline.as_ref().and_then(|o| o.selected_id().cloned()),
                 Vec::new(),
@@ -99,6 +106,11 @@ impl App {
             if self.focus == Focus::Search && (self.tree.is_none() || !self.search.query.is_empty())
             {
                 "search"
+            } else if let Some(l) = &self.list {
+                match l.kind {
+                    crate::tui::lists::ListKind::Hierarchy => "hierarchy",
+                    crate::tui::lists::ListKind::References => "references",
+                }
             } else if self.outline.is_some() {
                 "outline"
             } else {

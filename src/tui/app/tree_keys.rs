@@ -1,13 +1,14 @@
 //! What the call tree does with Right/Left and Enter, row by row: a node expands,
 //! collapses or becomes the root; an unresolved row opens its list of calls; a call
 //! re-roots on its caller, a candidate on the definition it names; a row a filter hides
-//! says which key shows it; the outline (`o`) takes the tree's place and Enter on a member
-//! shows its callers. Its own module because each kind of row means something else.
+//! says which key shows it; the outline (`o`), the type hierarchy (`i`) and the references
+//! (`R`) take the tree's place, and Enter on their rows does what each view means. Its own module because each kind of row means something else.
 
 use std::sync::Arc;
 
 use super::{App, Focus};
 use crate::index::{Kind, Walk};
+use crate::tui::lists::{ListKind, SymbolList};
 use crate::tui::outline::Outline;
 use crate::tui::tree::Row;
 
@@ -29,6 +30,50 @@ impl App {
                 .as_ref()
                 .and_then(|s| s.index.graph.node(id))
                 .is_some_and(|n| n.kind == Kind::File)
+    }
+
+    /// The symbol the views in the tree's place are about: the search selection while
+    /// the search has focus, else the selected row of the outline, list or tree.
+    fn shown_symbol(&self) -> Option<Arc<str>> {
+        match self.focus {
+            Focus::Search => self.search_selection(),
+            _ => self
+                .list
+                .as_ref()
+                .and_then(|l| l.selected_id().cloned())
+                .or_else(|| self.outline.as_ref().and_then(|o| o.selected_id().cloned()))
+                .or_else(|| {
+                    self.selected_tree_node()
+                        .and_then(|i| self.tree.as_ref().map(|t| t.nodes[i].id.clone()))
+                }),
+        }
+    }
+
+    /// `i` and `R`: the type hierarchy or the references of the shown symbol in the tree's
+    /// place, or the tree again (the same key closes it; the other key switches).
+    pub(super) fn toggle_list(&mut self, kind: ListKind) {
+        if self.list.as_ref().is_some_and(|l| l.kind == kind) {
+            self.list = None;
+            self.sync_source(true);
+            return;
+        }
+        let Some(snap) = self.snapshot.clone() else {
+            self.status.message = Some("indexing: the view comes when it ends".into());
+            return;
+        };
+        let Some(id) = self.shown_symbol() else {
+            self.status.message = Some("pick a symbol first".into());
+            return;
+        };
+        match SymbolList::of(&snap.index.graph, kind, &id) {
+            Some(l) => {
+                self.outline = None;
+                self.list = Some(l);
+                self.focus = Focus::Tree;
+                self.sync_source(true);
+            }
+            None => self.status.message = Some(format!("{id} is not in the graph")),
+        }
     }
 
     /// `o`: the outline of the shown file in the tree's place (the shown symbol selected),
@@ -55,15 +100,10 @@ impl App {
             self.status.message = Some("no file to outline: pick a symbol first".into());
             return;
         };
-        let shown = match self.focus {
-            Focus::Search => self.search_selection(),
-            _ => self
-                .selected_tree_node()
-                .and_then(|i| self.tree.as_ref().map(|t| t.nodes[i].id.clone())),
-        };
-        if let Some(id) = shown {
+        if let Some(id) = self.shown_symbol() {
             o.select(&id);
         }
+        self.list = None;
         self.outline = Some(o);
         self.focus = Focus::Tree;
         self.sync_source(true);
@@ -71,7 +111,7 @@ impl App {
 
     /// Right (`open`) or Left on the selected row.
     pub(super) fn expand(&mut self, open: bool) {
-        if self.focus != Focus::Tree || self.outline.is_some() {
+        if self.focus != Focus::Tree || self.outline.is_some() || self.list.is_some() {
             return;
         }
         let (Some(row), Some(snap)) = (self.selected_tree_row(), self.snapshot.clone()) else {
@@ -123,6 +163,27 @@ impl App {
 
     /// Enter on the selected row: each kind of row does what it means, or says why not.
     pub(super) fn activate_tree(&mut self) {
+        if let Some(l) = &self.list {
+            let Some(id) = l.selected_id().cloned() else {
+                self.status.message = Some("a heading: Enter on a row below it".into());
+                return;
+            };
+            match l.kind {
+                // Another type of the hierarchy: its own hierarchy.
+                ListKind::Hierarchy => {
+                    if let Some(snap) = self.snapshot.clone() {
+                        self.list = SymbolList::of(&snap.index.graph, ListKind::Hierarchy, &id);
+                        self.sync_source(true);
+                    }
+                }
+                // A reference or an import: that definition's (or file's) callers.
+                ListKind::References => {
+                    self.list = None;
+                    self.focus_symbol(id, Walk::Callers);
+                }
+            }
+            return;
+        }
         if let Some(o) = &self.outline {
             // A member of the outline: its callers, in the tree again.
             if let Some(id) = o.selected_id().cloned() {

@@ -6,6 +6,7 @@
 mod fit;
 mod help;
 mod impact;
+mod lists;
 mod outline;
 mod search;
 mod source;
@@ -60,7 +61,9 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         help_page: app.areas.help_page,
     };
     search::draw(f, app, search_area);
-    if app.outline.is_some() {
+    if app.list.is_some() {
+        lists::draw(f, app, tree_area);
+    } else if app.outline.is_some() {
         outline::draw(f, app, tree_area);
     } else {
         tree::draw(f, app, tree_area);
