@@ -206,3 +206,28 @@ fn each_panel_says_which_symbol_it_shows() {
     assert!(s.contains("parse_query (search) · app/router.py"), "{s}");
     assert!(s.contains("Impact of render_json"), "{s}");
 }
+
+/// Long lists say where the selection is: `row 120/904` in the search, the tree, the
+/// impact list.
+#[test]
+fn long_lists_show_the_selected_row_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut src = String::from("def leaf():\n    return 1\n\n");
+    for i in 0..40 {
+        src.push_str(&format!("def caller_{i:02}():\n    return leaf()\n\n"));
+    }
+    std::fs::write(dir.path().join("a.py"), src).unwrap();
+    let mut app = app_on(dir.path(), Theme::load("dark", None).unwrap());
+    typ(&mut app, "caller");
+    for _ in 0..5 {
+        key(&mut app, KeyCode::Down);
+    }
+    assert!(screen(&mut app, 100, 30).contains("row 6/40"));
+    super::ctrl(&mut app, 'u');
+    typ(&mut app, "leaf");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('G'));
+    let n = app.tree_rows().len();
+    assert_eq!(n, 41);
+    assert!(screen(&mut app, 100, 30).contains("row 41/41"));
+}

@@ -31,8 +31,13 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     } else {
         String::new()
     };
+    let (sel, len) = match app.mode {
+        SearchMode::Symbols => (app.search.selected, app.search.matched()),
+        _ => (app.chunks.selected, app.chunks.hits.len()),
+    };
     let block = panel(app, Line::from(app.mode.title()), Focus::Search)
-        .title_top(Line::from(counts).right_aligned());
+        .title_top(Line::from(counts).right_aligned())
+        .title_bottom(Line::from(super::position(sel, len)).right_aligned());
     let inner = block.inner(area);
     f.render_widget(block, area);
     if inner.height == 0 {
