@@ -231,3 +231,16 @@ fn long_lists_show_the_selected_row_position() {
     assert_eq!(n, 41);
     assert!(screen(&mut app, 100, 30).contains("row 41/41"));
 }
+
+/// A narrow source panel cuts the path in its title, not the definition's line range.
+#[test]
+fn the_source_title_keeps_its_range_when_narrow() {
+    let mut app = python();
+    screen(&mut app, 160, 45);
+    typ(&mut app, "parse_query");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&mut app, 60, 16);
+    let top = s.lines().next().unwrap();
+    assert!(top.contains(":65-73"), "{top}");
+    assert!(s.contains("def parse_query"), "{s}");
+}

@@ -23,22 +23,29 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         src.drawn_height = h;
     }
     let s = &app.source;
-    let title = if s.path.is_empty() {
-        " Source ".to_string()
-    } else {
-        let who = s.shows.as_ref().map_or(String::new(), |(name, from)| {
-            format!("{} ({from}) · ", safe(name))
-        });
-        match s.range {
-            Some((a, b)) => format!(" {who}{} :{a}-{b} ", safe(&s.path)),
-            None => format!(" {who}{} ", safe(&s.path)),
-        }
-    };
     // The "changed on disk" mark on the right; the title gives way to it.
     let stale = if s.changed_on_disk && !s.path.is_empty() {
         " changed since indexed, `r` re-reads "
     } else {
         ""
+    };
+    let title = if s.path.is_empty() {
+        " Source ".to_string()
+    } else {
+        let mut who = s.shows.as_ref().map_or(String::new(), |(name, from)| {
+            format!("{} ({from}) · ", safe(name))
+        });
+        let range = s.range.map_or(String::new(), |(a, b)| format!(" :{a}-{b}"));
+        // Room on the top border (the corners and the right title's share taken off). The
+        // path gives way (its start first), then the symbol's name; the range stays whole.
+        let room = (area.width as usize).saturating_sub(3 + stale.chars().count());
+        if 2 + who.chars().count() + 1 + range.chars().count() > room {
+            who.clear();
+        }
+        let budget = room
+            .saturating_sub(2 + who.chars().count() + range.chars().count())
+            .max(1);
+        format!(" {who}{}{range} ", super::fit_path(&safe(&s.path), budget))
     };
     let room = (area.width as usize).saturating_sub(2 + stale.chars().count() + 1);
     let block = panel(app, fit_line(Line::from(title), room), Focus::Source)
