@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::index::graph::{Site, SUBGRAPH_SCHEMA};
+use crate::index::impact::{recognize, NoLines};
 use crate::index::{CodeGraph, Edge, Node, Relation, Subgraph, Tier, Walk};
 use crate::tui::unresolved::{calls_of, UnresolvedCall};
 use crate::worker::Snapshot;
@@ -117,31 +118,12 @@ pub struct Filters {
     pub hide_unique_name: bool,
 }
 
-/// `true` when a node lives in test code: a test directory, a test file name
-/// (`test_x.py`, `x_test.go`, `x.test.ts`, `x.spec.js`, `XTest.java`) or a test function
-/// name (`test_x`, `TestX`).
-pub fn is_test(n: &Node) -> bool {
-    let f = n.file.to_ascii_lowercase();
-    let in_dir = f.split('/').rev().skip(1).any(|d| {
-        matches!(
-            d,
-            "test" | "tests" | "testing" | "__tests__" | "spec" | "specs"
-        )
-    });
-    let file = f.rsplit('/').next().unwrap_or(&f);
-    let stem = file.split('.').next().unwrap_or(file);
-    let test_file = stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem.ends_with("_tests")
-        || file.contains(".test.")
-        || file.contains(".spec.")
-        || n.file.rsplit('/').next().is_some_and(|x| {
-            let s = x.split('.').next().unwrap_or(x);
-            s.ends_with("Test") || s.ends_with("Tests")
-        });
-    let test_name = n.name.starts_with("test_")
-        || (n.name.starts_with("Test") && n.kind != crate::index::Kind::Class);
-    in_dir || test_file || test_name
+/// `true` when a node is test code by the rules `impact` counts tests with
+/// ([`recognize::is_test`]: test folders, the language's test file names and test code
+/// names), without reading source lines (rows are listed while drawing): the `t` filter
+/// and the impact panel's test count agree.
+pub fn is_test(g: &CodeGraph, n: &Node) -> bool {
+    recognize::is_test(g, n, &NoLines)
 }
 
 impl CallTree {
@@ -347,7 +329,7 @@ impl CallTree {
         }
         if f.hide_tests {
             if let Some(node) = snap.index.graph.node(&n.id) {
-                if is_test(node) {
+                if is_test(&snap.index.graph, node) {
                     return false;
                 }
             }

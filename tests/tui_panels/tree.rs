@@ -271,3 +271,50 @@ fn back_and_forward_restore_expanded_nodes_and_the_selection() {
     assert_eq!(selected(&app).as_deref(), Some("app/main.py::build_app"));
     assert_eq!(state(&app), before);
 }
+
+/// `t` hides what the impact panel counts as tests, by the same rules: a library's
+/// `testing/` helpers are code, not tests.
+#[test]
+fn the_test_filter_agrees_with_the_impact_test_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join("pkg/testing")).unwrap();
+    std::fs::create_dir_all(repo.join("tests")).unwrap();
+    std::fs::write(repo.join("pkg/__init__.py"), "").unwrap();
+    std::fs::write(repo.join("pkg/core.py"), "def leaf():\n    return 1\n").unwrap();
+    std::fs::write(repo.join("pkg/testing/__init__.py"), "").unwrap();
+    std::fs::write(
+        repo.join("pkg/testing/helpers.py"),
+        "from pkg.core import leaf\n\n\ndef assert_leaf():\n    assert leaf()\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("tests/test_core.py"),
+        "from pkg.core import leaf\n\n\ndef test_leaf():\n    assert leaf()\n",
+    )
+    .unwrap();
+    let theme = Theme::load("dark", None).unwrap();
+    let mut app = app_on(&repo, theme);
+    typ(&mut app, "core.leaf");
+    key(&mut app, KeyCode::Enter);
+    let tests = app.impact.as_ref().unwrap().report.tests.clone();
+    assert_eq!(
+        tests,
+        vec!["tests/test_core.py::test_leaf".to_string()],
+        "{tests:?}"
+    );
+    key(&mut app, KeyCode::Char('t'));
+    let t = app.tree.as_ref().unwrap();
+    let shown: Vec<&str> = app
+        .tree_rows()
+        .iter()
+        .filter_map(|r| match r {
+            codegraph_tui::tui::tree::Row::Node(i) => Some(&*t.nodes[*i].id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        vec!["pkg/core.py::leaf", "pkg/testing/helpers.py::assert_leaf"]
+    );
+}
