@@ -66,3 +66,27 @@ fn the_outline_lists_the_file_and_enter_shows_a_members_callers() {
     assert!(app.outline.is_none());
     assert!(screen(&mut app, 120, 30).contains("Callers of parse_query"));
 }
+
+/// A click in the outline selects its row (not the hidden tree's).
+#[test]
+fn a_click_selects_an_outline_row() {
+    use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let mut app = python();
+    typ(&mut app, "Router.dispatch");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('o'));
+    screen(&mut app, 120, 30);
+    let a = app.areas.tree;
+    app.mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: a.x + 4,
+        row: a.y + 1,
+        modifiers: KeyModifiers::NONE,
+    });
+    let o = app.outline.as_ref().unwrap();
+    assert_eq!(o.selected, o.offset);
+    assert_eq!(
+        app.source.shows.as_ref().map(|s| s.0.as_str()),
+        Some(&*o.rows[o.selected].name)
+    );
+}

@@ -63,6 +63,31 @@ impl App {
                             self.chunks.selected = target;
                         }
                     }
+                    // The view in the tree's place, when one is shown.
+                    Focus::Tree if self.list.is_some() => {
+                        if let Some(l) = &mut self.list {
+                            let target = l.offset + inner_row;
+                            if target < l.rows.len() {
+                                l.selected = target;
+                            }
+                        }
+                    }
+                    Focus::Tree if self.outline.is_some() => {
+                        if let Some(o) = &mut self.outline {
+                            let target = o.offset + inner_row;
+                            if target < o.rows.len() {
+                                o.selected = target;
+                            }
+                        }
+                    }
+                    Focus::Impact => {
+                        if let Some(v) = &mut self.impact {
+                            let target = v.scroll + inner_row;
+                            if target < v.rows().len() {
+                                v.selected = target;
+                            }
+                        }
+                    }
                     Focus::Tree => {
                         let n = self.tree_rows().len();
                         if let Some(t) = &mut self.tree {
