@@ -65,7 +65,7 @@ fn the_type_hierarchy_shows_bases_subtypes_and_overrides() {
     // i again: the tree.
     key(&mut app, KeyCode::Char('i'));
     assert!(app.list.is_none());
-    assert!(screen(&mut app, 120, 30).contains("Callers of handle"));
+    assert!(screen(&mut app, 120, 30).contains("Callers of Mid.handle"));
 }
 
 #[test]

@@ -40,7 +40,7 @@ fn the_outline_lists_the_file_and_enter_shows_a_members_callers() {
     assert!(s.contains("Outline of app/router.py"), "{s}");
     assert!(s.contains("me dispatch :40"), "{s}");
     assert!(
-        s.contains("dispatch (outline) · app/router.py :40-46"),
+        s.contains("Router.dispatch (outline) · app/router.py :40-46"),
         "{s}"
     );
     snapshot("outline_router", s);

@@ -101,7 +101,12 @@ impl App {
         self.source.shows = Some((
             match node.kind {
                 crate::index::Kind::File => "(top level)".into(),
-                _ => node.name.to_string(),
+                // The in-file name (`BaseCommand.__call__`), as the other titles.
+                _ => node
+                    .id
+                    .split_once("::")
+                    .map_or(&*node.id, |(_, r)| r)
+                    .to_string(),
             },
             if self.focus == Focus::Search && (self.tree.is_none() || !self.search.query.is_empty())
             {

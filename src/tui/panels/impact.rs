@@ -34,15 +34,13 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let Some(v) = app.impact.as_ref() else { return };
     let r = &v.report;
     let root = r.root.as_deref().unwrap_or_default();
-    let name = g
-        .node(root)
-        .map_or(root.to_string(), |n| n.name.to_string());
-    let block = panel(
-        app,
+    let name = g.node(root).map_or(root.to_string(), super::title_name);
+    let title = super::fit_line(
         Line::from(format!(" Impact of {} ", safe(&name))),
-        Focus::Impact,
-    )
-    .title_bottom(Line::from(super::position(v.selected, rows.len())).right_aligned());
+        (area.width as usize).saturating_sub(16),
+    );
+    let block = panel(app, title, Focus::Impact)
+        .title_bottom(Line::from(super::position(v.selected, rows.len())).right_aligned());
     let inner = block.inner(area);
     f.render_widget(block, area);
     let t = &app.theme;

@@ -19,7 +19,7 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let g = &snap.index.graph;
     let name = g
         .node(&l.root)
-        .map_or(l.root.to_string(), |n| n.name.to_string());
+        .map_or(l.root.to_string(), super::title_name);
     let (what, back) = match l.kind {
         ListKind::Hierarchy => (
             "Type hierarchy of",

@@ -168,3 +168,12 @@ pub fn position(selected: usize, len: usize) -> String {
         format!(" row {}/{len} ", selected.min(len - 1) + 1)
     }
 }
+
+/// How a title names a node: its in-file name (`BaseCommand.__call__`: the container
+/// tells two `__call__` apart), or the file name for a file node.
+pub fn title_name(n: &crate::index::Node) -> String {
+    match n.kind {
+        Kind::File => n.file.rsplit('/').next().unwrap_or(&n.file).to_string(),
+        _ => n.id.split_once("::").map_or(&*n.id, |(_, r)| r).to_string(),
+    }
+}

@@ -44,7 +44,7 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let g = &snap.index.graph;
     let root_name = g
         .node(tree.root())
-        .map_or(tree.root().to_string(), |n| n.name.to_string());
+        .map_or(tree.root().to_string(), super::title_name);
     let dir = match tree.direction {
         Walk::Callees => "Callees",
         _ => "Callers",
