@@ -1,7 +1,7 @@
 //! Generated twins: a library that ships its source next to its build output (`src/a.ts`,
 //! `dist/a.js`, `dist/a.cjs`, `dist/a.d.ts`) defines each symbol four times, and the
 //! search box listed four rows per symbol. Files are twins when their path is the same
-//! once `src/` and the build folders ([`BUILD_DIRS`]: `lib/`, `esm/`, `cjs/`, `dist/`, ...)
+//! once `src/` and the build folders (`lib/`, `esm/`, `cjs/`, `esnext/`, `dist/`, ...)
 //! are left out and every extension is taken off the file name; in a group of
 //! twins one file is the primary (one outside the build folders, then the one with the
 //! fewest extensions, then the first by path). A definition of another file of the group
