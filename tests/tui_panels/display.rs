@@ -244,3 +244,19 @@ fn the_source_title_keeps_its_range_when_narrow() {
     assert!(top.contains(":65-73"), "{top}");
     assert!(s.contains("def parse_query"), "{s}");
 }
+
+/// A lasting notice (the cache's state) follows the counts: they stay on screen.
+#[test]
+fn a_cache_notice_does_not_push_the_counts_off() {
+    let mut app = python();
+    app.status.notice = Some(
+        "up to date (checked in 9 ms); cache read-only (another instance holds the lock)".into(),
+    );
+    let s = screen(&mut app, 100, 30);
+    let status = s.lines().last().unwrap();
+    assert!(
+        status.contains("7 files · 38 symbols · 35 calls"),
+        "{status}"
+    );
+    assert!(status.contains("up to date"), "{status}");
+}

@@ -1,5 +1,5 @@
 //! The status bar: indexing phase and progress bar, the last error or message (before the
-//! counts, which give way to it), cache state, counts, and the help key.
+//! counts, which give way to it), counts, the cache notice, and the help key.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -32,14 +32,17 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     } else if app.snapshot.is_some() {
         spans.push(Span::styled(" ready ", t.get("ui.progress")));
     }
-    // A message (an export written and where, a toggle) is read once and then gone: it
-    // comes before the counts, which are always there, and the counts give way to it.
+    // A message or error (an export written and where, a toggle) is read once and then
+    // gone: it comes before the counts, which are always there, and they give way to it.
+    // A notice (the cache's state, "up to date") stays until the next one: it follows
+    // the counts, as before.
+    let mut notice = None;
     if let Some(e) = &s.error {
         spans.push(Span::styled(format!("· {} ", safe(e)), t.get("ui.error")));
     } else if let Some(m) = &s.message {
         spans.push(Span::styled(format!("· {} ", safe(m)), t.get("ui.notice")));
     } else if let Some(n) = &s.notice {
-        spans.push(Span::styled(
+        notice = Some(Span::styled(
             format!("· {} ", safe(n)),
             t.get("ui.text.dim"),
         ));
@@ -70,6 +73,7 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             ));
         }
     }
+    spans.extend(notice);
     let help = Span::styled(" ? help ", t.get("ui.help.key"));
     let help_w = help.width() as u16;
     let spans = fit_spans(spans, area.width.saturating_sub(help_w) as usize);
