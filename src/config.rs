@@ -66,6 +66,14 @@ pub fn log_dir() -> Option<PathBuf> {
     Some(d.state_dir().unwrap_or(d.cache_dir()).join("logs"))
 }
 
+/// Where the TUI's `x` writes exports by default: `<data dir>/exports` (on Linux
+/// `$XDG_DATA_HOME/codegraph-tui/exports`, else `~/.local/share/codegraph-tui/exports`).
+/// Outside every repository, so an export is never walked, watched and indexed as part of
+/// the repository it describes; not the cache folder, which `index --rebuild` deletes.
+pub fn export_dir() -> Option<PathBuf> {
+    dirs().map(|d| d.data_dir().join("exports"))
+}
+
 /// The cache folder of one repository (`docs/contracts.md#cache-layout`):
 /// `<cache dir>/<repo name>-<first 16 hex of BLAKE3(canonical root)>`.
 pub fn cache_dir(root: &Path) -> Option<PathBuf> {

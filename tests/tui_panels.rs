@@ -5,12 +5,24 @@
 //! This file holds the helpers and the tests with insta snapshots (their `.snap` files in
 //! `snapshots/` keep this binary's name); the scenario tests are in `tui_panels/` by
 //! topic: `search` (the search box), `tree` (the call tree), `display` (what any screen
-//! shows) and `updates` (new snapshots while the app runs).
+//! shows), `explain` (what Enter does on each kind of row), `impact` (the impact list),
+//! `lists` (type hierarchy, references), `outline` (the outline view), `rows` (rows cut to a panel's width) and `updates` (new snapshots while the app
+//! runs).
 
 mod common;
 
 #[path = "tui_panels/display.rs"]
 mod display;
+#[path = "tui_panels/explain.rs"]
+mod explain;
+#[path = "tui_panels/impact.rs"]
+mod impact;
+#[path = "tui_panels/lists.rs"]
+mod lists;
+#[path = "tui_panels/outline.rs"]
+mod outline;
+#[path = "tui_panels/rows.rs"]
+mod rows;
 #[path = "tui_panels/search.rs"]
 mod search;
 #[path = "tui_panels/tree.rs"]
@@ -99,6 +111,11 @@ fn screen(app: &mut App, w: u16, h: u16) -> String {
         out.push('\n');
     }
     out
+}
+
+/// A snapshot taken in a topic module, filed like this file's (`snapshots/tui_panels__NAME`).
+fn snapshot(name: &str, screen: String) {
+    insta::assert_snapshot!(name, screen);
 }
 
 /// Search "render_json", Enter: the call tree shows its callers.
@@ -194,10 +211,23 @@ fn export_writes_subgraph_json_and_asks_before_overwriting() {
     let path = dir.path().join("out.json");
     let mut app = focused_render_json();
     key(&mut app, KeyCode::Char('x'));
+    // The default is outside the repository (in the user data folder), so the watcher
+    // never indexes an export; the prompt says so, and warns for a path inside it.
+    let default = codegraph_tui::config::export_dir()
+        .unwrap()
+        .join("python-render_json.json");
     assert_eq!(
         app.overlay,
-        Overlay::ExportPrompt("./codegraph-render_json.json".into())
+        Overlay::ExportPrompt(default.display().to_string())
     );
+    assert!(!default.starts_with(&app.root), "{}", default.display());
+    assert!(screen(&mut app, 100, 30).contains("outside the repository: not indexed"));
+    ctrl(&mut app, 'u');
+    let inside = app.root.join("graph.json").display().to_string();
+    typ(&mut app, &inside);
+    assert!(screen(&mut app, 100, 30).contains("inside the repository: it would be indexed"));
+    ctrl(&mut app, 'u');
+    typ(&mut app, "/exports/callers.json");
     insta::assert_snapshot!("export_prompt", screen(&mut app, 100, 30));
     ctrl(&mut app, 'u');
     typ(&mut app, path.to_str().unwrap());

@@ -1,6 +1,7 @@
 //! End-to-end: the real binary in a real terminal (tmux). Starts the TUI on the python
 //! fixture, waits for indexing, types a symbol name, presses Enter, checks the call tree
-//! shows a known caller, expands a node, exports the subgraph and checks the JSON, quits
+//! shows a known caller, expands a node, exports the subgraph and checks the JSON, opens
+//! the outline and a member's callers from it, quits
 //! with q and checks the terminal was restored (alternate screen left, cursor shown,
 //! mouse released). Also: SIGTERM and Ctrl-Z/continue restore the terminal.
 //!
@@ -256,6 +257,7 @@ fn search_enter_expand_export_quit_in_a_real_terminal() {
     let env = [
         format!("EDITOR={}", editor.display()),
         "VISUAL=".to_string(),
+        format!("XDG_DATA_HOME={}", dir.path().join("data").display()),
     ];
     let Some(s) = Session::start("main", &common::fixture("python"), dir.path(), &env) else {
         return;
@@ -295,12 +297,19 @@ fn search_enter_expand_export_quit_in_a_real_terminal() {
         args.starts_with("+16 ") && args.trim_end().ends_with("app/main.py"),
         "{args}"
     );
-    // Export to the temp dir (default path is relative to the working directory).
+    // Export to the default path: the user data folder (here the test's XDG_DATA_HOME),
+    // outside the repository.
     s.keys(&["x"]);
-    s.wait_for(&["Export shown subgraph", "./codegraph-render_json.json"]);
+    s.wait_for(&[
+        "Export shown subgraph",
+        "python-render_json.json",
+        "not indexed",
+    ]);
     s.keys(&["Enter"]);
     s.wait_for(&["exported"]);
-    let out = dir.path().join("codegraph-render_json.json");
+    let out = dir
+        .path()
+        .join("data/codegraph-tui/exports/python-render_json.json");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(v["schema"], "codegraph-tui/subgraph@1");
     assert_eq!(v["root"], "app/render.py::render_json");
@@ -315,6 +324,16 @@ fn search_enter_expand_export_quit_in_a_real_terminal() {
     s.keys(&["n"]);
     s.wait_for(&["Export shown subgraph"]);
     s.escape();
+    // The outline of the shown file (app/main.py, where configure is), then Enter on a
+    // member shows its callers.
+    s.keys(&["o"]);
+    s.wait_for(&[
+        "Outline of app/main.py",
+        "fn build_app :25",
+        "configure (outline)",
+    ]);
+    s.keys(&["G", "Enter"]);
+    s.wait_for(&["Callers of main", "history"]);
     // Help overlay, then quit.
     s.keys(&["?"]);
     s.wait_for(&[

@@ -50,6 +50,16 @@ impl SearchMode {
         }
     }
 
+    /// The mode's name: `symbols`, `text`, `semantic` or `hybrid`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SearchMode::Symbols => "symbols",
+            SearchMode::Text => "text",
+            SearchMode::Semantic => "semantic",
+            SearchMode::Hybrid => "hybrid",
+        }
+    }
+
     /// The panel title.
     pub fn title(self) -> &'static str {
         match self {

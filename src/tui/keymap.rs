@@ -44,12 +44,23 @@ pub enum Action {
     Forward,
     /// Switch the call tree between callers and callees.
     ToggleDirection,
+    /// Show the outline of the current file in the call tree's place, or the tree again.
+    ToggleOutline,
+    /// Show the type hierarchy (base types, subtypes) of the shown symbol in the call
+    /// tree's place, or the tree again.
+    ToggleHierarchy,
+    /// Show the references (uses as a value, imports of its file) of the shown symbol in
+    /// the call tree's place, or the tree again.
+    ToggleReferences,
     /// Hide or show test code in the call tree.
     ToggleTests,
     /// Hide or show `unique_name` (guessed) edges in the call tree.
     ToggleUniqueName,
     /// Cycle the search box through symbols, text, semantic and hybrid search.
     CycleSearchMode,
+    /// Fold generated twins (a symbol's `.js`, `.cjs`, `.d.ts` copies) under one row, or
+    /// list them all.
+    ToggleTwins,
     /// Open `$EDITOR` at the shown line.
     OpenEditor,
     /// Export the shown subgraph as JSON (opens the path prompt).
@@ -57,6 +68,8 @@ pub enum Action {
     /// Reconcile with the disk now: re-read changed files (the watcher does it on its own
     /// unless watching is impossible or off).
     Reindex,
+    /// List the files left out of the index (binary, too large, unreadable) and why.
+    ListSkipped,
     /// Suspend to the shell (Ctrl-Z); the terminal is restored and set up again on `fg`.
     Suspend,
     /// Delete the character before the cursor in a text input.
@@ -157,6 +170,13 @@ pub const BINDINGS: &[Binding] = &[
         Sc::Global,
         A::CycleSearchMode,
         "search mode: symbols, text, semantic, hybrid",
+    ),
+    b(
+        &[(K::F(3), N)],
+        "F3",
+        Sc::Global,
+        A::ToggleTwins,
+        "search: fold/list generated twins (.js, .cjs, .d.ts copies)",
     ),
     b(
         &[(K::Tab, N)],
@@ -266,6 +286,27 @@ pub const BINDINGS: &[Binding] = &[
         "call tree: callers <-> callees",
     ),
     b(
+        &[(K::Char('o'), N)],
+        "o",
+        Sc::Panels,
+        A::ToggleOutline,
+        "outline of the shown file (Enter: callers of a member) / back to the tree",
+    ),
+    b(
+        &[(K::Char('i'), N)],
+        "i",
+        Sc::Panels,
+        A::ToggleHierarchy,
+        "type hierarchy: base types and subtypes (Enter: that type's) / back",
+    ),
+    b(
+        &[(K::Char('R'), N), (K::Char('R'), S)],
+        "R",
+        Sc::Panels,
+        A::ToggleReferences,
+        "references: used as a value, imports of its file (Enter: callers) / back",
+    ),
+    b(
         &[(K::Char('t'), N)],
         "t",
         Sc::Panels,
@@ -299,6 +340,13 @@ pub const BINDINGS: &[Binding] = &[
         Sc::Panels,
         A::Reindex,
         "re-read changed files now (reconcile with the disk)",
+    ),
+    b(
+        &[(K::Char('S'), N), (K::Char('S'), S)],
+        "S",
+        Sc::Panels,
+        A::ListSkipped,
+        "list the files left out of the index, and why",
     ),
     b(
         &[(K::Char('z'), C)],

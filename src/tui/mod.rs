@@ -15,11 +15,15 @@ pub mod highlight;
 pub mod impact;
 pub mod input;
 pub mod keymap;
+pub mod lists;
+pub mod outline;
 pub mod panels;
 pub mod search;
 pub mod source;
 pub mod theme;
 pub mod tree;
+pub mod twins;
+pub mod unresolved;
 
 use std::io::{stdout, IsTerminal, Stdout};
 use std::path::PathBuf;

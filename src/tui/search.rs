@@ -1,7 +1,9 @@
 //! The symbol search model: nucleo (helix's picker engine) fed through its [`Injector`]
 //! from a background thread as a snapshot's symbols arrive, so the first matches show
-//! while the rest are still being added. The query matches the qualified name (which ends
-//! with the name). Drawing is in `panels/search.rs`; matched character positions are
+//! while the rest are still being added. The query's words match the qualified name
+//! (which ends with the name), except words that name a path (`src/core`, `schemas.ts`),
+//! which match the file's path in a second column. Generated twins of a symbol (its
+//! `.js`, `.cjs`, `.d.ts` copies) are folded under it (`twins`). Drawing is in `panels/search.rs`; matched character positions are
 //! computed there only for the rows on screen.
 
 use std::sync::{Arc, OnceLock};
@@ -11,6 +13,7 @@ use nucleo::pattern::{CaseMatching, Normalization};
 use nucleo::{Config, Injector, Nucleo};
 
 use crate::index::Kind;
+use crate::tui::twins::Twins;
 use crate::worker::Snapshot;
 
 /// One searchable symbol (a definition node), cheap to clone (shared strings).
@@ -28,6 +31,8 @@ pub struct Symbol {
     pub file: Arc<str>,
     /// 1-based first line.
     pub line: u32,
+    /// How many generated twins of it are folded under its row (see [`crate::tui::twins`]).
+    pub twins: u32,
 }
 
 /// Search state: the input, nucleo, the selection.
@@ -54,6 +59,14 @@ pub struct SymbolSearch {
     /// Positions in nucleo's ranking (among its first [`PIN_SCAN`]) of the pinned
     /// symbols, sorted, so they are not listed twice.
     pinned_at: Vec<u32>,
+    /// The query's name part and path part as last given to nucleo's two columns.
+    parts: (String, String),
+    /// Generated twins are folded under their primary's row (F3 lists them).
+    pub fold_twins: bool,
+    /// The twins of the loaded snapshot, found by the feeding thread.
+    twins: Arc<OnceLock<Twins>>,
+    /// Scores the pinned symbols' paths against the path part of the query.
+    path_matcher: nucleo::Matcher,
 }
 
 pub use crate::index::graph::MAX_PINNED;
@@ -70,7 +83,29 @@ fn symbol_of(n: &crate::index::Node) -> Symbol {
         kind: n.kind,
         file: n.file.clone(),
         line: n.start_line,
+        twins: 0,
     }
+}
+
+/// Whether a query word is about the path, not the name: it holds a `/`, or ends in a
+/// file extension a language of the registry claims (`schemas.ts`, `.py`), as helix's
+/// picker and fzf take such words.
+pub fn is_path_token(word: &str) -> bool {
+    word.contains('/') || crate::index::lang::for_path(word).is_some()
+}
+
+/// `query` split into the words matched against the qualified name and those matched
+/// against the file's path ([`is_path_token`]), each part joined by spaces.
+pub fn split_query(query: &str) -> (String, String) {
+    let (mut name, mut path) = (Vec::new(), Vec::new());
+    for w in query.split_whitespace() {
+        if is_path_token(w) {
+            path.push(w);
+        } else {
+            name.push(w);
+        }
+    }
+    (name.join(" "), path.join(" "))
 }
 
 /// Threads nucleo matches on: one fewer than the cores (at least one), so the UI thread
@@ -112,7 +147,8 @@ impl SymbolSearch {
                 }
             })
         };
-        let nucleo = Nucleo::new(Config::DEFAULT, notify, Some(matcher_threads()), 1);
+        // Two columns: the qualified name, and the file's path (the path words of a query).
+        let nucleo = Nucleo::new(Config::DEFAULT, notify, Some(matcher_threads()), 2);
         SymbolSearch {
             waker,
             query: String::new(),
@@ -125,6 +161,10 @@ impl SymbolSearch {
             snapshot: None,
             pinned: Vec::new(),
             pinned_at: Vec::new(),
+            parts: (String::new(), String::new()),
+            fold_twins: true,
+            twins: Arc::default(),
+            path_matcher: nucleo::Matcher::new(Config::DEFAULT.match_paths()),
         }
     }
 
@@ -150,6 +190,9 @@ impl SymbolSearch {
         let snap = snap.clone();
         // Counted without reading a node: a cached graph decodes its nodes on first use.
         self.expected = snap.index.graph.definition_count();
+        self.twins = Arc::default();
+        let twins_out = self.twins.clone();
+        let fold = self.fold_twins;
         let spawned = std::thread::Builder::new()
             .name("codegraph-search-feed".into())
             .spawn(move || {
@@ -157,14 +200,21 @@ impl SymbolSearch {
                 // it: collecting and sorting the 1.17M definitions of the fetch.sh Rust
                 // tree here would take 471 ms before the first name is fed, reading the
                 // graph's order takes 16 ms.
+                let twins = twins_out.get_or_init(|| Twins::of(&snap.index.graph));
                 let nodes = snap
                     .index
                     .graph
                     .nodes_by_id()
-                    .filter(|n| n.kind != Kind::File);
+                    .filter(|n| n.kind != Kind::File)
+                    .filter(|n| !fold || !twins.folded.contains(&n.id));
                 for n in nodes {
-                    injector.push(symbol_of(n), |s, cols| {
-                        cols[0] = s.qualified_name.as_ref().into()
+                    let mut sym = symbol_of(n);
+                    if fold {
+                        sym.twins = twins.count.get(&n.id).copied().unwrap_or(0);
+                    }
+                    injector.push(sym, |s, cols| {
+                        cols[0] = s.qualified_name.as_ref().into();
+                        cols[1] = s.file.as_ref().into();
                     });
                 }
             });
@@ -180,12 +230,29 @@ impl SymbolSearch {
         self.pinned.clear();
         self.pinned_at.clear();
         let Some(snap) = &self.snapshot else { return };
+        let (name, path) = split_query(&self.query);
+        let twins = self.twins.get().filter(|_| self.fold_twins);
+        let pattern = self.nucleo.pattern.column_pattern(1);
+        let matcher = &mut self.path_matcher;
+        let mut buf = Vec::new();
         self.pinned = snap
             .index
             .graph
-            .pinned_matches(&self.query)
+            .pinned_matches(&name)
             .into_iter()
-            .map(symbol_of)
+            .filter(|n| twins.is_none_or(|t| !t.folded.contains(&n.id)))
+            // The path words filter pinned symbols as they filter nucleo's matches.
+            .filter(|n| {
+                path.is_empty()
+                    || pattern
+                        .score(nucleo::Utf32Str::new(&n.file, &mut buf), matcher)
+                        .is_some()
+            })
+            .map(|n| {
+                let mut s = symbol_of(n);
+                s.twins = twins.and_then(|t| t.count.get(&n.id).copied()).unwrap_or(0);
+                s
+            })
             .collect();
         self.locate_pinned();
     }
@@ -207,10 +274,20 @@ impl SymbolSearch {
 
     /// Sets the query text (smart case; a prefix extension re-matches only prior hits).
     pub fn set_query(&mut self, q: String) {
-        let append = q.starts_with(&self.query);
-        self.nucleo
-            .pattern
-            .reparse(0, &q, CaseMatching::Smart, Normalization::Smart, append);
+        let (name, path) = split_query(&q);
+        for (col, new, old) in [(0, &name, &self.parts.0), (1, &path, &self.parts.1)] {
+            if new != old {
+                let append = new.starts_with(old.as_str());
+                self.nucleo.pattern.reparse(
+                    col,
+                    new,
+                    CaseMatching::Smart,
+                    Normalization::Smart,
+                    append,
+                );
+            }
+        }
+        self.parts = (name, path);
         self.query = q;
         self.matching = true;
         self.pin();

@@ -35,6 +35,10 @@ pub struct SourceView {
     /// The file on disk is not the one indexed (its content hash differs): the marked
     /// lines come from the index and may be off until the next update.
     pub changed_on_disk: bool,
+    /// The shown symbol's name and the panel whose selection it is (`search` or `tree`),
+    /// for the title: the source, the tree and the impact panel can each show another
+    /// symbol, and the titles say which.
+    pub shows: Option<(String, &'static str)>,
     /// Text lines of the panel at its last draw (0 before the first): a change is a
     /// resize, after which the focus line is brought back on screen.
     pub drawn_height: usize,

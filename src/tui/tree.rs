@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::index::graph::{Site, SUBGRAPH_SCHEMA};
+use crate::index::impact::{recognize, NoLines};
 use crate::index::{CodeGraph, Edge, Node, Relation, Subgraph, Tier, Walk};
+use crate::tui::unresolved::{calls_of, UnresolvedCall};
 use crate::worker::Snapshot;
 
 /// The edge that led from a tree node's parent to it.
@@ -39,6 +41,9 @@ pub struct TreeNode {
     pub expanded: bool,
     /// The id appears among the ancestors: not expandable.
     pub cycle: bool,
+    /// The calls behind the node's unresolved row, with how many there are, while that
+    /// row is open (see [`crate::tui::unresolved::calls_of`]).
+    pub unresolved: Option<(Vec<UnresolvedCall>, usize)>,
 }
 
 /// A visible row of the tree.
@@ -53,6 +58,42 @@ pub enum Row {
         /// The count.
         count: u32,
     },
+    /// Under an open unresolved row: one of the calls (index into the node's list).
+    Call {
+        /// Arena index of the node.
+        node: usize,
+        /// Index of the call in [`TreeNode::unresolved`].
+        call: usize,
+    },
+    /// Under an ambiguous call: one definition it could mean.
+    Candidate {
+        /// Arena index of the node.
+        node: usize,
+        /// Index of the call in [`TreeNode::unresolved`].
+        call: usize,
+        /// Index into the call's candidates.
+        cand: usize,
+    },
+    /// Under an expanded node whose children a filter hides: how many are hidden.
+    Hidden {
+        /// Arena index of the node.
+        node: usize,
+        /// How many children the filters hide.
+        count: usize,
+    },
+}
+
+impl Row {
+    /// The arena node a row belongs to (its own node, or the node it is listed under).
+    pub fn node(&self) -> usize {
+        match *self {
+            Row::Node(i)
+            | Row::Unresolved { node: i, .. }
+            | Row::Call { node: i, .. }
+            | Row::Candidate { node: i, .. }
+            | Row::Hidden { node: i, .. } => i,
+        }
+    }
 }
 
 /// The call tree of one root.
@@ -77,31 +118,12 @@ pub struct Filters {
     pub hide_unique_name: bool,
 }
 
-/// `true` when a node lives in test code: a test directory, a test file name
-/// (`test_x.py`, `x_test.go`, `x.test.ts`, `x.spec.js`, `XTest.java`) or a test function
-/// name (`test_x`, `TestX`).
-pub fn is_test(n: &Node) -> bool {
-    let f = n.file.to_ascii_lowercase();
-    let in_dir = f.split('/').rev().skip(1).any(|d| {
-        matches!(
-            d,
-            "test" | "tests" | "testing" | "__tests__" | "spec" | "specs"
-        )
-    });
-    let file = f.rsplit('/').next().unwrap_or(&f);
-    let stem = file.split('.').next().unwrap_or(file);
-    let test_file = stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem.ends_with("_tests")
-        || file.contains(".test.")
-        || file.contains(".spec.")
-        || n.file.rsplit('/').next().is_some_and(|x| {
-            let s = x.split('.').next().unwrap_or(x);
-            s.ends_with("Test") || s.ends_with("Tests")
-        });
-    let test_name = n.name.starts_with("test_")
-        || (n.name.starts_with("Test") && n.kind != crate::index::Kind::Class);
-    in_dir || test_file || test_name
+/// `true` when a node is test code by the rules `impact` counts tests with
+/// ([`recognize::is_test`]: test folders, the language's test file names and test code
+/// names), without reading source lines (rows are listed while drawing): the `t` filter
+/// and the impact panel's test count agree.
+pub fn is_test(g: &CodeGraph, n: &Node) -> bool {
+    recognize::is_test(g, n, &NoLines)
 }
 
 impl CallTree {
@@ -117,6 +139,7 @@ impl CallTree {
                 children: None,
                 expanded: false,
                 cycle: false,
+                unresolved: None,
             }],
             selected: 0,
             offset: 0,
@@ -150,6 +173,7 @@ impl CallTree {
                     children: None,
                     expanded: false,
                     cycle,
+                    unresolved: None,
                 });
             }
             self.nodes[i].children = Some(ids);
@@ -240,6 +264,15 @@ impl CallTree {
         }
     }
 
+    /// Opens or closes the list of calls under node `i`'s unresolved row.
+    pub fn toggle_unresolved(&mut self, snap: &Snapshot, i: usize) {
+        let n = &mut self.nodes[i];
+        n.unresolved = match n.unresolved.take() {
+            Some(_) => None,
+            None => Some(calls_of(&snap.index.graph, &n.id, self.direction)),
+        };
+    }
+
     /// The visible rows, depth first, filters applied (the root is always shown).
     pub fn rows(&self, snap: &Snapshot, f: Filters) -> Vec<Row> {
         let mut out = Vec::new();
@@ -254,12 +287,31 @@ impl CallTree {
             if count > 0 {
                 // Right under the node, before its children (which the stack pops later).
                 out.push(Row::Unresolved { node: i, count });
+                for (call, c) in n.unresolved.iter().flat_map(|u| u.0.iter().enumerate()) {
+                    out.push(Row::Call { node: i, call });
+                    out.extend((0..c.candidates.len()).map(|cand| Row::Candidate {
+                        node: i,
+                        call,
+                        cand,
+                    }));
+                }
             }
             if let Some(kids) = &n.children {
+                let mut hidden = 0;
                 for &k in kids.iter().rev() {
                     if self.visible(snap, k, f) {
                         stack.push(k);
+                    } else {
+                        hidden += 1;
                     }
+                }
+                // A filter that hides every child must not leave the node looking like
+                // one without callers.
+                if hidden > 0 {
+                    out.push(Row::Hidden {
+                        node: i,
+                        count: hidden,
+                    });
                 }
             }
         }
@@ -277,7 +329,7 @@ impl CallTree {
         }
         if f.hide_tests {
             if let Some(node) = snap.index.graph.node(&n.id) {
-                if is_test(node) {
+                if is_test(&snap.index.graph, node) {
                     return false;
                 }
             }
@@ -302,6 +354,7 @@ impl CallTree {
                     unresolved += count as usize;
                     continue;
                 }
+                Row::Call { .. } | Row::Candidate { .. } | Row::Hidden { .. } => continue,
             };
             let n = &self.nodes[i];
             if let Some(node) = g.node(&n.id) {
@@ -359,7 +412,7 @@ impl CallTree {
         rows.iter()
             .filter_map(|r| match r {
                 Row::Node(i) => Some(self.nodes[*i].depth),
-                Row::Unresolved { .. } => None,
+                _ => None,
             })
             .max()
             .unwrap_or(0)

@@ -46,7 +46,7 @@ fn search_mode_switch_text_semantic_hybrid_and_back() {
     let s = screen(&mut app, 120, 30);
     assert!(s.contains("Search text"), "{s}");
     assert!(
-        s.contains("function app/render.py::render_json:6-11  "),
+        s.contains("function render_json  app/render.py:6-11  "),
         "{s}"
     );
     // Enter: the hit's definition becomes the call tree's root.
@@ -76,7 +76,7 @@ fn search_mode_switch_text_semantic_hybrid_and_back() {
     );
     let s = screen(&mut app, 120, 30);
     assert!(
-        s.contains("Search hybrid") && s.contains("render.py::render_json:6-11"),
+        s.contains("Search hybrid") && s.contains("render_json  …/render.py:6-11  "),
         "{s}"
     );
     // Back to symbols: nucleo's list again.
@@ -213,4 +213,86 @@ fn a_long_query_shows_its_end() {
     let s = screen(&mut app, 100, 30);
     let line = s.lines().find(|l| l.contains("> ")).expect("a query line");
     assert!(line.contains("> …") && line.contains("tail_end"), "{line}");
+}
+
+/// A library shipping `src/` and its build output: each symbol once, its copies folded
+/// (`+N`), F3 lists them; a word with `/` or a file extension filters by path.
+#[test]
+fn path_words_filter_by_path_and_generated_twins_fold() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    for d in ["src/core", "lib/esm/core", "lib/cjs/core", "src/util"] {
+        std::fs::create_dir_all(repo.join(d)).unwrap();
+    }
+    let class = "export class Parser {\n  parse(text) {\n    return text;\n  }\n}\n";
+    std::fs::write(repo.join("src/core/parser.ts"), class).unwrap();
+    std::fs::write(repo.join("lib/esm/core/parser.js"), class).unwrap();
+    std::fs::write(repo.join("lib/cjs/core/parser.cjs"), class).unwrap();
+    std::fs::write(
+        repo.join("src/util/schemas.ts"),
+        "export function validateSchema(x) {\n  return x;\n}\nexport class Parser {}\n",
+    )
+    .unwrap();
+    let mut app = app_on(&repo, Theme::load("dark", None).unwrap());
+    let ids = |app: &codegraph_tui::tui::App| -> Vec<String> {
+        (0..app.search.matched())
+            .map(|i| app.search.get(i).unwrap().id.to_string())
+            .collect()
+    };
+    typ(&mut app, "parse");
+    let all = ids(&app);
+    assert!(
+        all.contains(&"src/core/parser.ts::Parser.parse".to_string()),
+        "{all:?}"
+    );
+    assert!(
+        !all.iter().any(|i| i.starts_with("lib/")),
+        "twins listed: {all:?}"
+    );
+    let s = screen(&mut app, 120, 30);
+    assert_eq!(
+        app.search.get(0).unwrap().twins,
+        2,
+        "{:?}",
+        app.search.get(0)
+    );
+    assert!(s.contains("Parser.parse +2"), "{s}");
+    // F3 lists the copies.
+    key(&mut app, KeyCode::F(3));
+    app.search.settle();
+    let listed = ids(&app);
+    assert!(
+        listed.contains(&"lib/cjs/core/parser.cjs::Parser.parse".to_string()),
+        "{listed:?}"
+    );
+    key(&mut app, KeyCode::F(3));
+    app.search.settle();
+    // A path word: only symbols under src/core (the lib copies' paths do not match).
+    ctrl(&mut app, 'u');
+    typ(&mut app, "src/core Parser");
+    let found = ids(&app);
+    assert!(!found.is_empty(), "{found:?}");
+    assert!(
+        found.iter().all(|i| i.starts_with("src/core/")),
+        "{found:?}"
+    );
+    // A file name with its extension: that file's symbols.
+    ctrl(&mut app, 'u');
+    typ(&mut app, "schemas.ts");
+    let found = ids(&app);
+    assert!(
+        found.contains(&"src/util/schemas.ts::validateSchema".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().all(|i| i.starts_with("src/util/schemas.ts")),
+        "{found:?}"
+    );
+    // Name and path together; the exact name is pinned only within the path.
+    ctrl(&mut app, 'u');
+    typ(&mut app, "Parser schemas.ts");
+    assert_eq!(
+        ids(&app).first().map(String::as_str),
+        Some("src/util/schemas.ts::Parser")
+    );
 }

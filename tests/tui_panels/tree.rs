@@ -119,7 +119,7 @@ fn export_holds_exactly_the_rows_on_screen() {
             .iter()
             .filter_map(|r| match r {
                 Row::Node(i) => Some(tree.nodes[*i].id.to_string()),
-                Row::Unresolved { .. } => None,
+                _ => None,
             })
             .collect();
         let node_rows = shown.len();
@@ -129,7 +129,7 @@ fn export_holds_exactly_the_rows_on_screen() {
             .iter()
             .map(|r| match r {
                 Row::Unresolved { count, .. } => *count,
-                Row::Node(_) => 0,
+                _ => 0,
             })
             .sum();
         let v = export(&mut app, name);
@@ -210,4 +210,111 @@ fn a_filter_toggle_keeps_the_selected_symbol() {
     select(&mut app, "tests/test_leaf.py::test_leaf");
     key(&mut app, KeyCode::Char('t'));
     assert_eq!(selected(&app).as_deref(), Some("a.py::leaf"));
+}
+
+/// Back and forward bring a visited root's tree back as it was left: its expanded nodes
+/// and its selection, also after a new snapshot arrived in between.
+#[test]
+fn back_and_forward_restore_expanded_nodes_and_the_selection() {
+    let (_tmp, repo, mut app) = super::python_copy();
+    typ(&mut app, "render_json");
+    key(&mut app, KeyCode::Enter);
+    // Expand configure (third caller) and select build_app under it.
+    for k in [
+        KeyCode::Down,
+        KeyCode::Down,
+        KeyCode::Down,
+        KeyCode::Char('l'),
+    ] {
+        key(&mut app, k);
+    }
+    key(&mut app, KeyCode::Down);
+    let selected = |app: &App| {
+        app.selected_tree_node()
+            .map(|i| app.tree.as_ref().unwrap().nodes[i].id.to_string())
+    };
+    assert_eq!(selected(&app).as_deref(), Some("app/main.py::build_app"));
+    // The rows (id, expanded) and the selected row.
+    let state = |app: &App| {
+        let t = app.tree.as_ref().unwrap();
+        let rows: Vec<(String, bool)> = app
+            .tree_rows()
+            .iter()
+            .filter_map(|r| match r {
+                codegraph_tui::tui::tree::Row::Node(i) => {
+                    Some((t.nodes[*i].id.to_string(), t.nodes[*i].expanded))
+                }
+                _ => None,
+            })
+            .collect();
+        (rows, t.selected)
+    };
+    let before = state(&app);
+    assert!(screen(&mut app, 100, 30).contains("▾ fn configure"));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        &**app.tree.as_ref().unwrap().root(),
+        "app/main.py::build_app"
+    );
+    // Expand something in the second tree too.
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Char('l'));
+    let second = state(&app);
+    key(&mut app, KeyCode::Backspace);
+    assert_eq!(selected(&app).as_deref(), Some("app/main.py::build_app"));
+    assert_eq!(state(&app), before, "the tree came back changed");
+    key(&mut app, KeyCode::Char(']'));
+    assert_eq!(state(&app), second);
+    // A new snapshot in between: the tree is carried over to it.
+    super::reindex(&mut app, &repo, 2);
+    key(&mut app, KeyCode::Backspace);
+    assert_eq!(selected(&app).as_deref(), Some("app/main.py::build_app"));
+    assert_eq!(state(&app), before);
+}
+
+/// `t` hides what the impact panel counts as tests, by the same rules: a library's
+/// `testing/` helpers are code, not tests.
+#[test]
+fn the_test_filter_agrees_with_the_impact_test_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join("pkg/testing")).unwrap();
+    std::fs::create_dir_all(repo.join("tests")).unwrap();
+    std::fs::write(repo.join("pkg/__init__.py"), "").unwrap();
+    std::fs::write(repo.join("pkg/core.py"), "def leaf():\n    return 1\n").unwrap();
+    std::fs::write(repo.join("pkg/testing/__init__.py"), "").unwrap();
+    std::fs::write(
+        repo.join("pkg/testing/helpers.py"),
+        "from pkg.core import leaf\n\n\ndef assert_leaf():\n    assert leaf()\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("tests/test_core.py"),
+        "from pkg.core import leaf\n\n\ndef test_leaf():\n    assert leaf()\n",
+    )
+    .unwrap();
+    let theme = Theme::load("dark", None).unwrap();
+    let mut app = app_on(&repo, theme);
+    typ(&mut app, "core.leaf");
+    key(&mut app, KeyCode::Enter);
+    let tests = app.impact.as_ref().unwrap().report.tests.clone();
+    assert_eq!(
+        tests,
+        vec!["tests/test_core.py::test_leaf".to_string()],
+        "{tests:?}"
+    );
+    key(&mut app, KeyCode::Char('t'));
+    let t = app.tree.as_ref().unwrap();
+    let shown: Vec<&str> = app
+        .tree_rows()
+        .iter()
+        .filter_map(|r| match r {
+            codegraph_tui::tui::tree::Row::Node(i) => Some(&*t.nodes[*i].id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        vec!["pkg/core.py::leaf", "pkg/testing/helpers.py::assert_leaf"]
+    );
 }

@@ -151,6 +151,7 @@ fn a_new_snapshot_keeps_the_tree_expanded_and_the_selection() {
             .map(|r| match r {
                 Row::Node(i) => t.path(*i).join(" < "),
                 Row::Unresolved { node, count } => format!("{} ?{count}", t.nodes[*node].id),
+                r => format!("{:?}", r),
             })
             .collect()
     };

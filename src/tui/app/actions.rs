@@ -9,8 +9,9 @@ use std::sync::Arc;
 use super::{App, External, Focus, Overlay};
 use crate::index::Walk;
 use crate::tui::chunks::SearchMode;
+use crate::tui::impact::ImpactRow;
 use crate::tui::keymap::Action;
-use crate::tui::tree::Row;
+use crate::tui::lists::ListKind;
 use crate::worker::IndexCommand;
 
 impl App {
@@ -65,6 +66,9 @@ impl App {
                     self.show_root(root, dir);
                 }
             }
+            Action::ToggleOutline => self.toggle_outline(),
+            Action::ToggleHierarchy => self.toggle_list(ListKind::Hierarchy),
+            Action::ToggleReferences => self.toggle_list(ListKind::References),
             Action::ToggleTests => {
                 let keep = self.selected_row();
                 self.filters.hide_tests = !self.filters.hide_tests;
@@ -100,8 +104,22 @@ impl App {
                 if let Some(m) = self.mode.engine() {
                     self.chunks.query(&self.search.query, m);
                 }
-                self.status.message = Some(format!("search mode:{}", self.mode.title()));
+                self.status.message = Some(format!("search mode: {}", self.mode.name()));
                 self.sync_source(false);
+            }
+            Action::ToggleTwins => {
+                self.search.fold_twins = !self.search.fold_twins;
+                if let Some(snap) = self.snapshot.clone() {
+                    self.search.load(&snap);
+                }
+                self.status.message = Some(
+                    if self.search.fold_twins {
+                        "generated twins folded under one row (+N)"
+                    } else {
+                        "generated twins listed"
+                    }
+                    .into(),
+                );
             }
             Action::OpenEditor => {
                 if !self.source.path.is_empty() {
@@ -128,7 +146,7 @@ impl App {
                         .as_ref()
                         .and_then(|s| s.index.graph.node(t.root()))
                         .map_or("graph".to_string(), |n| file_safe(&n.name));
-                    self.overlay = Overlay::ExportPrompt(format!("./codegraph-{name}.json"));
+                    self.overlay = Overlay::ExportPrompt(self.default_export(&name));
                 }
                 None => self.status.message = Some("nothing to export: pick a symbol first".into()),
             },
@@ -139,6 +157,13 @@ impl App {
                 self.status.notice = Some("re-indexing".into());
             }
             Action::Suspend => self.pending = Some(External::Suspend),
+            Action::ListSkipped => match &self.snapshot {
+                Some(s) if super::left_out(&s.index).is_empty() => {
+                    self.status.message = Some("no file was left out of the index".into())
+                }
+                Some(_) => self.overlay = Overlay::Skipped(0),
+                None => self.status.message = Some("indexing: the list comes when it ends".into()),
+            },
             Action::DeleteChar => self.edit_query(|q| {
                 q.pop();
             }),
@@ -158,12 +183,20 @@ impl App {
     /// Actions while an overlay is open; `true` when consumed.
     fn overlay_action(&mut self, a: Action) -> bool {
         match (&mut self.overlay, a) {
-            (Overlay::Help(s), Action::Down) => *s += 1,
-            (Overlay::Help(s), Action::Up) => *s = s.saturating_sub(1),
-            (Overlay::Help(s), Action::PageDown) => *s += 10,
-            (Overlay::Help(s), Action::PageUp) => *s = s.saturating_sub(10),
-            (Overlay::Help(_), Action::Suspend) => return false,
-            (Overlay::Help(_), _) => self.overlay = Overlay::None,
+            // The scrolled overlays: every movement key scrolls (the draw clamps the
+            // scroll to the text), Suspend suspends, any other key closes.
+            (Overlay::Help(s) | Overlay::Skipped(s), Action::Down) => *s = s.saturating_add(1),
+            (Overlay::Help(s) | Overlay::Skipped(s), Action::Up) => *s = s.saturating_sub(1),
+            (Overlay::Help(s) | Overlay::Skipped(s), Action::PageDown) => {
+                *s = s.saturating_add(self.areas.help_page.max(1))
+            }
+            (Overlay::Help(s) | Overlay::Skipped(s), Action::PageUp) => {
+                *s = s.saturating_sub(self.areas.help_page.max(1))
+            }
+            (Overlay::Help(s) | Overlay::Skipped(s), Action::Top) => *s = 0,
+            (Overlay::Help(s) | Overlay::Skipped(s), Action::Bottom) => *s = usize::MAX / 2,
+            (Overlay::Help(_) | Overlay::Skipped(_), Action::Suspend) => return false,
+            (Overlay::Help(_) | Overlay::Skipped(_), _) => self.overlay = Overlay::None,
             (Overlay::ExportPrompt(p), Action::Activate) => {
                 let p = p.clone();
                 self.export(&p, false);
@@ -196,7 +229,7 @@ impl App {
                     _ => {}
                 }
             }
-            Overlay::Help(_) => self.overlay = Overlay::None,
+            Overlay::Help(_) | Overlay::Skipped(_) => self.overlay = Overlay::None,
             Overlay::None => {
                 self.edit_query(|q| q.push(c));
                 self.sync_source(false);
@@ -223,6 +256,16 @@ impl App {
         match self.focus {
             Focus::Search if self.mode == SearchMode::Symbols => self.search.move_by(d),
             Focus::Search => self.chunks.move_by(d),
+            Focus::Tree if self.list.is_some() => {
+                if let Some(l) = &mut self.list {
+                    l.move_by(d);
+                }
+            }
+            Focus::Tree if self.outline.is_some() => {
+                if let Some(o) = &mut self.outline {
+                    o.move_by(d);
+                }
+            }
             Focus::Tree => {
                 let n = self.tree_rows().len();
                 if let Some(t) = &mut self.tree {
@@ -240,48 +283,17 @@ impl App {
             }
             Focus::Impact => {
                 if let Some(i) = &mut self.impact {
-                    i.scroll = (i.scroll as isize).saturating_add(d).max(0) as usize;
+                    i.move_by(d);
                 }
             }
         }
     }
 
-    fn clamp_tree(&mut self) {
+    pub(super) fn clamp_tree(&mut self) {
         let n = self.tree_rows().len();
         if let Some(t) = &mut self.tree {
             t.selected = t.selected.min(n.saturating_sub(1));
         }
-    }
-
-    fn expand(&mut self, open: bool) {
-        if self.focus != Focus::Tree {
-            return;
-        }
-        let (Some(i), Some(snap)) = (self.selected_tree_node(), self.snapshot.clone()) else {
-            return;
-        };
-        let filters = self.filters;
-        let Some(t) = &mut self.tree else { return };
-        if open {
-            if t.nodes[i].cycle {
-                self.status.message = Some("cycle: this symbol is already above".into());
-            } else if t.nodes[i].expanded {
-                // Already open: step onto the first child, like a file tree.
-                if t.nodes[i].children.as_ref().is_some_and(|c| !c.is_empty()) {
-                    t.selected += 1;
-                }
-            } else {
-                t.expand(&snap, i);
-            }
-        } else if t.nodes[i].expanded && i != 0 {
-            t.nodes[i].expanded = false;
-        } else if let Some(p) = t.nodes[i].parent {
-            let rows = t.rows(&snap, filters);
-            if let Some(r) = rows.iter().position(|r| *r == Row::Node(p)) {
-                t.selected = r;
-            }
-        }
-        self.clamp_tree();
     }
 
     fn activate(&mut self) {
@@ -296,7 +308,24 @@ impl App {
                 if self.mode == SearchMode::Symbols {
                     self.search.finish_matching();
                 }
+                if self.snapshot.is_none() {
+                    self.status.message =
+                        Some("indexing: symbols can be opened when the first pass ends".into());
+                    return;
+                }
                 match self.search_selection().filter(known) {
+                    Some(id) if self.is_text_window(&id) => {
+                        // A line window of a file without definitions (a document, or
+                        // top-level code): it has no callers; its lines are on screen.
+                        let (a, b) = self
+                            .chunks
+                            .selected_hit()
+                            .map_or((0, 0), |h| (h.start_line, h.end_line));
+                        self.status.message = Some(format!(
+                            "{id}:{a}-{b} is a window of text, not a definition: no call tree \
+                             (its lines are in the source panel)"
+                        ));
+                    }
                     Some(id) => {
                         self.focus_symbol(id, Walk::Callers);
                         self.focus = Focus::Tree;
@@ -304,15 +333,32 @@ impl App {
                     None => self.status.message = Some("no symbol matches the query".into()),
                 }
             }
-            Focus::Tree => {
-                if let (Some(i), Some(t)) = (self.selected_tree_node(), &self.tree) {
-                    if i != 0 {
-                        let (id, dir) = (t.nodes[i].id.clone(), t.direction);
-                        self.focus_symbol(id, dir);
-                    }
-                }
+            Focus::Tree => self.activate_tree(),
+            Focus::Impact => self.activate_impact(),
+            Focus::Source => {}
+        }
+    }
+
+    /// Enter in the impact panel: a caller, entry point or test becomes the root (callers
+    /// first); the lower-bound row lists or hides its reasons; other rows say why not.
+    fn activate_impact(&mut self) {
+        let Some(v) = &mut self.impact else { return };
+        let row = v.rows().get(v.selected).cloned();
+        match row {
+            Some(ImpactRow::LowerBound) => v.show_reasons = !v.show_reasons,
+            Some(ImpactRow::Caller(_, id) | ImpactRow::Member(id)) => {
+                self.focus_symbol(Arc::from(id), Walk::Callers);
+                self.focus = Focus::Tree;
             }
-            Focus::Source | Focus::Impact => {}
+            Some(ImpactRow::File(path)) => {
+                self.status.message = Some(format!(
+                    "{path} is a file: Enter on a caller in it makes that caller the root"
+                ))
+            }
+            _ => {
+                self.status.message =
+                    Some("Enter on a caller, entry point or test makes it the root".into())
+            }
         }
     }
 
@@ -326,9 +372,23 @@ impl App {
             });
             return;
         }
+        self.save_tree();
         self.history_pos = to as usize;
-        let (id, dir) = self.history[self.history_pos].clone();
-        self.show_root(id, dir);
+        self.restore_root(self.history_pos);
+    }
+
+    /// The export prompt's first path: `<export dir>/<repo>-<symbol>.json`, outside the
+    /// repository (see [`crate::config::export_dir`]); the system's temporary folder when
+    /// there is no home folder.
+    fn default_export(&self, name: &str) -> String {
+        let dir = crate::config::export_dir().unwrap_or_else(std::env::temp_dir);
+        let repo = self
+            .root
+            .file_name()
+            .map_or("repo".into(), |n| file_safe(&n.to_string_lossy()));
+        dir.join(format!("{repo}-{name}.json"))
+            .display()
+            .to_string()
     }
 
     /// Writes the shown subgraph (root, direction, depth as on screen) to `path` as
@@ -349,6 +409,12 @@ impl App {
         };
         json.push(b'\n');
         let p = Path::new(path);
+        // The default folder is made on first use; a folder typed by hand must exist.
+        if let (Some(parent), Some(dir)) = (p.parent(), crate::config::export_dir()) {
+            if parent == dir {
+                let _ = std::fs::create_dir_all(parent);
+            }
+        }
         let mut opts = std::fs::OpenOptions::new();
         opts.write(true);
         if overwrite {
@@ -363,10 +429,15 @@ impl App {
             Ok(()) => {
                 self.overlay = Overlay::None;
                 let shown = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+                let inside = if self.inside_repo(&shown) {
+                    " (inside the repository: it will be indexed with it)"
+                } else {
+                    ""
+                };
                 self.status.message = Some(format!(
-                    "exported {} nodes, {} edges to {}",
-                    sub.nodes.len(),
-                    sub.edges.len(),
+                    "exported {}, {} to {}{inside}",
+                    plural(sub.nodes.len(), "node", "nodes"),
+                    plural(sub.edges.len(), "edge", "edges"),
                     shown.display()
                 ));
             }
@@ -379,6 +450,21 @@ impl App {
             }
         }
     }
+}
+
+impl App {
+    /// Whether `path` (absolute, or relative to the working directory) is under the
+    /// repository root, where the walk and the watcher would index it. Lexical (the root
+    /// is canonical; a path through a symlink into the repository is not seen), so the
+    /// export prompt can ask it while drawing.
+    pub fn inside_repo(&self, path: &Path) -> bool {
+        std::path::absolute(path).is_ok_and(|abs| abs.starts_with(&self.root))
+    }
+}
+
+/// `n` and the noun, singular for one (as the panels count).
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A file-name-safe version of a symbol name.

@@ -6,13 +6,15 @@
 //!
 //! This file holds the state types, the event entry points and the worker's side
 //! (snapshots in, the call tree carried over); what an action does is in `actions`, the
-//! mouse in `mouse`, and the source panel following the selection in `source_sync`.
+//! mouse in `mouse`, the call tree's row-by-row keys in `tree_keys`, and the source panel
+//! following the selection in `source_sync`.
 //!
 //! [`Action`]: super::keymap::Action
 
 mod actions;
 mod mouse;
 mod source_sync;
+mod tree_keys;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,6 +25,8 @@ use ratatui::layout::Rect;
 use super::chunks::{ChunkSearch, SearchMode};
 use super::impact::ImpactView;
 use super::keymap::{map_key, KeyMeaning};
+use super::lists::SymbolList;
+use super::outline::Outline;
 use super::search::SymbolSearch;
 use super::source::{SourceCache, SourceView};
 use super::theme::Theme;
@@ -81,6 +85,33 @@ pub enum Overlay {
     ExportPrompt(String),
     /// The export path exists: overwrite?
     ConfirmOverwrite(String),
+    /// The files left out of the index and why (scrolled by this many lines).
+    Skipped(usize),
+}
+
+/// The files of `index` left out that a user would expect in it, with their reasons:
+/// binary, too large, unreadable, special (a FIFO or device). Unknown extensions and
+/// symbolic links are left out by design and not listed.
+pub fn left_out(index: &crate::index::Index) -> Vec<&(String, crate::index::SkipReason)> {
+    use crate::index::SkipReason as R;
+    index
+        .skipped
+        .iter()
+        .filter(|(_, r)| matches!(r, R::Binary | R::TooLarge | R::Unreadable | R::Special))
+        .collect()
+}
+
+/// Why a file was left out, as the skipped-files list says it.
+pub fn skip_reason(r: crate::index::SkipReason) -> &'static str {
+    use crate::index::SkipReason as R;
+    match r {
+        R::Binary => "binary (a NUL byte, or not UTF-8)",
+        R::TooLarge => "too large (over the size cap, max_file_bytes)",
+        R::Unsupported => "no language for the extension",
+        R::Unreadable => "unreadable (an I/O error, or the parser gave up)",
+        R::Symlink => "a symbolic link (never followed)",
+        R::Special => "a FIFO, socket or device (never opened)",
+    }
 }
 
 /// Something only the event loop can do, because it owns the terminal.
@@ -125,6 +156,8 @@ pub struct Areas {
     pub source: Rect,
     /// Impact panel.
     pub impact: Rect,
+    /// Text lines of the open scrolled overlay (help, skipped files): a page for PgUp/PgDn.
+    pub help_page: usize,
 }
 
 /// The whole UI state.
@@ -149,12 +182,20 @@ pub struct App {
     pub chunks: ChunkSearch,
     /// The call tree of the focused symbol.
     pub tree: Option<CallTree>,
+    /// The outline of a file, shown in the call tree's place while set (`o`).
+    pub outline: Option<Outline>,
+    /// The type hierarchy or the references of a symbol, shown in the call tree's place
+    /// while set (`i`, `R`).
+    pub list: Option<SymbolList>,
     /// Call-tree filters.
     pub filters: Filters,
     /// Roots visited (id and direction) and the position in that list.
     pub history: Vec<(Arc<str>, Walk)>,
     /// Index of the current root in [`App::history`].
     pub history_pos: usize,
+    /// The tree of each history entry as it was left (expanded nodes, selection, scroll)
+    /// with the generation of the snapshot it was made on; `None` until it is left.
+    history_trees: Vec<Option<(u64, CallTree)>>,
     /// The source panel.
     pub source: SourceView,
     sources: SourceCache,
@@ -202,9 +243,12 @@ impl App {
             mode: SearchMode::Symbols,
             chunks: ChunkSearch::new(),
             tree: None,
+            outline: None,
+            list: None,
             filters: Filters::default(),
             history: Vec::new(),
             history_pos: 0,
+            history_trees: Vec::new(),
             source: SourceView::default(),
             sources: SourceCache::default(),
             impact: None,
@@ -362,17 +406,28 @@ impl App {
                 self.impact = None;
             }
         }
+        if let Some(l) = &self.list {
+            let keep = l.selected;
+            self.list = SymbolList::of(&snap.index.graph, l.kind, &l.root).map(|mut n| {
+                n.selected = keep.min(n.rows.len().saturating_sub(1));
+                n
+            });
+        }
+        if let Some(o) = &self.outline {
+            let keep = o.selected_id().cloned();
+            self.outline = Outline::of(&snap.index.graph, &o.file).map(|mut n| {
+                if let Some(id) = keep {
+                    n.select(&id);
+                }
+                n
+            });
+        }
         self.sync_source(true);
     }
 
     /// The selected row as (arena node, whether it is the node's unresolved-count row).
     fn selected_row(&self) -> Option<(usize, bool)> {
-        let rows = self.tree_rows();
-        let t = self.tree.as_ref()?;
-        match rows.get(t.selected.min(rows.len().saturating_sub(1)))? {
-            Row::Node(i) => Some((*i, false)),
-            Row::Unresolved { node, .. } => Some((*node, true)),
-        }
+        selected_of(self.tree.as_ref()?, self.snapshot.as_ref()?, self.filters)
     }
 
     /// Selects the row of arena node `keep.0` (its unresolved-count row when `keep.1` and
@@ -410,13 +465,53 @@ impl App {
 
     /// Makes `id` the root of the call tree (callers first), recording it in the history.
     pub fn focus_symbol(&mut self, id: Arc<str>, dir: Walk) {
+        self.save_tree();
         self.history
             .truncate(self.history.len().min(self.history_pos + 1));
         if self.history.last() != Some(&(id.clone(), dir)) {
             self.history.push((id.clone(), dir));
         }
+        self.history_trees.resize(self.history.len(), None);
         self.history_pos = self.history.len() - 1;
         self.show_root(id, dir);
+    }
+
+    /// Keeps the tree on screen with its history entry, for back and forward to bring
+    /// back as it was left.
+    fn save_tree(&mut self) {
+        let (Some(t), Some(s)) = (&self.tree, &self.snapshot) else {
+            return;
+        };
+        self.history_trees.resize(self.history.len(), None);
+        if let Some(slot) = self.history_trees.get_mut(self.history_pos) {
+            *slot = Some((s.generation, t.clone()));
+        }
+    }
+
+    /// Shows history entry `pos` (`history_pos` already set): its tree as it was left,
+    /// expanded nodes and selection included (carried over to a newer snapshot if one came
+    /// since), or a fresh tree when it was never left or its direction changed.
+    fn restore_root(&mut self, pos: usize) {
+        let (id, dir) = self.history[pos].clone();
+        let saved = self.history_trees.get_mut(pos).and_then(Option::take);
+        let Some(snap) = self.snapshot.clone() else {
+            return;
+        };
+        match saved {
+            Some((generation, t)) if *t.root() == id && t.direction == dir => {
+                if generation == snap.generation {
+                    self.tree = Some(t);
+                } else {
+                    let keep = selected_of(&t, &snap, self.filters);
+                    let (tree, at) = t.carried_to(&snap, keep.map(|k| k.0));
+                    self.tree = Some(tree);
+                    self.select(Some((at, keep.is_some_and(|k| k.1))));
+                }
+                self.impact = ImpactView::compute(&snap, &id, &self.root);
+                self.sync_source(true);
+            }
+            _ => self.show_root(id, dir),
+        }
     }
 
     fn show_root(&mut self, id: Arc<str>, dir: Walk) {
@@ -448,5 +543,14 @@ impl App {
             SearchMode::Symbols => self.search.selected_symbol().map(|s| s.id.clone()),
             _ => self.chunks.selected_hit().map(|h| Arc::from(h.id.as_str())),
         }
+    }
+}
+
+/// The selected row of `t` as (arena node, whether it is the node's unresolved-count row).
+fn selected_of(t: &CallTree, snap: &Snapshot, filters: Filters) -> Option<(usize, bool)> {
+    let rows = t.rows(snap, filters);
+    match rows.get(t.selected.min(rows.len().saturating_sub(1)))? {
+        Row::Node(i) | Row::Hidden { node: i, .. } => Some((*i, false)),
+        r => Some((r.node(), true)),
     }
 }

@@ -15,10 +15,10 @@ impl App {
     /// wheel scrolls the panel under the pointer.
     pub fn mouse(&mut self, m: MouseEvent) {
         if self.overlay != Overlay::None {
-            if matches!(m.kind, MouseEventKind::Down(_)) {
-                if let Overlay::Help(_) = self.overlay {
-                    self.overlay = Overlay::None;
-                }
+            if matches!(m.kind, MouseEventKind::Down(_))
+                && matches!(self.overlay, Overlay::Help(_) | Overlay::Skipped(_))
+            {
+                self.overlay = Overlay::None;
             }
             return;
         }
@@ -61,6 +61,31 @@ impl App {
                         let target = self.chunks.offset + inner_row - 1;
                         if target < self.chunks.hits.len() {
                             self.chunks.selected = target;
+                        }
+                    }
+                    // The view in the tree's place, when one is shown.
+                    Focus::Tree if self.list.is_some() => {
+                        if let Some(l) = &mut self.list {
+                            let target = l.offset + inner_row;
+                            if target < l.rows.len() {
+                                l.selected = target;
+                            }
+                        }
+                    }
+                    Focus::Tree if self.outline.is_some() => {
+                        if let Some(o) = &mut self.outline {
+                            let target = o.offset + inner_row;
+                            if target < o.rows.len() {
+                                o.selected = target;
+                            }
+                        }
+                    }
+                    Focus::Impact => {
+                        if let Some(v) = &mut self.impact {
+                            let target = v.scroll + inner_row;
+                            if target < v.rows().len() {
+                                v.selected = target;
+                            }
                         }
                     }
                     Focus::Tree => {

@@ -9,6 +9,7 @@ use super::{App, Focus};
 use crate::index::Walk;
 use crate::tui::chunks::SearchMode;
 use crate::tui::source::{Shown, SourceView};
+use crate::tui::tree::Row;
 use crate::worker::Snapshot;
 
 impl App {
@@ -35,9 +36,35 @@ impl App {
             Focus::Search if self.tree.is_none() || !self.search.query.is_empty() => {
                 (self.search_selection(), Vec::new())
             }
-            _ => match (self.selected_tree_node(), &self.tree) {
-                (Some(i), Some(t)) => {
-                    let n = &t.nodes[i];
+            // A row of the hierarchy or references: its node, the reference's site marked.
+            _ if self.list.is_some() => {
+                match self.list.as_ref().and_then(|l| l.rows.get(l.selected)) {
+                    Some(r) => (r.id.clone(), r.site.iter().map(|s| (s.1, s.2)).collect()),
+                    None => (None, Vec::new()),
+                }
+            }
+            _ if self.outline.is_some() => (
+                self.outline.as_ref().and_then(|o| o.selected_id().cloned()),
+                Vec::new(),
+            ),
+            _ => match (self.selected_tree_row(), &self.tree) {
+                // An unresolved call: its caller, with the call's site marked.
+                (Some(Row::Call { node, call }), Some(t)) => {
+                    match t.nodes[node].unresolved.as_ref().map(|u| &u.0[call]) {
+                        Some(c) => (Some(c.caller.clone()), vec![(c.site.line, c.site.column)]),
+                        None => (None, Vec::new()),
+                    }
+                }
+                // A candidate of an ambiguous call: its definition.
+                (Some(Row::Candidate { node, call, cand }), Some(t)) => (
+                    t.nodes[node]
+                        .unresolved
+                        .as_ref()
+                        .map(|u| u.0[call].candidates[cand].clone()),
+                    Vec::new(),
+                ),
+                (Some(row), Some(t)) => {
+                    let n = &t.nodes[row.node()];
                     let sites = n.via.as_ref().map_or(Vec::new(), |v| {
                         v.sites.iter().map(|s| (s.line, s.column)).collect()
                     });
@@ -46,6 +73,8 @@ impl App {
                 _ => (None, Vec::new()),
             },
         };
+        let call_row = matches!(self.selected_tree_row(), Some(Row::Call { .. }))
+            && self.focus != Focus::Search;
         let Some(node) = id.as_deref().and_then(|id| g.node(id)) else {
             // Nothing selected (the query matches nothing): showing the last match's file
             // would present a symbol the list no longer holds.
@@ -54,12 +83,45 @@ impl App {
             }
             return;
         };
-        let range = Some((node.start_line, node.end_line));
+        // A text hit shows its chunk's lines (a line window is not the whole file).
+        let hit = (self.focus == Focus::Search && self.mode != SearchMode::Symbols)
+            .then(|| self.chunks.selected_hit())
+            .flatten();
+        let range = match hit {
+            Some(h) => Some((h.start_line, h.end_line)),
+            None => Some((node.start_line, node.end_line)),
+        };
         // Sites are in the caller's file: show them only when that is the shown file.
         let sites: Vec<(u32, u32)> = match self.tree.as_ref().map(|t| t.direction) {
-            Some(Walk::Callees) => Vec::new(),
+            Some(Walk::Callees) if !call_row => Vec::new(),
             _ => sites,
         };
+        // Which symbol, and from which panel: the source follows the search selection or
+        // the tree's, which need not be the tree's root the impact panel is about.
+        self.source.shows = Some((
+            match node.kind {
+                crate::index::Kind::File => "(top level)".into(),
+                // The in-file name (`BaseCommand.__call__`), as the other titles.
+                _ => node
+                    .id
+                    .split_once("::")
+                    .map_or(&*node.id, |(_, r)| r)
+                    .to_string(),
+            },
+            if self.focus == Focus::Search && (self.tree.is_none() || !self.search.query.is_empty())
+            {
+                "search"
+            } else if let Some(l) = &self.list {
+                match l.kind {
+                    crate::tui::lists::ListKind::Hierarchy => "hierarchy",
+                    crate::tui::lists::ListKind::References => "references",
+                }
+            } else if self.outline.is_some() {
+                "outline"
+            } else {
+                "tree"
+            },
+        ));
         let same = self.source.path == *node.file && self.source.range == range;
         if same && self.source.sites == sites && !recenter {
             return;

@@ -7,10 +7,10 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use ratatui::Frame;
 
 use super::{centered, safe};
-use crate::tui::app::App;
+use crate::tui::app::{left_out, skip_reason, App, Overlay};
 use crate::tui::keymap::{Scope, BINDINGS};
 
-pub(super) fn draw_help(f: &mut Frame, app: &App, scroll: usize) {
+pub(super) fn draw_help(f: &mut Frame, app: &mut App, scroll: usize) {
     let t = &app.theme;
     let mut lines = vec![
         Line::styled(
@@ -45,11 +45,68 @@ pub(super) fn draw_help(f: &mut Frame, app: &App, scroll: usize) {
         "tree: ▸ closed  ▾ open  · no more  ↻ cycle (not expanded again)",
         "tiers: [local] [import] [qualified] most to least certain;",
         "       [unique_name] a guess (dimmed); [ref …] used as a value, not called",
-        "? N unresolved: calls no edge was made for: the tree is a lower bound",
+        "? N unresolved: calls no edge was made for: the tree is a lower bound;",
+        "       Enter lists them (× call [reason] site, ? candidate: Enter re-roots)",
+        "· N hidden by a filter: t or u shows them",
+        "history i/n: the root's place among the roots visited ([ and ] step)",
         "mouse: click selects, wheel scrolls",
     ] {
         lines.push(Line::styled(l, t.get("ui.text.dim")));
     }
+    let scroll = draw_scrolled(
+        f,
+        app,
+        lines,
+        " Keys (Esc closes, j/k PgDn G scroll) ",
+        scroll,
+    );
+    app.overlay = Overlay::Help(scroll);
+}
+
+/// The files left out of the index, one per line with its reason.
+pub(super) fn draw_skipped(f: &mut Frame, app: &mut App, scroll: usize) {
+    let Some(snap) = app.snapshot.clone() else {
+        return;
+    };
+    let t = &app.theme;
+    let list = left_out(&snap.index);
+    let mut lines = vec![
+        Line::styled(
+            format!(
+                "{} left out of the index (`index --json` counts them too):",
+                super::count(list.len(), "file", "files")
+            ),
+            t.get("ui.text"),
+        ),
+        Line::raw(""),
+    ];
+    for (path, reason) in list {
+        lines.push(Line::from(vec![
+            Span::styled(safe(path).into_owned(), t.get("ui.path")),
+            Span::styled(format!("  {}", skip_reason(*reason)), t.get("ui.text.dim")),
+        ]));
+    }
+    let scroll = draw_scrolled(
+        f,
+        app,
+        lines,
+        " Skipped files (Esc closes, j/k scroll) ",
+        scroll,
+    );
+    app.overlay = Overlay::Skipped(scroll);
+}
+
+/// Draws `lines` in a centred bordered box as wide as its widest line (at least 76
+/// columns, at most the screen), scrolled by `scroll` lines clamped to the text; returns
+/// the clamped scroll and leaves the page height in the app's areas (PgUp/PgDn step).
+fn draw_scrolled(
+    f: &mut Frame,
+    app: &mut App,
+    lines: Vec<Line<'static>>,
+    title: &str,
+    scroll: usize,
+) -> usize {
+    let t = &app.theme;
     // As wide as the widest line (the border adds 2), so nothing is cut where it fits.
     let width = lines.iter().map(Line::width).max().unwrap_or(0) as u16 + 2;
     let area = centered(f.area(), width.max(76), f.area().height.saturating_sub(2));
@@ -62,21 +119,29 @@ pub(super) fn draw_help(f: &mut Frame, app: &App, scroll: usize) {
             .style(t.get("ui.help"))
             .block(
                 Block::bordered()
-                    .title(" Keys (Esc closes, j/k scroll) ")
+                    .title(title.to_string())
                     .border_style(t.get("ui.border.focus")),
             ),
         area,
     );
+    app.areas.help_page = inner_h;
+    scroll
 }
 
 pub(super) fn draw_prompt(f: &mut Frame, app: &App, path: &str, confirm: Option<()>) {
     let t = &app.theme;
     let area = centered(f.area(), 70, 5);
+    let inside = app.inside_repo(std::path::Path::new(path));
     let (title, body, hint) = match confirm {
+        None if inside => (
+            " Export shown subgraph as JSON ",
+            format!("> {}", safe(path)),
+            "inside the repository: it would be indexed · Enter writes · Esc cancels",
+        ),
         None => (
             " Export shown subgraph as JSON ",
             format!("> {}", safe(path)),
-            "Enter writes · Esc cancels · Ctrl-u clears",
+            "outside the repository: not indexed · Enter writes · Esc cancels",
         ),
         Some(()) => (
             " File exists ",

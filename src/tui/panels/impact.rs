@@ -1,117 +1,172 @@
-//! The impact panel: risk, counts, the lower-bound reasons and truncation, then the
-//! callers by depth, the entry points, files and tests among them (the engine's answer,
-//! as `impact SYMBOL` prints it).
+//! The impact panel: the risk headline and counts, the lower bound in one line (Enter
+//! lists its reasons), then the callers by depth, the entry points, tests and files among
+//! them: a scrolled list with a selection, where Enter on a caller re-roots on it.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::{hint, panel, safe};
+use super::{count, cut_name, fit_row, follow, hint, panel, safe};
 use crate::index::impact::Risk;
+use crate::index::{CodeGraph, Kind};
 use crate::tui::app::{App, Focus};
+use crate::tui::impact::ImpactRow;
+use crate::tui::theme::Theme;
 
 pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
-    let (Some(v), Some(snap)) = (app.impact.as_ref(), app.snapshot.as_ref()) else {
+    let (true, Some(snap)) = (app.impact.is_some(), app.snapshot.clone()) else {
         let block = panel(app, Line::from(" Impact "), Focus::Impact);
         let inner = block.inner(area);
         f.render_widget(block, area);
         f.render_widget(hint(app, "what changing the symbol would affect"), inner);
         return;
     };
+    let h = area.height.saturating_sub(2) as usize;
+    let rows = {
+        let v = app.impact.as_mut().expect("impact");
+        let rows = v.rows();
+        v.selected = v.selected.min(rows.len().saturating_sub(1));
+        follow(v.selected, &mut v.scroll, h);
+        rows
+    };
     let g = &snap.index.graph;
-    let t = &app.theme;
+    let Some(v) = app.impact.as_ref() else { return };
     let r = &v.report;
     let root = r.root.as_deref().unwrap_or_default();
-    let name = g
-        .node(root)
-        .map_or(root.to_string(), |n| n.name.to_string());
-    let block = panel(
-        app,
+    let name = g.node(root).map_or(root.to_string(), super::title_name);
+    let title = super::fit_line(
         Line::from(format!(" Impact of {} ", safe(&name))),
-        Focus::Impact,
+        (area.width as usize).saturating_sub(16),
     );
+    let block = panel(app, title, Focus::Impact)
+        .title_bottom(Line::from(super::position(v.selected, rows.len())).right_aligned());
     let inner = block.inner(area);
+    f.render_widget(block, area);
+    let t = &app.theme;
+    let width = inner.width as usize;
+    let mut lines = Vec::with_capacity(h);
+    for (i, row) in rows.iter().enumerate().skip(v.scroll).take(h) {
+        let mut line = match row {
+            ImpactRow::Headline => headline(v, t),
+            ImpactRow::Counts => Line::styled(
+                format!(
+                    "{} · {} · {} · depth {}",
+                    count(r.files.len(), "file", "files"),
+                    count(r.tests.len(), "test", "tests"),
+                    count(r.entry_points.len(), "entry point", "entry points"),
+                    r.depth
+                ),
+                t.get("ui.text"),
+            ),
+            ImpactRow::LowerBound => {
+                let n = r.lower_bound_reasons.len();
+                let calls = if v.maybe_calls > 0 {
+                    format!(
+                        ", {}",
+                        count(
+                            v.maybe_calls as usize,
+                            "unresolved call",
+                            "unresolved calls"
+                        )
+                    )
+                } else {
+                    String::new()
+                };
+                let mark = if v.show_reasons { "▾" } else { "▸" };
+                Line::styled(
+                    format!(
+                        "{mark} lower bound: {}{calls}",
+                        count(n, "reason", "reasons")
+                    ),
+                    t.get("ui.unresolved"),
+                )
+            }
+            ImpactRow::Reason(k) => Line::styled(
+                format!("  {}", safe(&r.lower_bound_reasons[*k])),
+                t.get("ui.unresolved"),
+            ),
+            ImpactRow::Truncated => Line::styled(
+                format!(
+                    "truncated: callers exist beyond depth {} or the node cap",
+                    r.depth
+                ),
+                t.get("ui.unresolved"),
+            ),
+            ImpactRow::Caller(d, id) => symbol_line(g, t, &format!("d{d} "), id, width),
+            ImpactRow::Heading(title) => Line::styled(*title, t.get("ui.title")),
+            ImpactRow::Member(id) => symbol_line(g, t, "  ", id, width),
+            ImpactRow::File(path) => Line::styled(format!("  {}", safe(path)), t.get("ui.path")),
+        };
+        line = super::fit_line(line, width);
+        if i == v.selected {
+            line = line.patch_style(t.get("ui.selection"));
+        }
+        lines.push(line);
+    }
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// Risk and caller counts. When the unresolved calls that could be callers outnumber the
+/// callers found, the risk level (computed from the callers found) is not the headline's
+/// message: it says the answer is a lower bound first.
+fn headline<'a>(v: &crate::tui::impact::ImpactView, t: &Theme) -> Line<'a> {
+    let r = &v.report;
+    let direct = r.direct_callers.len();
+    let callers = format!(
+        " · {direct} direct, {} transitive {}",
+        r.caller_count() - direct,
+        if r.caller_count() - direct == 1 {
+            "caller"
+        } else {
+            "callers"
+        }
+    );
+    if v.lower_bound_dominates() {
+        return Line::from(vec![
+            Span::styled("risk unknown", t.get("ui.unresolved")),
+            Span::styled(format!(" · {} found", r.caller_count()), t.get("ui.text")),
+            Span::styled(
+                format!(
+                    " · {} may add callers",
+                    count(
+                        v.maybe_calls as usize,
+                        "unresolved call",
+                        "unresolved calls"
+                    )
+                ),
+                t.get("ui.unresolved"),
+            ),
+        ]);
+    }
     let risk_style = match r.risk {
         Risk::Low => t.get("ui.risk.low"),
         Risk::Medium => t.get("ui.risk.medium"),
         Risk::High => t.get("ui.risk.high"),
     };
-    let direct = r.direct_callers.len();
-    let mut lines = vec![
-        Line::from(vec![
-            Span::styled(format!("risk {}", r.risk.as_str()), risk_style),
-            Span::styled(
-                format!(
-                    " · {direct} direct, {} transitive callers",
-                    r.caller_count() - direct
-                ),
-                t.get("ui.text"),
-            ),
-        ]),
-        Line::styled(
-            format!(
-                "{} files · {} tests · {} entry points · depth {}",
-                r.files.len(),
-                r.tests.len(),
-                r.entry_points.len(),
-                r.depth
-            ),
-            t.get("ui.text"),
-        ),
-    ];
-    for reason in &r.lower_bound_reasons {
-        lines.push(Line::styled(
-            format!("lower bound: {}", safe(reason)),
-            t.get("ui.unresolved"),
-        ));
-    }
-    if r.truncated {
-        lines.push(Line::styled(
-            format!(
-                "truncated: callers exist beyond depth {} or the node cap",
-                r.depth
-            ),
-            t.get("ui.unresolved"),
-        ));
-    }
-    for (d, ids) in r.by_depth.iter().enumerate() {
-        for id in ids {
-            let (q, loc) = g.node(id).map_or((id.to_string(), String::new()), |n| {
-                if n.kind == crate::index::Kind::File {
-                    ("(top level)".to_string(), n.file.to_string())
-                } else {
-                    (
-                        n.qualified_name.to_string(),
-                        format!("{}:{}", n.file, n.start_line),
-                    )
-                }
-            });
-            lines.push(Line::from(vec![
-                Span::styled(format!("d{} ", d + 1), t.get("ui.tier")),
-                Span::styled(safe(&q).into_owned(), t.get("ui.text")),
-                Span::styled(format!("  {}", safe(&loc)), t.get("ui.path")),
-            ]));
-        }
-    }
-    for (title, items) in [
-        ("entry points:", &r.entry_points),
-        ("files:", &r.files),
-        ("tests:", &r.tests),
-    ] {
-        if !items.is_empty() {
-            lines.push(Line::styled(title, t.get("ui.title")));
-            for item in items {
-                lines.push(Line::styled(format!("  {}", safe(item)), t.get("ui.path")));
-            }
-        }
-    }
-    let h = inner.height as usize;
-    let max = lines.len().saturating_sub(h);
-    let scroll = v.scroll.min(max);
-    if let Some(v) = app.impact.as_mut() {
-        v.scroll = scroll;
-    }
-    f.render_widget(block, area);
-    f.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), inner);
+    Line::from(vec![
+        Span::styled(format!("risk {}", r.risk.as_str()), risk_style),
+        Span::styled(callers, t.get("ui.text")),
+    ])
+}
+
+/// A node's row: `lead`, its qualified name and `path:line`, cut by `fit_row`.
+fn symbol_line<'a>(g: &CodeGraph, t: &Theme, lead: &str, id: &str, width: usize) -> Line<'a> {
+    let Some(n) = g.node(id) else {
+        return Line::styled(format!("{lead}{}", safe(id)), t.get("ui.text"));
+    };
+    let (q, tail) = if n.kind == Kind::File {
+        ("(top level)".to_string(), String::new())
+    } else {
+        (
+            safe(&n.qualified_name).into_owned(),
+            format!(":{}", n.start_line),
+        )
+    };
+    let fitted = fit_row(width, lead.chars().count(), &q, &safe(&n.file), &tail);
+    Line::from(vec![
+        Span::styled(lead.to_string(), t.get("ui.tier")),
+        Span::styled(cut_name(&q, &fitted), t.get("ui.text")),
+        Span::styled(fitted.place, t.get("ui.path")),
+    ])
 }

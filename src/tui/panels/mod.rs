@@ -3,8 +3,11 @@
 //! selection on screen). Text from the repository (names, paths, source lines) goes
 //! through [`safe`] or the highlighter, so control characters are shown, never sent.
 
+mod fit;
 mod help;
 mod impact;
+mod lists;
+mod outline;
 mod search;
 mod source;
 mod status;
@@ -18,6 +21,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
 
+pub use self::fit::{cut_name, fit_line, fit_path, fit_row, fit_spans, min_path, Fitted};
 use super::app::{Areas, Focus, Overlay};
 use super::App;
 use crate::index::Kind;
@@ -54,15 +58,23 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         tree: tree_area,
         source: source_area,
         impact: impact_area,
+        help_page: app.areas.help_page,
     };
     search::draw(f, app, search_area);
-    tree::draw(f, app, tree_area);
+    if app.list.is_some() {
+        lists::draw(f, app, tree_area);
+    } else if app.outline.is_some() {
+        outline::draw(f, app, tree_area);
+    } else {
+        tree::draw(f, app, tree_area);
+    }
     source::draw(f, app, source_area);
     impact::draw(f, app, impact_area);
     status::draw(f, app, status_area);
     match app.overlay.clone() {
         Overlay::None => {}
         Overlay::Help(scroll) => help::draw_help(f, app, scroll),
+        Overlay::Skipped(scroll) => help::draw_skipped(f, app, scroll),
         Overlay::ExportPrompt(p) => help::draw_prompt(f, app, &p, None),
         Overlay::ConfirmOverwrite(p) => help::draw_prompt(f, app, &p, Some(())),
     }
@@ -94,59 +106,6 @@ fn panel<'a>(app: &App, title: Line<'a>, which: Focus) -> Block<'a> {
 /// Terminal-safe text: control characters shown as escapes.
 pub fn safe(s: &str) -> Cow<'_, str> {
     crate::termtext::sanitize(s)
-}
-
-/// Columns a symbol or caller row of a panel `width` columns wide keeps for its file and
-/// line when its name is long (the name is cut first): enough for `…/file_name.rs:1234`
-/// (24), at most a third of the panel.
-pub fn min_path(width: u16) -> usize {
-    24.min(width as usize / 3)
-}
-
-/// How many leading chars of a `total`-char name to drop (then shown as `…`) so that it
-/// fits `room` columns, cut at its start and never into its own last segment of `own`
-/// chars (the definition's name, what tells rows apart): 0 when it fits.
-pub fn name_cut(total: usize, own: usize, room: usize) -> usize {
-    let room = if own < total {
-        room.max(own + 1)
-    } else {
-        room.max(total)
-    };
-    if total > room {
-        total - (room - 1)
-    } else {
-        0
-    }
-}
-
-/// `path` (already [`safe`]) in at most `budget` chars: whole when it fits, else its last
-/// components after `…/` (the file name and as many folders above it as fit), or the start
-/// of the file name before `…` when even that is too long. A long path is cut at the
-/// start, not the end: in a deep tree the end is what tells rows apart
-/// (`…/examples/basic.rs`).
-pub fn fit_path(path: &str, budget: usize) -> String {
-    let len = path.chars().count();
-    if len <= budget {
-        return path.to_string();
-    }
-    let mut start = None;
-    for (i, _) in path.match_indices('/') {
-        if path[i..].chars().count() < budget {
-            start = Some(i);
-            break;
-        }
-    }
-    match start {
-        Some(i) => format!("…{}", &path[i..]),
-        None => {
-            let name = path.rsplit('/').next().unwrap_or(path);
-            if name.chars().count() <= budget {
-                return name.to_string();
-            }
-            let head: String = name.chars().take(budget.saturating_sub(1)).collect();
-            format!("{head}…")
-        }
-    }
 }
 
 /// A two-letter marker for a node kind.
@@ -195,23 +154,26 @@ fn hint<'a>(app: &App, text: &'a str) -> Paragraph<'a> {
         .wrap(ratatui::widgets::Wrap { trim: true })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::fit_path;
+/// `n` and the noun, singular for one (`1 file`, `2 files`, `0 files`).
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
 
-    #[test]
-    fn long_paths_keep_their_end() {
-        let p =
-            "registry/src/index.crates.io-1949cf8c6b5b557f/tantivy-0.22.1/examples/basic_search.rs";
-        assert_eq!(fit_path(p, 200), p);
-        assert_eq!(fit_path(p, 41), "…/tantivy-0.22.1/examples/basic_search.rs");
-        assert_eq!(fit_path(p, 40), "…/examples/basic_search.rs");
-        assert_eq!(fit_path(p, 30), "…/examples/basic_search.rs");
-        assert_eq!(fit_path(p, 10), "basic_sea…");
-        assert_eq!(fit_path("app/handlers.py", 11), "handlers.py");
-        assert!(fit_path(p, 40).chars().count() <= 40);
-        assert_eq!(fit_path("a/b.rs", 3), "b.…");
-        assert_eq!(fit_path("é/üx.rs", 4), "üx.…");
-        assert_eq!(fit_path("é/üx.rs", 0), "…");
+/// The selection's place in a list, for a panel's bottom title: ` row 120/904 `
+/// (1-based), empty for an empty list.
+pub fn position(selected: usize, len: usize) -> String {
+    if len == 0 {
+        String::new()
+    } else {
+        format!(" row {}/{len} ", selected.min(len - 1) + 1)
+    }
+}
+
+/// How a title names a node: its in-file name (`BaseCommand.__call__`: the container
+/// tells two `__call__` apart), or the file name for a file node.
+pub fn title_name(n: &crate::index::Node) -> String {
+    match n.kind {
+        Kind::File => n.file.rsplit('/').next().unwrap_or(&n.file).to_string(),
+        _ => n.id.split_once("::").map_or(&*n.id, |(_, r)| r).to_string(),
     }
 }

@@ -31,8 +31,13 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     } else {
         String::new()
     };
+    let (sel, len) = match app.mode {
+        SearchMode::Symbols => (app.search.selected, app.search.matched()),
+        _ => (app.chunks.selected, app.chunks.hits.len()),
+    };
     let block = panel(app, Line::from(app.mode.title()), Focus::Search)
-        .title_top(Line::from(counts).right_aligned());
+        .title_top(Line::from(counts).right_aligned())
+        .title_bottom(Line::from(super::position(sel, len)).right_aligned());
     let inner = block.inner(area);
     f.render_widget(block, area);
     if inner.height == 0 {
@@ -100,19 +105,26 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             format!("{} ", kind_marker(sym.kind)),
             t.get("ui.kind"),
         )];
-        // The name gives way to the place: at least `min_path` columns stay for the
-        // file and line, so same-named rows can be told apart in a narrow panel.
-        let place = format!("  {}:{}", sym.file, sym.line).chars().count();
-        let room = (list.width as usize)
-            .saturating_sub(3 + place.min(super::min_path(list.width)))
-            .max(8);
-        let total = sym.qualified_name.chars().count();
-        let skip = super::name_cut(total, sym.name.chars().count().min(total), room);
-        if skip > 0 {
-            spans.push(Span::styled("…", t.get("ui.text")));
-        }
+        // The path and the module side of the name give way, the line never (`fit_row`).
+        let qn = safe(&sym.qualified_name);
+        // Folded generated twins (`+3`: its .js, .cjs and .d.ts copies).
+        let twins = if sym.twins > 0 {
+            format!(" +{}", sym.twins)
+        } else {
+            String::new()
+        };
+        let fitted = super::fit_row(
+            list.width as usize,
+            3 + twins.chars().count(),
+            &qn,
+            &safe(&sym.file),
+            &format!(":{}", sym.line),
+        );
         for (ci, c) in sym.qualified_name.chars().enumerate() {
-            if ci < skip {
+            if fitted.ellipsis_at(ci) {
+                spans.push(Span::styled("…", t.get("ui.text")));
+            }
+            if !fitted.shows(ci) {
                 continue;
             }
             let mut st = if ci >= name_start {
@@ -127,17 +139,10 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             let s = safe(c.encode_utf8(&mut [0; 4])).into_owned();
             spans.push(Span::styled(s, st));
         }
-        let used: usize = spans.iter().map(Span::width).sum();
-        let tail = format!(":{}", sym.line);
-        let budget = (list.width as usize).saturating_sub(used + 2 + tail.len());
-        // The place is shown whole (at least `…:line`) or not at all: a line number cut
-        // at the panel's edge (`…:8` for line 842) would be a wrong one.
-        if budget >= 1 {
-            spans.push(Span::styled(
-                format!("  {}{tail}", super::fit_path(&safe(&sym.file), budget)),
-                t.get("ui.path"),
-            ));
+        if !twins.is_empty() {
+            spans.push(Span::styled(twins, t.get("ui.text.dim")));
         }
+        spans.push(Span::styled(fitted.place, t.get("ui.path")));
         let mut line = Line::from(spans);
         if i == sel {
             line = line.patch_style(t.get("ui.selection"));
@@ -180,17 +185,25 @@ fn draw_hits(f: &mut Frame, app: &mut App, list: Rect) {
             ),
             _ => String::new(),
         };
-        // The id starts with the path, so only the line range follows it.
+        // The in-file name, then the path and the range with the score, laid out as the
+        // symbol rows are (`fit_row`): a range cut at the edge (`:29` for 290-301) would
+        // be a wrong one. A line-window chunk (the id is its file) shows the file name.
+        let (path, name) = hit.id.split_once("::").unwrap_or((
+            hit.id.as_str(),
+            hit.id.rsplit('/').next().unwrap_or(&hit.id),
+        ));
+        let name = safe(name);
+        let tail = format!(
+            ":{}-{}  {:.3}{ranks}",
+            hit.start_line, hit.end_line, hit.score
+        );
+        let kind = format!("{:<8} ", safe(&hit.kind));
+        let fixed = kind.chars().count();
+        let fitted = super::fit_row(list.width as usize, fixed, &name, &safe(path), &tail);
         let mut line = Line::from(vec![
-            Span::styled(format!("{:<8} ", safe(&hit.kind)), t.get("ui.kind")),
-            Span::styled(safe(&hit.id).into_owned(), t.get("ui.text")),
-            Span::styled(
-                format!(
-                    ":{}-{}  {:.3}{ranks}",
-                    hit.start_line, hit.end_line, hit.score
-                ),
-                t.get("ui.path"),
-            ),
+            Span::styled(kind, t.get("ui.kind")),
+            Span::styled(super::cut_name(&name, &fitted), t.get("ui.text")),
+            Span::styled(fitted.place, t.get("ui.path")),
         ]);
         if i == sel {
             line = line.patch_style(t.get("ui.selection"));

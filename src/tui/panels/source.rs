@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::{hint, panel, safe};
+use super::{fit_line, hint, panel, safe};
 use crate::tui::app::{App, Focus};
 
 pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
@@ -23,20 +23,33 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         src.drawn_height = h;
     }
     let s = &app.source;
+    // The "changed on disk" mark on the right; the title gives way to it.
+    let stale = if s.changed_on_disk && !s.path.is_empty() {
+        " changed since indexed, `r` re-reads "
+    } else {
+        ""
+    };
     let title = if s.path.is_empty() {
         " Source ".to_string()
     } else {
-        let stale = if s.changed_on_disk {
-            "· changed since indexed, `r` re-reads "
-        } else {
-            ""
-        };
-        match s.range {
-            Some((a, b)) => format!(" {} :{a}-{b} {stale}", safe(&s.path)),
-            None => format!(" {} {stale}", safe(&s.path)),
+        let mut who = s.shows.as_ref().map_or(String::new(), |(name, from)| {
+            format!("{} ({from}) · ", safe(name))
+        });
+        let range = s.range.map_or(String::new(), |(a, b)| format!(" :{a}-{b}"));
+        // Room on the top border (the corners and the right title's share taken off). The
+        // path gives way (its start first), then the symbol's name; the range stays whole.
+        let room = (area.width as usize).saturating_sub(3 + stale.chars().count());
+        if 2 + who.chars().count() + 1 + range.chars().count() > room {
+            who.clear();
         }
+        let budget = room
+            .saturating_sub(2 + who.chars().count() + range.chars().count())
+            .max(1);
+        format!(" {who}{}{range} ", super::fit_path(&safe(&s.path), budget))
     };
-    let block = panel(app, Line::from(title), Focus::Source);
+    let room = (area.width as usize).saturating_sub(2 + stale.chars().count() + 1);
+    let block = panel(app, fit_line(Line::from(title), room), Focus::Source)
+        .title_top(Line::from(stale).right_aligned());
     let inner = block.inner(area);
     f.render_widget(block, area);
     if let Some(e) = &s.error {

@@ -1,12 +1,12 @@
-//! The status bar: indexing phase and progress bar, counts, cache state, the last error
-//! or message, and the help key.
+//! The status bar: indexing phase and progress bar, the last error or message (before the
+//! counts, which give way to it), counts, the cache notice, and the help key.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::safe;
+use super::{count, fit_spans, safe};
 use crate::tui::app::App;
 use crate::worker::Phase;
 
@@ -32,40 +32,51 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     } else if app.snapshot.is_some() {
         spans.push(Span::styled(" ready ", t.get("ui.progress")));
     }
-    if let Some(snap) = &app.snapshot {
-        let st = &snap.index.stats;
-        spans.push(Span::raw(format!(
-            "· {} files · {} symbols · {} calls ",
-            st.files_indexed + st.files_windowed,
-            st.definitions,
-            st.edges.get("calls").copied().unwrap_or(0)
-        )));
-        // Files a user would expect in the index but that are not in it (unknown
-        // extensions and symlinks are by design, not counted here): `index` lists them.
-        let skipped = st.files_skipped_binary
-            + st.files_skipped_too_large
-            + st.files_skipped_unreadable
-            + st.files_skipped_special;
-        if skipped > 0 {
-            spans.push(Span::styled(
-                format!("· {skipped} skipped (binary, too large or unreadable) "),
-                t.get("ui.text.dim"),
-            ));
-        }
-    }
+    // A message or error (an export written and where, a toggle) is read once and then
+    // gone: it comes before the counts, which are always there, and they give way to it.
+    // A notice (the cache's state, "up to date") stays until the next one: it follows
+    // the counts, as before.
+    let mut notice = None;
     if let Some(e) = &s.error {
         spans.push(Span::styled(format!("· {} ", safe(e)), t.get("ui.error")));
     } else if let Some(m) = &s.message {
         spans.push(Span::styled(format!("· {} ", safe(m)), t.get("ui.notice")));
     } else if let Some(n) = &s.notice {
-        spans.push(Span::styled(
+        notice = Some(Span::styled(
             format!("· {} ", safe(n)),
             t.get("ui.text.dim"),
         ));
     }
+    if let Some(snap) = &app.snapshot {
+        let st = &snap.index.stats;
+        spans.push(Span::raw(format!(
+            "· {} · {} · {} ",
+            count(
+                (st.files_indexed + st.files_windowed) as usize,
+                "file",
+                "files"
+            ),
+            count(st.definitions as usize, "symbol", "symbols"),
+            count(
+                st.edges.get("calls").copied().unwrap_or(0) as usize,
+                "call",
+                "calls"
+            )
+        )));
+        // Files a user would expect in the index but that are not in it (unknown
+        // extensions and symlinks are by design, not counted here): `S` lists them.
+        let skipped = crate::tui::app::left_out(&snap.index).len();
+        if skipped > 0 {
+            spans.push(Span::styled(
+                format!("· {skipped} skipped (binary, too large or unreadable; S lists) "),
+                t.get("ui.text.dim"),
+            ));
+        }
+    }
+    spans.extend(notice);
     let help = Span::styled(" ? help ", t.get("ui.help.key"));
     let help_w = help.width() as u16;
-    let spans = fit(spans, area.width.saturating_sub(help_w) as usize);
+    let spans = fit_spans(spans, area.width.saturating_sub(help_w) as usize);
     f.render_widget(
         Paragraph::new(Line::from(spans)).style(t.get("ui.statusbar")),
         Rect {
@@ -83,41 +94,6 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     );
 }
 
-/// `spans` cut to `width` columns, the span that crosses the edge ending in "…": a long
-/// error or notice (a cache rebuilt and why) would otherwise be clipped mid-word with no
-/// sign that it goes on (`index --json` and the log have it whole).
-fn fit(spans: Vec<Span<'_>>, width: usize) -> Vec<Span<'_>> {
-    if spans.iter().map(Span::width).sum::<usize>() <= width {
-        return spans;
-    }
-    let mut out = Vec::new();
-    let mut used = 0;
-    for s in spans {
-        let w = s.width();
-        if used + w < width {
-            used += w;
-            out.push(s);
-            continue;
-        }
-        let room = width.saturating_sub(used + 1);
-        let (mut text, mut cols) = (String::new(), 0);
-        for ch in s.content.chars() {
-            let cw = Span::raw(ch.to_string()).width();
-            if cols + cw > room {
-                break;
-            }
-            cols += cw;
-            text.push(ch);
-        }
-        if width > used {
-            text.push('…');
-            out.push(Span::styled(text, s.style));
-        }
-        break;
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,12 +104,16 @@ mod tests {
             Span::raw(" ready "),
             Span::raw("· cache rebuilt: nodes.bin: checksum mismatch (the snapshot was damaged) "),
         ];
-        let out = fit(spans.clone(), 30);
+        let out = fit_spans(spans.clone(), 30);
         let text: String = out.iter().map(|s| s.content.as_ref()).collect();
         assert_eq!(text, " ready · cache rebuilt: nodes…");
         assert_eq!(out.iter().map(Span::width).sum::<usize>(), 30);
-        assert_eq!(fit(spans.clone(), 200), spans, "what fits is left alone");
-        let wide = fit(vec![Span::raw("索引索引索引")], 6);
+        assert_eq!(
+            fit_spans(spans.clone(), 200),
+            spans,
+            "what fits is left alone"
+        );
+        let wide = fit_spans(vec![Span::raw("索引索引索引")], 6);
         assert_eq!(
             wide[0].content, "索引…",
             "wide characters are counted as two columns"

@@ -1,0 +1,307 @@
+//! Two views of a symbol shown in the call tree's place, both lists of nodes: the type
+//! hierarchy (`i`: the base types above a class, trait or interface and its subtypes
+//! below, over the graph's `inherits` and `implements` edges, subtypes' methods that
+//! override one of the type's marked) and the references (`R`: the definitions that use
+//! the symbol as a value, over `references` edges, and the files that import its file,
+//! over `imports` edges, each at its site). Enter on a row of the hierarchy shows that
+//! type's hierarchy; on a reference, that definition's callers.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crate::index::{CodeGraph, Kind, Node, Relation, Walk};
+
+/// How deep the hierarchy is followed each way (cycle-safe; a deeper one is cut).
+pub const MAX_HIERARCHY_DEPTH: u32 = 12;
+
+/// Which view a [`SymbolList`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListKind {
+    /// Base types and subtypes.
+    Hierarchy,
+    /// Uses as a value and imports.
+    References,
+}
+
+/// One row of a [`SymbolList`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListRow {
+    /// Indentation level.
+    pub depth: u32,
+    /// The node of the row (`None` for a heading).
+    pub id: Option<Arc<str>>,
+    /// A heading's text, or the marker before a node (`▲` base, `▼` subtype, ...).
+    pub text: String,
+    /// What follows the node's name (`overrides dispatch, route`, `[import]`).
+    pub note: String,
+    /// The site of a reference or an import: (file, 1-based line, 1-based char column);
+    /// `None` for a row that stands for a definition (its first line is the node's).
+    pub site: Option<(Arc<str>, u32, u32)>,
+}
+
+impl ListRow {
+    fn heading(text: impl Into<String>) -> ListRow {
+        ListRow {
+            depth: 0,
+            id: None,
+            text: text.into(),
+            note: String::new(),
+            site: None,
+        }
+    }
+
+    fn node(depth: u32, mark: &str, n: &Node, note: String) -> ListRow {
+        ListRow {
+            depth,
+            id: Some(n.id.clone()),
+            text: mark.to_string(),
+            note,
+            site: None,
+        }
+    }
+}
+
+/// A list view of one symbol and the selection in it.
+#[derive(Debug, Clone)]
+pub struct SymbolList {
+    /// Which view.
+    pub kind: ListKind,
+    /// The symbol it is about.
+    pub root: Arc<str>,
+    /// The rows.
+    pub rows: Vec<ListRow>,
+    /// Selected row.
+    pub selected: usize,
+    /// First row on screen.
+    pub offset: usize,
+}
+
+impl SymbolList {
+    /// The selected row's node, if it has one.
+    pub fn selected_id(&self) -> Option<&Arc<str>> {
+        self.rows.get(self.selected).and_then(|r| r.id.as_ref())
+    }
+
+    /// Moves the selection by `d` rows, clamped.
+    pub fn move_by(&mut self, d: isize) {
+        let n = self.rows.len();
+        self.selected = (self.selected as isize)
+            .saturating_add(d)
+            .clamp(0, n.saturating_sub(1) as isize) as usize;
+    }
+
+    /// The list of `kind` for `id` on `g` (`None` when `id` is not a node). The hierarchy
+    /// of a member (a method) is its container's.
+    pub fn of(g: &CodeGraph, kind: ListKind, id: &str) -> Option<SymbolList> {
+        match kind {
+            ListKind::Hierarchy => hierarchy(g, id),
+            ListKind::References => references(g, id),
+        }
+    }
+}
+
+/// Whether a node is a type the hierarchy is about.
+fn is_type(k: Kind) -> bool {
+    matches!(
+        k,
+        Kind::Class | Kind::Struct | Kind::Enum | Kind::Trait | Kind::Interface | Kind::TypeAlias
+    )
+}
+
+/// Nodes one `inherits`/`implements` hop away from `id` (`Walk::Callees`: its bases,
+/// `Walk::Callers`: its subtypes), by name.
+fn step<'g>(g: &'g CodeGraph, id: &str, dir: Walk) -> Vec<&'g Node> {
+    let mut out: Vec<&Node> = g
+        .edges_of(id, dir, &[Relation::Inherits, Relation::Implements])
+        .into_iter()
+        .filter_map(|e| match dir {
+            Walk::Callees => (e.source == id).then(|| g.node(&e.target)),
+            _ => (e.target == id).then(|| g.node(&e.source)),
+        })
+        .flatten()
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
+    out.dedup_by(|a, b| a.id == b.id);
+    out
+}
+
+/// The names of the methods a type defines (its members, and those of the `impl`
+/// blocks it contains).
+fn method_names(g: &CodeGraph, id: &str) -> HashSet<Arc<str>> {
+    let mut out = HashSet::new();
+    let mut stack = vec![Arc::<str>::from(id)];
+    while let Some(c) = stack.pop() {
+        for e in g.edges_of(&c, Walk::Callees, &[Relation::Contains]) {
+            if e.source != *c {
+                continue;
+            }
+            let Some(m) = g.node(&e.target) else { continue };
+            match m.kind {
+                Kind::Method | Kind::Function | Kind::Constructor => {
+                    out.insert(m.name.clone());
+                }
+                Kind::Impl => stack.push(m.id.clone()),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+fn hierarchy(g: &CodeGraph, id: &str) -> Option<SymbolList> {
+    let mut root = g.node(id)?;
+    if !is_type(root.kind) {
+        root = g.container(id).filter(|c| is_type(c.kind)).unwrap_or(root);
+    }
+    let mut rows = vec![ListRow::heading("base types:")];
+    // Bases, nearest first, each one's own bases under it.
+    let mut seen: HashSet<Arc<str>> = HashSet::from([root.id.clone()]);
+    let mut stack: Vec<(&Node, u32)> = step(g, &root.id, Walk::Callees)
+        .into_iter()
+        .rev()
+        .map(|n| (n, 1))
+        .collect();
+    let mut any = false;
+    while let Some((n, d)) = stack.pop() {
+        any = true;
+        let again = !seen.insert(n.id.clone());
+        rows.push(ListRow::node(
+            d,
+            "▲",
+            n,
+            if again {
+                "(seen above)".into()
+            } else {
+                String::new()
+            },
+        ));
+        if !again && d < MAX_HIERARCHY_DEPTH {
+            stack.extend(
+                step(g, &n.id, Walk::Callees)
+                    .into_iter()
+                    .rev()
+                    .map(|b| (b, d + 1)),
+            );
+        }
+    }
+    if !any {
+        rows.push(ListRow::heading("  (none in the repository)"));
+    }
+    rows.push(ListRow::node(0, "●", root, "(this type)".into()));
+    rows.push(ListRow::heading("subtypes:"));
+    // The methods a subtype may override: the root's and its bases'.
+    let mut inherited = method_names(g, &root.id);
+    for r in &rows {
+        if let Some(b) = r.id.as_ref().filter(|b| **b != root.id) {
+            inherited.extend(method_names(g, b));
+        }
+    }
+    let mut seen: HashSet<Arc<str>> = HashSet::from([root.id.clone()]);
+    let mut stack: Vec<(&Node, u32)> = step(g, &root.id, Walk::Callers)
+        .into_iter()
+        .rev()
+        .map(|n| (n, 1))
+        .collect();
+    let mut any = false;
+    while let Some((n, d)) = stack.pop() {
+        any = true;
+        let again = !seen.insert(n.id.clone());
+        let mut over: Vec<Arc<str>> = method_names(g, &n.id)
+            .into_iter()
+            .filter(|m| inherited.contains(m))
+            .collect();
+        over.sort();
+        let note = match (again, over.is_empty()) {
+            (true, _) => "(seen above)".to_string(),
+            (false, true) => String::new(),
+            (false, false) => format!("overrides {}", over.join(", ")),
+        };
+        rows.push(ListRow::node(d, "▼", n, note));
+        if !again && d < MAX_HIERARCHY_DEPTH {
+            stack.extend(
+                step(g, &n.id, Walk::Callers)
+                    .into_iter()
+                    .rev()
+                    .map(|s| (s, d + 1)),
+            );
+        }
+    }
+    if !any {
+        rows.push(ListRow::heading("  (none in the repository)"));
+    }
+    let selected = rows
+        .iter()
+        .position(|r| r.id.as_ref() == Some(&root.id))
+        .unwrap_or(0);
+    Some(SymbolList {
+        kind: ListKind::Hierarchy,
+        root: root.id.clone(),
+        rows,
+        selected,
+        offset: 0,
+    })
+}
+
+fn references(g: &CodeGraph, id: &str) -> Option<SymbolList> {
+    let n = g.node(id)?;
+    let mut rows = vec![ListRow::heading(
+        "used as a value (passed, stored; not called):",
+    )];
+    let mut refs: Vec<ListRow> = Vec::new();
+    for e in g.edges_of(id, Walk::Callers, &[Relation::References]) {
+        if e.target != id {
+            continue;
+        }
+        let Some(src) = g.node(&e.source) else {
+            continue;
+        };
+        for s in &e.sites {
+            let mut row = ListRow::node(1, "→", src, format!("[{}]", tier_name(e.resolution)));
+            row.site = Some((s.file.clone(), s.line, s.column));
+            refs.push(row);
+        }
+    }
+    if refs.is_empty() {
+        rows.push(ListRow::heading("  (none found)"));
+    }
+    rows.extend(refs);
+    rows.push(ListRow::heading(format!("files that import {}:", n.file)));
+    let mut imports: Vec<ListRow> = Vec::new();
+    for e in g.edges_of(&n.file, Walk::Callers, &[Relation::Imports]) {
+        if *e.target != *n.file {
+            continue;
+        }
+        let Some(src) = g.node(&e.source) else {
+            continue;
+        };
+        for s in &e.sites {
+            let mut row = ListRow::node(1, "⇠", src, String::new());
+            row.site = Some((s.file.clone(), s.line, s.column));
+            imports.push(row);
+        }
+    }
+    if imports.is_empty() {
+        rows.push(ListRow::heading("  (none found)"));
+    }
+    rows.extend(imports);
+    let selected = rows.iter().position(|r| r.id.is_some()).unwrap_or(0);
+    Some(SymbolList {
+        kind: ListKind::References,
+        root: n.id.clone(),
+        rows,
+        selected,
+        offset: 0,
+    })
+}
+
+/// The JSON name of a tier, for a reference row's tag.
+fn tier_name(t: crate::index::Tier) -> &'static str {
+    use crate::index::Tier as T;
+    match t {
+        T::Syntax => "syntax",
+        T::Local => "local",
+        T::Import => "import",
+        T::Qualified => "qualified",
+        T::UniqueName => "unique_name",
+    }
+}

@@ -1,0 +1,90 @@
+//! The type hierarchy (`i`) and the references (`R`) in the call tree's place.
+
+use codegraph_tui::tui::app::Focus;
+use codegraph_tui::tui::Theme;
+use ratatui::crossterm::event::KeyCode;
+
+use super::{app_on, key, screen, snapshot, typ};
+
+/// `Base` ← `Mid` ← `Leaf`, `Base` ← `Other`; `callback` passed as a value in b.py,
+/// which imports a.py.
+fn repo() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::write(
+        repo.join("a.py"),
+        "class Base:\n    def handle(self):\n        pass\n\n    def close(self):\n        pass\n\n\n\
+         class Mid(Base):\n    def handle(self):\n        pass\n\n\n\
+         class Leaf(Mid):\n    def close(self):\n        pass\n\n    def extra(self):\n        pass\n\n\n\
+         class Other(Base):\n    pass\n\n\n\
+         def callback(event):\n    return event\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("b.py"),
+        "from a import callback\n\n\ndef register(handlers):\n    handlers.append(callback)\n",
+    )
+    .unwrap();
+    (tmp, repo)
+}
+
+#[test]
+fn the_type_hierarchy_shows_bases_subtypes_and_overrides() {
+    let (_tmp, repo) = repo();
+    let mut app = app_on(&repo, Theme::load("dark", None).unwrap());
+    typ(&mut app, "Mid.handle");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('i'));
+    assert_eq!(app.focus, Focus::Tree);
+    let l = app.list.as_ref().expect("hierarchy");
+    assert_eq!(&*l.root, "a.py::Mid", "a method's hierarchy is its class's");
+    let s = screen(&mut app, 120, 30);
+    assert!(s.contains("Type hierarchy of Mid"), "{s}");
+    assert!(s.contains("▲ cl Base  a.py:1"), "{s}");
+    assert!(s.contains("● cl Mid (this type)  a.py:9"), "{s}");
+    assert!(s.contains("▼ cl Leaf overrides close  a.py:14"), "{s}");
+    assert!(s.contains("Mid (hierarchy) · a.py"), "{s}");
+    snapshot("hierarchy_mid", s);
+    // Enter on Base: its hierarchy, with Leaf under Mid and Other beside it.
+    let base = app
+        .list
+        .as_ref()
+        .unwrap()
+        .rows
+        .iter()
+        .position(|r| r.id.as_deref() == Some("a.py::Base"))
+        .unwrap();
+    app.list.as_mut().unwrap().selected = base;
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&mut app, 120, 30);
+    assert!(s.contains("Type hierarchy of Base"), "{s}");
+    assert!(s.contains("  ▼ cl Mid overrides handle  a.py:9"), "{s}");
+    assert!(s.contains("    ▼ cl Leaf overrides close  a.py:14"), "{s}");
+    assert!(s.contains("  ▼ cl Other  a.py:22"), "{s}");
+    // i again: the tree.
+    key(&mut app, KeyCode::Char('i'));
+    assert!(app.list.is_none());
+    assert!(screen(&mut app, 120, 30).contains("Callers of Mid.handle"));
+}
+
+#[test]
+fn references_list_uses_as_a_value_and_imports() {
+    let (_tmp, repo) = repo();
+    let mut app = app_on(&repo, Theme::load("dark", None).unwrap());
+    typ(&mut app, "callback");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('R'));
+    let s = screen(&mut app, 120, 30);
+    assert!(s.contains("References to callback"), "{s}");
+    assert!(s.contains("→ fn register [import]  b.py:5"), "{s}");
+    assert!(s.contains("files that import a.py:"), "{s}");
+    assert!(s.contains("⇠ fi (top level)  b.py:1"), "{s}");
+    // The source shows the reference's site.
+    assert_eq!(app.source.path, "b.py");
+    assert_eq!(app.source.sites.first().map(|s| s.0), Some(5));
+    // Enter: the referencing definition's callers.
+    key(&mut app, KeyCode::Enter);
+    assert!(app.list.is_none());
+    assert_eq!(&**app.tree.as_ref().unwrap().root(), "b.py::register");
+}

@@ -1,0 +1,148 @@
+//! Rows that never lie: cut to a panel's width, a row keeps its line number and the last
+//! two segments of its name (the path and the module side give way first), in the call
+//! tree, the search results, the text hits and the impact list.
+
+use codegraph_tui::tui::Theme;
+use ratatui::crossterm::event::KeyCode;
+
+use super::{app_on, ctrl, key, screen, typ};
+
+/// A repository with long paths and qualified names, definitions far down their files,
+/// and two handler classes whose `__call__` methods both call `serve`.
+pub(super) fn deep_repo() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let dir = repo.join("framework/contrib/staticfiles");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(repo.join("framework/__init__.py"), "").unwrap();
+    std::fs::write(repo.join("framework/contrib/__init__.py"), "").unwrap();
+    std::fs::write(dir.join("__init__.py"), "").unwrap();
+    let pad = "#\n".repeat(280);
+    std::fs::write(
+        dir.join("serving_utilities.py"),
+        format!("{pad}def serve_the_static_file_response(request):\n    return request\n"),
+    )
+    .unwrap();
+    let mut handlers = String::from(
+        "from framework.contrib.staticfiles.serving_utilities import serve_the_static_file_response\n",
+    );
+    handlers.push_str(&pad);
+    for class in [
+        "StaticFilesHandlerMixin",
+        "StaticFilesHandler",
+        "ASGIStaticFilesHandler",
+    ] {
+        handlers.push_str(&format!(
+            "class {class}:\n    def __call__(self, request):\n        return serve_the_static_file_response(request)\n\n"
+        ));
+    }
+    std::fs::write(dir.join("handlers.py"), handlers).unwrap();
+    (tmp, repo)
+}
+
+/// The rows of one panel: the lines of `s` between columns `x0..x1` from row `y0`.
+fn panel_rows(s: &str, x0: usize, x1: usize, y0: usize, y1: usize) -> Vec<String> {
+    s.lines()
+        .skip(y0)
+        .take(y1 - y0)
+        .map(|l| l.chars().skip(x0).take(x1 - x0).collect::<String>())
+        .collect()
+}
+
+#[test]
+fn cut_caller_rows_keep_their_call_lines_and_tell_siblings_apart() {
+    let (_tmp, repo) = deep_repo();
+    let mut app = app_on(&repo, Theme::load("dark", None).unwrap());
+    typ(&mut app, "serve_the_static_file_response");
+    key(&mut app, KeyCode::Enter);
+    // The three callers call at lines 284, 288 and 292 of handlers.py.
+    let want = [":284", ":288", ":292"];
+    for (w, h) in [(140, 40), (120, 40), (100, 30), (80, 24)] {
+        let s = screen(&mut app, w, h);
+        let a = app.areas.tree;
+        let rows = panel_rows(
+            &s,
+            a.x as usize + 1,
+            (a.x + a.width) as usize - 1,
+            a.y as usize + 1,
+            (a.y + a.height) as usize - 1,
+        );
+        let callers: Vec<&String> = rows.iter().filter(|r| r.contains("me ")).collect();
+        assert_eq!(callers.len(), 3, "{w}x{h}:\n{s}");
+        for (row, line) in callers.iter().zip(want) {
+            assert!(row.trim_end().ends_with(line), "{w}x{h}: {row:?}\n{s}");
+            assert!(row.contains("__call__"), "{w}x{h}: {row:?}");
+        }
+        if w < 100 {
+            continue;
+        }
+        // Each shows its own class: the rows differ before the place.
+        let names: Vec<&str> = callers
+            .iter()
+            .map(|r| r.split("  ").find(|p| p.contains("__call__")).unwrap())
+            .collect();
+        assert!(
+            names[0] != names[1] && names[1] != names[2] && names[0] != names[2],
+            "{w}x{h}: {names:?}"
+        );
+        if w >= 140 {
+            for (n, class) in names.iter().zip([
+                "StaticFilesHandlerMixin",
+                "StaticFilesHandler",
+                "ASGIStaticFilesHandler",
+            ]) {
+                assert!(n.contains(&format!("{class}.__call__")), "{w}x{h}: {n}");
+            }
+        }
+    }
+}
+
+#[test]
+fn cut_search_and_text_rows_keep_their_lines_and_ranges() {
+    let (_tmp, repo) = deep_repo();
+    let mut app = app_on(&repo, Theme::load("dark", None).unwrap());
+    typ(&mut app, "__call__");
+    for w in [140, 100, 80] {
+        let s = screen(&mut app, w, 30);
+        let a = app.areas.search;
+        let rows = panel_rows(
+            &s,
+            a.x as usize + 1,
+            (a.x + a.width) as usize - 1,
+            a.y as usize + 2,
+            (a.y + a.height) as usize - 1,
+        );
+        let hits: Vec<&String> = rows.iter().filter(|r| r.contains("__call__")).collect();
+        assert_eq!(hits.len(), 3, "{w}:\n{s}");
+        for r in &hits {
+            let r = r.trim_end();
+            assert!(
+                r.ends_with(":283") || r.ends_with(":287") || r.ends_with(":291"),
+                "{w}: {r:?}"
+            );
+            assert!(r.contains(".__call__"), "{w}: {r:?}");
+        }
+    }
+    // Text hits: the range and score stay whole.
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('/'));
+    ctrl(&mut app, 'u');
+    ctrl(&mut app, 't');
+    typ(&mut app, "serve_the_static_file_response");
+    app.chunks.settle(std::time::Duration::from_secs(30));
+    app.tick();
+    let s = screen(&mut app, 80, 30);
+    let a = app.areas.search;
+    let rows = panel_rows(
+        &s,
+        a.x as usize + 1,
+        (a.x + a.width) as usize - 1,
+        a.y as usize + 2,
+        (a.y + a.height) as usize - 1,
+    );
+    let def = rows
+        .iter()
+        .find(|r| r.starts_with("function") && r.contains(":281-282"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(def.contains(":281-282  "), "{def:?}\n{s}");
+}
