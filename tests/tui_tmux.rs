@@ -12,6 +12,8 @@
 //! except under CI (`CI` set), where a missing tmux is a failure.
 
 mod common;
+#[path = "tui_tmux/injection.rs"]
+mod injection;
 
 use std::path::Path;
 use std::process::Command;

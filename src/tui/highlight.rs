@@ -134,14 +134,13 @@ pub fn push_safe(out: &mut Vec<Span<'static>>, text: &str, style: Style, theme: 
     for c in text.chars() {
         if c == '\t' {
             run.push_str(TAB);
-        } else if c.is_control() {
+        } else if crate::termtext::is_unsafe(c) {
             if !run.is_empty() {
                 out.push(Span::styled(std::mem::take(&mut run), style));
             }
-            out.push(Span::styled(
-                format!("\\x{:02x}", c as u32),
-                theme.get("ui.error"),
-            ));
+            let mut shown = String::new();
+            crate::termtext::push_escaped(&mut shown, c);
+            out.push(Span::styled(shown, theme.get("ui.error")));
         } else {
             run.push(c);
         }
@@ -179,9 +178,10 @@ mod tests {
     #[test]
     fn escapes_are_shown_not_sent() {
         let t = Theme::load("dark", None).unwrap();
-        let lines = highlight("python", "x = '\x1b[2J'\t# \x07\n", &t);
+        let lines = highlight("python", "x = '\x1b[2J\u{202e}'\t# \x07\u{9b}\n", &t);
         let s = text_of(&lines[0]);
-        assert!(!s.chars().any(char::is_control), "{s:?}");
+        assert!(!s.chars().any(crate::termtext::is_unsafe), "{s:?}");
         assert!(s.contains("\\x1b[2J") && s.contains("\\x07"), "{s}");
+        assert!(s.contains("\\u{202e}") && s.contains("\\x9b"), "{s}");
     }
 }
