@@ -43,6 +43,7 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
             init_file: "__init__.py",
         },
         dispatch: Dispatch::DuckTyping,
+        package_file: Some("__init__.py"),
         ..ImpactRules::DEFAULT
     },
     ..LanguageSpec::DEFAULT
