@@ -21,6 +21,9 @@ pub enum ListKind {
     Hierarchy,
     /// Uses as a value and imports.
     References,
+    /// The definitions a name in the source panel may mean (go to definition found
+    /// several): the list's root is the name, not a node id.
+    Definitions,
 }
 
 /// One row of a [`SymbolList`].
@@ -96,6 +99,7 @@ impl SymbolList {
         match kind {
             ListKind::Hierarchy => hierarchy(g, id),
             ListKind::References => references(g, id),
+            ListKind::Definitions => Some(definitions(g, id)),
         }
     }
 }
@@ -303,5 +307,28 @@ fn tier_name(t: crate::index::Tier) -> &'static str {
         T::Import => "import",
         T::Qualified => "qualified",
         T::UniqueName => "unique_name",
+    }
+}
+
+/// The definitions named `name` ([`CodeGraph::lookup`], files left out), one row each,
+/// under a heading with their count.
+fn definitions(g: &CodeGraph, name: &str) -> SymbolList {
+    let found: Vec<&Node> = g
+        .lookup(name)
+        .into_iter()
+        .filter(|n| n.kind != Kind::File)
+        .collect();
+    let mut rows = vec![ListRow::heading(format!(
+        "{} definition{} named {name}",
+        found.len(),
+        if found.len() == 1 { "" } else { "s" }
+    ))];
+    rows.extend(found.iter().map(|n| ListRow::node(1, "", n, String::new())));
+    SymbolList {
+        kind: ListKind::Definitions,
+        root: name.into(),
+        selected: usize::from(rows.len() > 1),
+        rows,
+        offset: 0,
     }
 }

@@ -181,6 +181,12 @@ impl App {
                     self.list = None;
                     self.focus_symbol(id, Walk::Callers);
                 }
+                // A definition the name may mean: go there, as a single match does.
+                ListKind::Definitions => {
+                    self.list = None;
+                    self.focus_symbol(id, Walk::Callers);
+                    self.focus = Focus::Source;
+                }
             }
             return;
         }
