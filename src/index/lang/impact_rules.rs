@@ -26,6 +26,9 @@ pub struct ImpactRules {
     /// `test` folder that is such a package inside another one, with no test function, is
     /// library code (a framework's own test client), not tests.
     pub package_file: Option<&'static str>,
+    /// Names of definitions the runtime calls by itself (Python's `__dunder__` methods),
+    /// never dead code for want of a caller in the graph.
+    pub implicit_names: &'static [NamePattern],
 }
 
 impl ImpactRules {
@@ -39,6 +42,7 @@ impl ImpactRules {
         public_api: PublicApi::None,
         dispatch: Dispatch::Declared,
         package_file: None,
+        implicit_names: &[],
     };
 }
 

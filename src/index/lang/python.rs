@@ -44,6 +44,7 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
         },
         dispatch: Dispatch::DuckTyping,
         package_file: Some("__init__.py"),
+        implicit_names: &[NamePattern::PrefixSuffix("__", "__")],
         ..ImpactRules::DEFAULT
     },
     ..LanguageSpec::DEFAULT
