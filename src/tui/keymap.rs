@@ -56,6 +56,9 @@ pub enum Action {
     WordLeft,
     /// Source panel: the cursor to the next word of its line.
     WordRight,
+    /// Show the repository's dead-code candidates in the call tree's place, or the tree
+    /// again.
+    ToggleDead,
     /// Hide or show test code in the call tree.
     ToggleTests,
     /// Hide or show `unique_name` (guessed) edges in the call tree.
@@ -325,6 +328,13 @@ pub const BINDINGS: &[Binding] = &[
         Sc::Panels,
         A::ToggleReferences,
         "references: used as a value, imports of its file (Enter: callers) / back",
+    ),
+    b(
+        &[(K::Char('D'), N), (K::Char('D'), S)],
+        "D",
+        Sc::Panels,
+        A::ToggleDead,
+        "dead-code candidates (no callers, not API; Enter: go to it) / back",
     ),
     b(
         &[(K::Char('t'), N)],

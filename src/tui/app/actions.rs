@@ -80,6 +80,7 @@ impl App {
             Action::ToggleOutline => self.toggle_outline(),
             Action::ToggleHierarchy => self.toggle_list(ListKind::Hierarchy),
             Action::ToggleReferences => self.toggle_list(ListKind::References),
+            Action::ToggleDead => self.toggle_dead(),
             Action::ToggleTests => {
                 let keep = self.selected_row();
                 self.filters.hide_tests = !self.filters.hide_tests;

@@ -410,7 +410,14 @@ impl App {
         }
         if let Some(l) = &self.list {
             let keep = l.selected;
-            self.list = SymbolList::of(&snap.index.graph, l.kind, &l.root).map(|mut n| {
+            let fresh = match l.kind {
+                super::lists::ListKind::Dead => Some(SymbolList::dead(
+                    &snap.index.graph,
+                    &crate::index::impact::FsLines::new(self.root.clone()),
+                )),
+                _ => SymbolList::of(&snap.index.graph, l.kind, &l.root),
+            };
+            self.list = fresh.map(|mut n| {
                 n.selected = keep.min(n.rows.len().saturating_sub(1));
                 n
             });

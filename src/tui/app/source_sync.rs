@@ -116,6 +116,7 @@ impl App {
                     crate::tui::lists::ListKind::Hierarchy => "hierarchy",
                     crate::tui::lists::ListKind::References => "references",
                     crate::tui::lists::ListKind::Definitions => "definitions",
+                    crate::tui::lists::ListKind::Dead => "dead code",
                 }
             } else if self.outline.is_some() {
                 "outline"
