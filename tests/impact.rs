@@ -615,3 +615,76 @@ fn java_tests_by_annotation_and_public_entry_points() {
     );
     assert!(!i.lower_bound);
 }
+
+/// Writes `files` (path, text) under a new temporary directory.
+fn write_repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_frameworks_own_test_client_is_library_code_not_tests() {
+    let dir = write_repo(&[
+        (
+            "webfw/__init__.py",
+            "from .app import App, run\nfrom .testing import client_get\n",
+        ),
+        (
+            "webfw/app.py",
+            "def run():\n    return 1\n\n\nclass App:\n    def test_client(self):\n        return run()\n",
+        ),
+        // library code that non-test code (the package's __init__.py) imports
+        (
+            "webfw/testing.py",
+            "from .app import run\n\n\ndef client_get():\n    return run()\n",
+        ),
+        // a `test` package inside the package, with no test function
+        ("webfw/test/__init__.py", ""),
+        (
+            "webfw/test/client.py",
+            "from ..app import run\n\n\nclass TestClient:\n    def open(self):\n        return run()\n",
+        ),
+        // real tests: a test file name inside the package, and the tests/ folder
+        (
+            "webfw/test/test_client.py",
+            "from ..app import run\n\n\ndef test_open():\n    assert run() == 1\n",
+        ),
+        (
+            "tests/test_app.py",
+            "from webfw.app import run\n\n\ndef test_run():\n    assert run() == 1\n",
+        ),
+        (
+            "tests/helpers.py",
+            "from webfw.app import run\n\n\ndef make():\n    return run()\n",
+        ),
+    ]);
+    let (v, code) = run_json(
+        dir.path(),
+        &["impact", "webfw/app.py::run", "--json", "--no-cache"],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        v["direct_callers"],
+        json!([
+            "tests/helpers.py::make",
+            "tests/test_app.py::test_run",
+            "webfw/app.py::App.test_client",
+            "webfw/test/client.py::TestClient.open",
+            "webfw/test/test_client.py::test_open",
+            "webfw/testing.py::client_get"
+        ])
+    );
+    assert_eq!(
+        v["tests"],
+        json!([
+            "tests/helpers.py::make",
+            "tests/test_app.py::test_run",
+            "webfw/test/test_client.py::test_open"
+        ])
+    );
+}

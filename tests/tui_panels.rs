@@ -5,16 +5,20 @@
 //! This file holds the helpers and the tests with insta snapshots (their `.snap` files in
 //! `snapshots/` keep this binary's name); the scenario tests are in `tui_panels/` by
 //! topic: `search` (the search box), `tree` (the call tree), `display` (what any screen
-//! shows), `explain` (what Enter does on each kind of row), `impact` (the impact list),
+//! shows), `dead` (the dead-code view), `explain` (what Enter does on each kind of row), `goto` (go to definition from the source), `impact` (the impact list),
 //! `lists` (type hierarchy, references), `outline` (the outline view), `rows` (rows cut to a panel's width) and `updates` (new snapshots while the app
 //! runs).
 
 mod common;
 
+#[path = "tui_panels/dead.rs"]
+mod dead;
 #[path = "tui_panels/display.rs"]
 mod display;
 #[path = "tui_panels/explain.rs"]
 mod explain;
+#[path = "tui_panels/goto.rs"]
+mod goto;
 #[path = "tui_panels/impact.rs"]
 mod impact;
 #[path = "tui_panels/lists.rs"]

@@ -1,7 +1,8 @@
 //! End-to-end: the real binary in a real terminal (tmux). Starts the TUI on the python
 //! fixture, waits for indexing, types a symbol name, presses Enter, checks the call tree
 //! shows a known caller, expands a node, exports the subgraph and checks the JSON, opens
-//! the outline and a member's callers from it, quits
+//! the outline and a member's callers from it, goes to a definition from the source
+//! panel and back, quits
 //! with q and checks the terminal was restored (alternate screen left, cursor shown,
 //! mouse released). Also: SIGTERM and Ctrl-Z/continue restore the terminal.
 //!
@@ -336,6 +337,16 @@ fn search_enter_expand_export_quit_in_a_real_terminal() {
     ]);
     s.keys(&["G", "Enter"]);
     s.wait_for(&["Callers of main", "history"]);
+    // Go to definition: the source panel (Tab from the tree), the cursor down to line 30
+    // of app/main.py (`app = build_app()`), onto `build_app`, Enter; Backspace returns.
+    s.keys(&["Tab", "Down", "l", "Enter"]);
+    s.wait_for(&[
+        "build_app: the call's definition",
+        "Callers of build_app",
+        "build_app (tree) · app/main.py :25",
+    ]);
+    s.keys(&["BSpace"]);
+    s.wait_for(&["Callers of main", "main (tree)"]);
     // Help overlay, then quit.
     s.keys(&["?"]);
     s.wait_for(&[

@@ -3,6 +3,7 @@
 //! the only thing written to stdout, and text output is sanitized (control characters from
 //! source files are shown escaped, never sent to the terminal).
 
+mod dead;
 mod export;
 mod generate;
 mod impact;
@@ -88,6 +89,9 @@ pub enum Command {
     /// What a change to SYMBOL (or, with --diff, to the working tree) would impact:
     /// callers by depth, files, tests, entry points, risk.
     Impact(impact::ImpactArgs),
+    /// Dead-code candidates: definitions with no callers or references that are no entry
+    /// point, public API or test (a lower bound where unresolved calls of the name exist).
+    Dead(dead::DeadArgs),
     /// The shortest call paths from FROM to TO.
     Path(path::PathArgs),
     /// Write the subgraph around SYMBOL as JSON, DOT, GraphML or Mermaid.
@@ -123,6 +127,7 @@ pub fn run(cli: Cli) -> Result<i32> {
     let json = match &cli.command {
         Some(Command::Callers(a) | Command::Callees(a)) => a.json,
         Some(Command::Impact(a)) => a.json,
+        Some(Command::Dead(a)) => a.json,
         Some(Command::Path(a)) => a.json,
         Some(Command::Search(a)) => a.json,
         Some(Command::Symbols(a)) => a.json,
@@ -187,6 +192,12 @@ fn run_command(cli: &Cli) -> Result<i32> {
         ),
         Some(Command::Search(a)) => search::run(cli, a, &root, &config),
         Some(Command::Impact(a)) => impact::run(
+            a,
+            build(cli, &root, &config, false)?,
+            &root,
+            output::use_color(cli.color),
+        ),
+        Some(Command::Dead(a)) => dead::run(
             a,
             build(cli, &root, &config, false)?,
             &root,

@@ -9,6 +9,7 @@
 pub mod arena;
 mod assemble;
 pub mod chunk;
+pub mod dead;
 pub mod export;
 pub mod extract;
 pub mod facts;

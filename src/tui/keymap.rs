@@ -52,6 +52,13 @@ pub enum Action {
     /// Show the references (uses as a value, imports of its file) of the shown symbol in
     /// the call tree's place, or the tree again.
     ToggleReferences,
+    /// Source panel: the cursor to the previous word of its line.
+    WordLeft,
+    /// Source panel: the cursor to the next word of its line.
+    WordRight,
+    /// Show the repository's dead-code candidates in the call tree's place, or the tree
+    /// again.
+    ToggleDead,
     /// Hide or show test code in the call tree.
     ToggleTests,
     /// Hide or show `unique_name` (guessed) edges in the call tree.
@@ -91,6 +98,8 @@ pub enum Scope {
     Input,
     /// Only in the call tree.
     Tree,
+    /// Only in the source panel.
+    Source,
 }
 
 /// One key binding: keys (any of them), where it applies, what it does, its help text.
@@ -248,7 +257,7 @@ pub const BINDINGS: &[Binding] = &[
         "Enter",
         Sc::Global,
         A::Activate,
-        "search: focus symbol; tree: re-root on node",
+        "search: focus symbol; tree: re-root; source: go to definition",
     ),
     b(
         &[(K::Right, N), (K::Char('l'), N)],
@@ -263,6 +272,20 @@ pub const BINDINGS: &[Binding] = &[
         Sc::Tree,
         A::Collapse,
         "collapse node / go to parent",
+    ),
+    b(
+        &[(K::Left, N), (K::Char('h'), N), (K::Char('b'), N)],
+        "Left h b",
+        Sc::Source,
+        A::WordLeft,
+        "source: cursor to the previous word (Up/Down/j/k: line)",
+    ),
+    b(
+        &[(K::Right, N), (K::Char('l'), N), (K::Char('w'), N)],
+        "Right l w",
+        Sc::Source,
+        A::WordRight,
+        "source: cursor to the next word",
     ),
     b(
         &[(K::Backspace, N), (K::Char('['), N), (K::Char('o'), C)],
@@ -307,6 +330,13 @@ pub const BINDINGS: &[Binding] = &[
         "references: used as a value, imports of its file (Enter: callers) / back",
     ),
     b(
+        &[(K::Char('D'), N), (K::Char('D'), S)],
+        "D",
+        Sc::Panels,
+        A::ToggleDead,
+        "dead-code candidates (no callers, not API; Enter: go to it) / back",
+    ),
+    b(
         &[(K::Char('t'), N)],
         "t",
         Sc::Panels,
@@ -325,7 +355,7 @@ pub const BINDINGS: &[Binding] = &[
         "e",
         Sc::Panels,
         A::OpenEditor,
-        "open $EDITOR at the shown line",
+        "open $EDITOR at the shown line (source: the cursor's)",
     ),
     b(
         &[(K::Char('x'), N)],
@@ -388,8 +418,13 @@ pub enum KeyMeaning {
 }
 
 /// Maps a key event. `in_input` says a text input has focus; `in_tree` that the call tree
-/// has. Key releases (kitty protocol) are ignored.
-pub fn map_key(key: KeyEvent, in_input: bool, in_tree: bool) -> Option<KeyMeaning> {
+/// has, `in_source` the source panel. Key releases (kitty protocol) are ignored.
+pub fn map_key(
+    key: KeyEvent,
+    in_input: bool,
+    in_tree: bool,
+    in_source: bool,
+) -> Option<KeyMeaning> {
     if key.kind == KeyEventKind::Release {
         return None;
     }
@@ -399,6 +434,7 @@ pub fn map_key(key: KeyEvent, in_input: bool, in_tree: bool) -> Option<KeyMeanin
         Scope::Panels => !in_input,
         Scope::Input => in_input,
         Scope::Tree => in_tree && !in_input,
+        Scope::Source => in_source && !in_input,
     };
     // Input-scoped keys first, so Backspace deletes in an input and goes back elsewhere.
     let ordered = BINDINGS
@@ -437,41 +473,57 @@ mod tests {
     #[test]
     fn letters_type_in_inputs_and_act_in_panels() {
         let q = k(K::Char('q'), N);
-        assert_eq!(map_key(q, true, false), Some(KeyMeaning::Insert('q')));
-        assert_eq!(map_key(q, false, false), Some(KeyMeaning::Action(A::Quit)));
+        assert_eq!(
+            map_key(q, true, false, false),
+            Some(KeyMeaning::Insert('q'))
+        );
+        assert_eq!(
+            map_key(q, false, false, false),
+            Some(KeyMeaning::Action(A::Quit))
+        );
         let l = k(K::Char('l'), N);
-        assert_eq!(map_key(l, false, true), Some(KeyMeaning::Action(A::Expand)));
-        assert_eq!(map_key(l, false, false), None);
+        assert_eq!(
+            map_key(l, false, true, false),
+            Some(KeyMeaning::Action(A::Expand))
+        );
+        assert_eq!(map_key(l, false, false, false), None);
+        assert_eq!(
+            map_key(l, false, false, true),
+            Some(KeyMeaning::Action(A::WordRight))
+        );
     }
 
     #[test]
     fn backspace_deletes_in_inputs_and_goes_back_elsewhere() {
         let bs = k(K::Backspace, N);
         assert_eq!(
-            map_key(bs, true, false),
+            map_key(bs, true, false, false),
             Some(KeyMeaning::Action(A::DeleteChar))
         );
-        assert_eq!(map_key(bs, false, true), Some(KeyMeaning::Action(A::Back)));
+        assert_eq!(
+            map_key(bs, false, true, false),
+            Some(KeyMeaning::Action(A::Back))
+        );
     }
 
     #[test]
     fn shifted_letters_and_question_mark_work_with_or_without_shift_reported() {
         assert_eq!(
-            map_key(k(K::Char('G'), S), false, false),
+            map_key(k(K::Char('G'), S), false, false, false),
             Some(KeyMeaning::Action(A::Bottom))
         );
         assert_eq!(
-            map_key(k(K::Char('?'), S), false, false),
+            map_key(k(K::Char('?'), S), false, false, false),
             Some(KeyMeaning::Action(A::ToggleHelp))
         );
         assert_eq!(
-            map_key(k(K::Char('?'), S), true, false),
+            map_key(k(K::Char('?'), S), true, false, false),
             Some(KeyMeaning::Insert('?'))
         );
         // F1 types nothing, so it opens the help from the search box too (the focus
         // at start).
         assert_eq!(
-            map_key(k(K::F(1), N), true, false),
+            map_key(k(K::F(1), N), true, false, false),
             Some(KeyMeaning::Action(A::ToggleHelp))
         );
     }

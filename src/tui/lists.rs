@@ -9,6 +9,8 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use crate::index::dead::dead_code;
+use crate::index::impact::LineSource;
 use crate::index::{CodeGraph, Kind, Node, Relation, Walk};
 
 /// How deep the hierarchy is followed each way (cycle-safe; a deeper one is cut).
@@ -21,6 +23,12 @@ pub enum ListKind {
     Hierarchy,
     /// Uses as a value and imports.
     References,
+    /// The definitions a name in the source panel may mean (go to definition found
+    /// several): the list's root is the name, not a node id.
+    Definitions,
+    /// The repository's dead-code candidates ([`crate::index::dead`]); made by
+    /// [`SymbolList::dead`], since its rules read declarations from the files.
+    Dead,
 }
 
 /// One row of a [`SymbolList`].
@@ -96,9 +104,51 @@ impl SymbolList {
         match kind {
             ListKind::Hierarchy => hierarchy(g, id),
             ListKind::References => references(g, id),
+            ListKind::Definitions => Some(definitions(g, id)),
+            ListKind::Dead => None,
         }
     }
 }
+
+impl SymbolList {
+    /// The dead-code candidates of `g` ([`dead_code`], at most [`MAX_DEAD_ROWS`]) under a
+    /// heading with their counts, each row noting `maybe used` where unresolved calls of
+    /// its name exist. `lines` feeds the rules that read declarations.
+    pub fn dead(g: &CodeGraph, lines: &dyn LineSource) -> SymbolList {
+        let d = dead_code(g, lines, None, MAX_DEAD_ROWS);
+        let mut rows = vec![ListRow::heading(format!(
+            "{} candidate{}, {} maybe used{}",
+            d.total,
+            if d.total == 1 { "" } else { "s" },
+            d.total - d.certain,
+            if d.truncated {
+                format!(" (first {MAX_DEAD_ROWS} listed)")
+            } else {
+                String::new()
+            }
+        ))];
+        for c in &d.candidates {
+            if let Some(n) = g.node(&c.id) {
+                let note = if c.maybe_used {
+                    format!("maybe used ({} unresolved)", c.unresolved_calls)
+                } else {
+                    String::new()
+                };
+                rows.push(ListRow::node(1, "", n, note));
+            }
+        }
+        SymbolList {
+            kind: ListKind::Dead,
+            root: "the repository".into(),
+            selected: usize::from(rows.len() > 1),
+            rows,
+            offset: 0,
+        }
+    }
+}
+
+/// Rows of the dead-code view at most (`dead --limit` lists more).
+pub const MAX_DEAD_ROWS: usize = 2000;
 
 /// Whether a node is a type the hierarchy is about.
 fn is_type(k: Kind) -> bool {
@@ -303,5 +353,28 @@ fn tier_name(t: crate::index::Tier) -> &'static str {
         T::Import => "import",
         T::Qualified => "qualified",
         T::UniqueName => "unique_name",
+    }
+}
+
+/// The definitions named `name` ([`CodeGraph::lookup`], files left out), one row each,
+/// under a heading with their count.
+fn definitions(g: &CodeGraph, name: &str) -> SymbolList {
+    let found: Vec<&Node> = g
+        .lookup(name)
+        .into_iter()
+        .filter(|n| n.kind != Kind::File)
+        .collect();
+    let mut rows = vec![ListRow::heading(format!(
+        "{} definition{} named {name}",
+        found.len(),
+        if found.len() == 1 { "" } else { "s" }
+    ))];
+    rows.extend(found.iter().map(|n| ListRow::node(1, "", n, String::new())));
+    SymbolList {
+        kind: ListKind::Definitions,
+        root: name.into(),
+        selected: usize::from(rows.len() > 1),
+        rows,
+        offset: 0,
     }
 }

@@ -42,10 +42,95 @@ pub struct SourceView {
     /// Text lines of the panel at its last draw (0 before the first): a change is a
     /// resize, after which the focus line is brought back on screen.
     pub drawn_height: usize,
+    /// The cursor: (1-based line, 1-based char column), set on the focus line's first
+    /// word when the shown symbol changes; go to definition reads the word under it and
+    /// `e` opens the editor at its line.
+    pub cursor: Option<(u32, u32)>,
 }
 
 impl SourceView {
-    /// The line `e` opens the editor at: the first call site, else the definition's start.
+    /// The line `e` opens the editor at: the cursor's, else [`focus_line`](Self::focus_line).
+    pub fn editor_line(&self) -> u32 {
+        self.cursor.map_or_else(|| self.focus_line(), |c| c.0)
+    }
+
+    /// The text of 1-based line `line` (empty past the end).
+    pub fn line_text(&self, line: u32) -> String {
+        (line as usize)
+            .checked_sub(1)
+            .and_then(|i| self.lines.get(i))
+            .map_or(String::new(), |l| {
+                l.spans.iter().map(|s| s.content.as_ref()).collect()
+            })
+    }
+
+    /// The identifier at (or, on a non-identifier character, right after) 1-based char
+    /// column `col` of line `line`, as (its 1-based start column, its text); `None`
+    /// when the rest of the line has none.
+    pub fn word_at(&self, line: u32, col: u32) -> Option<(u32, String)> {
+        let chars: Vec<char> = self.line_text(line).chars().collect();
+        let mut i = (col as usize).saturating_sub(1).min(chars.len());
+        while i > 0 && i < chars.len() && is_ident(chars[i]) && is_ident(chars[i - 1]) {
+            i -= 1;
+        }
+        while i < chars.len() && !is_ident(chars[i]) {
+            i += 1;
+        }
+        let end = (i..chars.len())
+            .find(|&j| !is_ident(chars[j]))
+            .unwrap_or(chars.len());
+        (i < end).then(|| (i as u32 + 1, chars[i..end].iter().collect()))
+    }
+
+    /// Puts the cursor on the first word of the focus line.
+    pub fn cursor_home(&mut self) {
+        let line = self.focus_line();
+        let col = self.word_at(line, 1).map_or(1, |w| w.0);
+        self.cursor = Some((line, col));
+    }
+
+    /// Moves the cursor `d` lines (clamped to the file), onto the word at its column or
+    /// the next one, and scrolls so it stays inside a `height`-line view.
+    pub fn cursor_lines(&mut self, d: isize, height: usize) {
+        let (line, col) = self.cursor.unwrap_or((self.focus_line(), 1));
+        let last = self.lines.len().max(1) as isize;
+        let line = (line as isize).saturating_add(d).clamp(1, last) as u32;
+        let col = self.word_at(line, col).map_or(col, |w| w.0);
+        self.cursor = Some((line, col));
+        let at = line as usize - 1;
+        if at < self.scroll {
+            self.scroll = at;
+        } else if at >= self.scroll + height.max(1) {
+            self.scroll = at + 1 - height.max(1);
+        }
+        self.clamp(height);
+    }
+
+    /// Moves the cursor to the next (`forward`) or previous word of its line; it stays
+    /// where it is at either end.
+    pub fn cursor_word(&mut self, forward: bool) {
+        let Some((line, col)) = self.cursor else {
+            self.cursor_home();
+            return;
+        };
+        let Some((start, word)) = self.word_at(line, col) else {
+            return;
+        };
+        let next = if forward {
+            self.word_at(line, start + word.chars().count() as u32)
+        } else {
+            (1..start)
+                .rev()
+                .filter_map(|c| self.word_at(line, c))
+                .find(|w| w.0 < start)
+        };
+        if let Some((c, _)) = next {
+            self.cursor = Some((line, c));
+        }
+    }
+
+    /// The line `e` opens the editor at without a cursor: the first call site, else the
+    /// definition's start.
     pub fn focus_line(&self) -> u32 {
         self.sites
             .first()
@@ -66,6 +151,11 @@ impl SourceView {
         let max = self.lines.len().saturating_sub(height.max(1));
         self.scroll = self.scroll.min(max);
     }
+}
+
+/// Whether `c` can be part of an identifier (letters, digits, `_`, `$`).
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
 }
 
 /// Highlighted files by path.
@@ -159,5 +249,51 @@ mod tests {
         assert_eq!(edited.lines.len(), 3);
         assert_ne!(edited.content_hash, first.content_hash);
         assert_eq!(cache.order, vec!["a.py".to_string()]);
+    }
+}
+
+#[cfg(test)]
+mod cursor_tests {
+    use super::*;
+
+    fn view(lines: &[&str]) -> SourceView {
+        SourceView {
+            lines: Arc::new(lines.iter().map(|l| Line::from(l.to_string())).collect()),
+            range: Some((1, lines.len() as u32)),
+            ..SourceView::default()
+        }
+    }
+
+    #[test]
+    fn words_under_and_after_the_cursor() {
+        let v = view(&["    return self.parse(text)"]);
+        assert_eq!(v.word_at(1, 1), Some((5, "return".into())));
+        assert_eq!(v.word_at(1, 8), Some((5, "return".into())));
+        assert_eq!(v.word_at(1, 16), Some((17, "parse".into())));
+        assert_eq!(v.word_at(1, 21), Some((17, "parse".into())));
+        assert_eq!(v.word_at(1, 28), None);
+    }
+
+    #[test]
+    fn the_cursor_moves_by_word_and_line_and_keeps_on_screen() {
+        let mut v = view(&["def f(x):", "    return g(x)", "", "y = f(1)"]);
+        v.cursor_home();
+        assert_eq!(v.cursor, Some((1, 1)));
+        v.cursor_word(true);
+        assert_eq!(v.cursor, Some((1, 5)));
+        v.cursor_word(true);
+        assert_eq!(v.cursor, Some((1, 7)));
+        v.cursor_word(true);
+        assert_eq!(v.cursor, Some((1, 7)), "stays at the last word");
+        v.cursor_word(false);
+        assert_eq!(v.cursor, Some((1, 5)));
+        v.cursor_lines(1, 2);
+        assert_eq!(v.cursor, Some((2, 5)));
+        v.cursor_lines(2, 2);
+        assert_eq!(v.cursor, Some((4, 5)));
+        assert_eq!(v.scroll, 2, "line 4 is on a 2-line screen");
+        v.cursor_lines(9, 2);
+        assert_eq!(v.cursor, Some((4, 5)), "clamped to the last line");
+        assert_eq!(v.editor_line(), 4);
     }
 }

@@ -24,22 +24,104 @@ const TEST_DIRS: &[&str] = &["tests", "test", "__tests__", "spec"];
 /// [`ImpactRules::test_files`](lang::ImpactRules) (`test_*.py`, `conftest.py`,
 /// `*_test.go`, `*.test.ts`, `*Test.java`, ...).
 pub fn is_test_path(path: &str) -> bool {
-    let mut parts: Vec<&str> = path.split('/').collect();
-    let file = parts.pop().unwrap_or("");
-    if parts.iter().any(|d| TEST_DIRS.contains(d)) {
-        return true;
-    }
-    lang::for_path(file)
-        .is_some_and(|spec| NamePattern::any(spec.impact.test_files, file, spec.extensions))
+    test_path(path) != PathTest::No
 }
 
-/// `true` when `node` is a test file or test code: its path passes [`is_test_path`], or
-/// its language's [`TestCode`] rule marks it (Rust test attributes and `#[cfg(test)]`
-/// modules, pytest names, JUnit annotations, NUnit/xUnit/MSTest attributes, Jest and Mocha
-/// blocks; see each language's spec).
+/// What marks a path as a test file, if anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PathTest {
+    /// Nothing.
+    No,
+    /// A folder in `TEST_DIRS` only.
+    Folder,
+    /// The file name, by its language's [`ImpactRules::test_files`](lang::ImpactRules).
+    FileName,
+}
+
+fn test_path(path: &str) -> PathTest {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    let file = parts.pop().unwrap_or("");
+    if lang::for_path(file)
+        .is_some_and(|spec| NamePattern::any(spec.impact.test_files, file, spec.extensions))
+    {
+        PathTest::FileName
+    } else if parts.iter().any(|d| TEST_DIRS.contains(d)) {
+        PathTest::Folder
+    } else {
+        PathTest::No
+    }
+}
+
+/// `true` when the file at `path` is library code although a test folder or a test name
+/// in it could make it look like tests: a file outside test paths imports it (library code
+/// depends on it, as a framework's own test client: `flask/testing.py`, `src/pkg/test/`
+/// imported by `src/pkg/app.py`), or it lies in a folder named `test` that is itself a
+/// package inside a package (both hold the language's
+/// [`ImpactRules::package_file`](lang::ImpactRules), Python's `__init__.py`) and defines
+/// no test function (`django/test/client.py`). Test file names (`test_*.py`,
+/// `*_test.go`, `*.spec.ts`) are never library code; `tests/` and `src/test/java` only
+/// when non-test code imports them.
+pub fn is_library_file(graph: &CodeGraph, path: &str) -> bool {
+    let imported = graph
+        .edges_of(path, Walk::Callers, &[Relation::Imports])
+        .iter()
+        .any(|e| e.source != path && !is_test_path(&e.source));
+    imported || package_test_folder(graph, path)
+}
+
+/// The second rule of [`is_library_file`]: a file in an importable `test` package with no
+/// test function.
+fn package_test_folder(graph: &CodeGraph, path: &str) -> bool {
+    let Some(spec) = lang::for_path(path) else {
+        return false;
+    };
+    let Some(package_file) = spec.impact.package_file else {
+        return false;
+    };
+    let dirs: Vec<&str> = path.split('/').collect();
+    let Some(at) = dirs[..dirs.len() - 1].iter().rposition(|d| *d == "test") else {
+        return false;
+    };
+    if at == 0 || dirs[..at].iter().any(|d| TEST_DIRS.contains(d)) {
+        return false;
+    }
+    let folder = dirs[..=at].join("/");
+    let parent = dirs[..at].join("/");
+    let packages = [folder, parent]
+        .iter()
+        .all(|d| graph.node(&format!("{d}/{package_file}")).is_some());
+    let TestCode::NamePrefixes { callables, .. } = spec.impact.test_code else {
+        return packages;
+    };
+    packages && !defines_callable(graph, path, callables, 3)
+}
+
+/// `true` when a function or method whose name starts with `prefix` is defined in `id`
+/// (a file or definition), down to `depth` levels of nesting.
+fn defines_callable(graph: &CodeGraph, id: &str, prefix: &str, depth: u32) -> bool {
+    depth > 0
+        && graph
+            .edges_of(id, Walk::Callees, &[Relation::Contains])
+            .iter()
+            .any(|e| {
+                graph.node(&e.target).is_some_and(|n| {
+                    (matches!(n.kind, Kind::Function | Kind::Method) && n.name.starts_with(prefix))
+                        || defines_callable(graph, &n.id, prefix, depth - 1)
+                })
+            })
+}
+
+/// `true` when `node` is a test file or test code: its file name is a test file name
+/// ([`is_test_path`]), or it lies in a test folder and is not [library
+/// code](is_library_file), or its language's [`TestCode`] rule marks it (Rust test
+/// attributes and `#[cfg(test)]` modules, pytest names outside library files, JUnit
+/// annotations, NUnit/xUnit/MSTest attributes, Jest and Mocha blocks; see each language's
+/// spec).
 pub fn is_test(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) -> bool {
-    if is_test_path(&node.file) {
-        return true;
+    match test_path(&node.file) {
+        PathTest::FileName => return true,
+        PathTest::Folder if !is_library_file(graph, &node.file) => return true,
+        _ => {}
     }
     match lang::spec_of(&node.language).impact.test_code {
         TestCode::None => false,
@@ -66,11 +148,16 @@ pub fn is_test(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) -> bool {
                             .any(|l| l.replace(' ', "").starts_with(module_mark)))
             })
         }
-        TestCode::NamePrefixes { callables, classes } => match node.kind {
-            Kind::Function | Kind::Method => node.name.starts_with(callables),
-            Kind::Class => node.name.starts_with(classes),
-            _ => false,
-        },
+        // pytest collects only from test files, so a test-named definition of library
+        // code (`Flask.test_client`) is no test.
+        TestCode::NamePrefixes { callables, classes } => {
+            !is_library_file(graph, &node.file)
+                && match node.kind {
+                    Kind::Function | Kind::Method => node.name.starts_with(callables),
+                    Kind::Class => node.name.starts_with(classes),
+                    _ => false,
+                }
+        }
         TestCode::Annotations(marks) => header(node, lines).iter().any(|l| {
             let t = l.trim_start();
             marks.iter().any(|a| {

@@ -22,6 +22,13 @@ pub struct ImpactRules {
     pub public_api: PublicApi,
     /// Which methods a call the graph does not show may reach.
     pub dispatch: Dispatch,
+    /// The file that makes a folder an importable package (Python's `__init__.py`); a
+    /// `test` folder that is such a package inside another one, with no test function, is
+    /// library code (a framework's own test client), not tests.
+    pub package_file: Option<&'static str>,
+    /// Names of definitions the runtime calls by itself (Python's `__dunder__` methods),
+    /// never dead code for want of a caller in the graph.
+    pub implicit_names: &'static [NamePattern],
 }
 
 impl ImpactRules {
@@ -34,6 +41,8 @@ impl ImpactRules {
         file_entry: FileEntry::Never,
         public_api: PublicApi::None,
         dispatch: Dispatch::Declared,
+        package_file: None,
+        implicit_names: &[],
     };
 }
 

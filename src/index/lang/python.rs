@@ -43,6 +43,8 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
             init_file: "__init__.py",
         },
         dispatch: Dispatch::DuckTyping,
+        package_file: Some("__init__.py"),
+        implicit_names: &[NamePattern::PrefixSuffix("__", "__")],
         ..ImpactRules::DEFAULT
     },
     ..LanguageSpec::DEFAULT

@@ -36,6 +36,15 @@ impl App {
             Action::Escape => {
                 if self.focus == Focus::Search {
                     self.focus = Focus::Tree;
+                } else if self
+                    .list
+                    .as_ref()
+                    .is_some_and(|l| l.kind == ListKind::Definitions)
+                {
+                    // The candidates of a go to definition: back to the source.
+                    self.list = None;
+                    self.focus = Focus::Source;
+                    self.sync_source(true);
                 }
             }
             Action::FocusNext => self.focus = self.focus.step(1),
@@ -66,9 +75,12 @@ impl App {
                     self.show_root(root, dir);
                 }
             }
+            Action::WordLeft => self.source.cursor_word(false),
+            Action::WordRight => self.source.cursor_word(true),
             Action::ToggleOutline => self.toggle_outline(),
             Action::ToggleHierarchy => self.toggle_list(ListKind::Hierarchy),
             Action::ToggleReferences => self.toggle_list(ListKind::References),
+            Action::ToggleDead => self.toggle_dead(),
             Action::ToggleTests => {
                 let keep = self.selected_row();
                 self.filters.hide_tests = !self.filters.hide_tests;
@@ -125,7 +137,7 @@ impl App {
                 if !self.source.path.is_empty() {
                     self.pending = Some(External::Editor {
                         path: self.root.join(&self.source.path),
-                        line: self.source.focus_line(),
+                        line: self.source.editor_line(),
                     });
                 }
             }
@@ -277,9 +289,7 @@ impl App {
             }
             Focus::Source => {
                 let h = self.areas.source.height.saturating_sub(2) as usize;
-                self.source.scroll =
-                    (self.source.scroll as isize).saturating_add(d).max(0) as usize;
-                self.source.clamp(h);
+                self.source.cursor_lines(d, h);
             }
             Focus::Impact => {
                 if let Some(i) = &mut self.impact {
@@ -335,7 +345,7 @@ impl App {
             }
             Focus::Tree => self.activate_tree(),
             Focus::Impact => self.activate_impact(),
-            Focus::Source => {}
+            Focus::Source => self.goto_definition(),
         }
     }
 

@@ -12,6 +12,7 @@
 //! [`Action`]: super::keymap::Action
 
 mod actions;
+mod goto;
 mod mouse;
 mod source_sync;
 mod tree_keys;
@@ -323,7 +324,8 @@ impl App {
     /// Applies one key.
     pub fn key(&mut self, k: KeyEvent) {
         let in_tree = self.focus == Focus::Tree && self.overlay == Overlay::None;
-        match map_key(k, self.in_input(), in_tree) {
+        let in_source = self.focus == Focus::Source && self.overlay == Overlay::None;
+        match map_key(k, self.in_input(), in_tree, in_source) {
             Some(KeyMeaning::Action(a)) => self.apply(a),
             Some(KeyMeaning::Insert(c)) => self.insert(c),
             None => {}
@@ -408,7 +410,14 @@ impl App {
         }
         if let Some(l) = &self.list {
             let keep = l.selected;
-            self.list = SymbolList::of(&snap.index.graph, l.kind, &l.root).map(|mut n| {
+            let fresh = match l.kind {
+                super::lists::ListKind::Dead => Some(SymbolList::dead(
+                    &snap.index.graph,
+                    &crate::index::impact::FsLines::new(self.root.clone()),
+                )),
+                _ => SymbolList::of(&snap.index.graph, l.kind, &l.root),
+            };
+            self.list = fresh.map(|mut n| {
                 n.selected = keep.min(n.rows.len().saturating_sub(1));
                 n
             });

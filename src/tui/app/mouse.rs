@@ -41,10 +41,18 @@ impl App {
                 } else {
                     -3
                 };
-                let keep = self.focus;
-                self.focus = panel;
-                self.move_by(d);
-                self.focus = keep;
+                if panel == Focus::Source {
+                    // The wheel scrolls the view; the cursor stays where it is.
+                    let h = self.areas.source.height.saturating_sub(2) as usize;
+                    self.source.scroll =
+                        (self.source.scroll as isize).saturating_add(d).max(0) as usize;
+                    self.source.clamp(h);
+                } else {
+                    let keep = self.focus;
+                    self.focus = panel;
+                    self.move_by(d);
+                    self.focus = keep;
+                }
                 self.sync_source(false);
             }
             MouseEventKind::Down(MouseButton::Left) => {

@@ -115,6 +115,8 @@ impl App {
                 match l.kind {
                     crate::tui::lists::ListKind::Hierarchy => "hierarchy",
                     crate::tui::lists::ListKind::References => "references",
+                    crate::tui::lists::ListKind::Definitions => "definitions",
+                    crate::tui::lists::ListKind::Dead => "dead code",
                 }
             } else if self.outline.is_some() {
                 "outline"
@@ -149,6 +151,7 @@ impl App {
         let h = (self.areas.source.height.saturating_sub(2) as usize).max(10);
         let line = self.source.focus_line();
         self.source.center_on(line, h);
+        self.source.cursor_home();
     }
 
     /// Whether the file the source panel shows differs from what the snapshot indexed

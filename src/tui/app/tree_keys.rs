@@ -76,6 +76,24 @@ impl App {
         }
     }
 
+    /// `D`: the dead-code candidates in the tree's place, or the tree again.
+    pub(super) fn toggle_dead(&mut self) {
+        if self.list.as_ref().is_some_and(|l| l.kind == ListKind::Dead) {
+            self.list = None;
+            self.sync_source(true);
+            return;
+        }
+        let Some(snap) = self.snapshot.clone() else {
+            self.status.message = Some("indexing: the view comes when it ends".into());
+            return;
+        };
+        let lines = crate::index::impact::FsLines::new(self.root.clone());
+        self.outline = None;
+        self.list = Some(SymbolList::dead(&snap.index.graph, &lines));
+        self.focus = Focus::Tree;
+        self.sync_source(true);
+    }
+
     /// `o`: the outline of the shown file in the tree's place (the shown symbol selected),
     /// or the tree again.
     pub(super) fn toggle_outline(&mut self) {
@@ -180,6 +198,12 @@ impl App {
                 ListKind::References => {
                     self.list = None;
                     self.focus_symbol(id, Walk::Callers);
+                }
+                // A definition the name may mean, or a dead-code candidate: go there.
+                ListKind::Definitions | ListKind::Dead => {
+                    self.list = None;
+                    self.focus_symbol(id, Walk::Callers);
+                    self.focus = Focus::Source;
                 }
             }
             return;

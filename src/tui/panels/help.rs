@@ -34,6 +34,7 @@ pub(super) fn draw_help(f: &mut Frame, app: &mut App, scroll: usize) {
             Scope::Panels => "",
             Scope::Input => " (in inputs)",
             Scope::Tree => " (call tree)",
+            Scope::Source => "",
         };
         lines.push(Line::from(vec![
             Span::styled(format!("{:>16}  ", b.label), t.get("ui.help.key")),

@@ -26,6 +26,11 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             " i: back to the tree · Enter: its hierarchy ",
         ),
         ListKind::References => ("References to", " R: back to the tree · Enter: callers "),
+        ListKind::Definitions => ("Definitions of", " Esc: back · Enter: go to it "),
+        ListKind::Dead => (
+            "Dead-code candidates in",
+            " D: back to the tree · Enter: go to it ",
+        ),
     };
     let title = fit_line(
         Line::from(format!(" {what} {} ", safe(&name))),

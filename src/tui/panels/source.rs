@@ -1,5 +1,6 @@
 //! The source panel: the highlighted file with line numbers, the definition's lines
-//! marked in the gutter and background, and call sites marked and underlined.
+//! marked in the gutter and background, call sites marked and underlined, and the
+//! cursor's word in the selection colours while the panel has focus.
 
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -63,6 +64,7 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let h = inner.height as usize;
     let t = &app.theme;
     let width = s.lines.len().max(1).to_string().len();
+    let cursor = s.cursor.filter(|_| app.focus == Focus::Source);
     let mut out = Vec::with_capacity(h);
     for (i, l) in s.lines.iter().enumerate().skip(s.scroll).take(h) {
         let no = i as u32 + 1;
@@ -90,7 +92,11 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             marker,
             Span::raw(" "),
         ];
-        let body = mark_sites(l, &site_cols, t.get("ui.callsite"));
+        let mut body = mark_sites(l, &site_cols, t.get("ui.callsite"));
+        // The cursor's word, while the panel has the keyboard (go to definition reads it).
+        if let Some((_, col)) = cursor.filter(|c| c.0 == no) {
+            body = mark_sites(&Line::from(body), &[col], t.get("ui.selection"));
+        }
         spans.extend(body);
         let mut line = Line::from(spans);
         if in_def {
