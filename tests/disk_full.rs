@@ -41,18 +41,9 @@ impl Drop for Tmpfs {
     }
 }
 
-fn cg(cache: &Path, repo: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_codegraph-tui"));
-    c.env(
-        "CODEGRAPH_CONFIG",
-        "/nonexistent/codegraph-test-config.toml",
-    )
-    .env("XDG_CACHE_HOME", cache)
-    .env("XDG_STATE_HOME", cache.with_file_name("state"))
-    .arg("-C")
-    .arg(repo)
-    .stdin(Stdio::null());
-    c
+/// The binary with the cache on the tmpfs (`<home>/cache`).
+fn cg(home: &Path, repo: &Path) -> Command {
+    common::isolated(home, repo)
 }
 
 fn run(mut c: Command) -> String {
@@ -65,14 +56,14 @@ fn run(mut c: Command) -> String {
     String::from_utf8(out.stdout).expect("UTF-8")
 }
 
-fn index(cache: &Path, repo: &Path) -> serde_json::Value {
-    let mut c = cg(cache, repo);
+fn index(home: &Path, repo: &Path) -> serde_json::Value {
+    let mut c = cg(home, repo);
     c.args(["index", "--json"]);
     serde_json::from_str(&run(c)).expect("index JSON")
 }
 
-fn graph(cache: &Path, repo: &Path, no_cache: bool) -> String {
-    let mut c = cg(cache, repo);
+fn graph(home: &Path, repo: &Path, no_cache: bool) -> String {
+    let mut c = cg(home, repo);
     if no_cache {
         c.arg("--no-cache");
     }
@@ -121,6 +112,7 @@ fn a_full_or_read_only_cache_fails_the_save_cleanly_and_keeps_the_last_snapshot(
         eprintln!("disk_full: not run: mounting a tmpfs needs root");
         return;
     };
+    let home = tmp.path().to_path_buf();
     let cache = fs.0.clone();
     let repo = tmp.path().join("repo");
     common::copy_dir(
@@ -131,7 +123,7 @@ fn a_full_or_read_only_cache_fails_the_save_cleanly_and_keeps_the_last_snapshot(
     common::backdate(&repo);
 
     // With room: saved.
-    let first = index(&cache, &repo);
+    let first = index(&home, &repo);
     assert_eq!(first["cache"]["saved"], true, "{first}");
     let dir = PathBuf::from(first["cache_dir"].as_str().expect("cache_dir"));
     let (saved_snapshot, _) = cache_state(&dir);
@@ -140,7 +132,7 @@ fn a_full_or_read_only_cache_fails_the_save_cleanly_and_keeps_the_last_snapshot(
     // Full: the save fails with one clear reason; the old snapshot stays current.
     edit(&repo, 1);
     let filler = fill(&cache);
-    let full = index(&cache, &repo);
+    let full = index(&home, &repo);
     assert_eq!(full["cache"]["saved"], false, "{full}");
     let reason = full["cache"]["reason"].as_str().unwrap_or_default();
     assert!(
@@ -153,34 +145,34 @@ fn a_full_or_read_only_cache_fails_the_save_cleanly_and_keeps_the_last_snapshot(
         "nothing half-written"
     );
     assert_eq!(
-        graph(&cache, &repo, false),
-        graph(&cache, &repo, true),
+        graph(&home, &repo, false),
+        graph(&home, &repo, true),
         "answers on a full disk"
     );
 
     // Room again: the next save succeeds and is the new current snapshot.
     std::fs::remove_file(filler).expect("free the disk");
     edit(&repo, 2);
-    let again = index(&cache, &repo);
+    let again = index(&home, &repo);
     assert_eq!(again["cache"]["saved"], true, "{again}");
     let (next_snapshot, leftovers) = cache_state(&dir);
     assert!(next_snapshot != saved_snapshot && leftovers.is_empty());
-    assert_eq!(graph(&cache, &repo, false), graph(&cache, &repo, true));
+    assert_eq!(graph(&home, &repo, false), graph(&home, &repo, true));
 
     // Read-only: the same, with the file system's reason.
     fs.remount("ro");
     edit(&repo, 3);
-    let ro = index(&cache, &repo);
+    let ro = index(&home, &repo);
     assert_eq!(ro["cache"]["saved"], false, "{ro}");
     let reason = ro["cache"]["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("Read-only file system"), "{reason}");
     assert_eq!(
-        graph(&cache, &repo, false),
-        graph(&cache, &repo, true),
+        graph(&home, &repo, false),
+        graph(&home, &repo, true),
         "answers read-only"
     );
     fs.remount("rw");
-    let rw = index(&cache, &repo);
+    let rw = index(&home, &repo);
     assert_eq!(rw["cache"]["saved"], true, "{rw}");
     assert_eq!(cache_state(&dir).1, Vec::<String>::new());
 }

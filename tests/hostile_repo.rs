@@ -14,17 +14,7 @@ use std::time::{Duration, Instant};
 mod common;
 
 fn cg(home: &Path, repo: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_codegraph-tui"));
-    c.env(
-        "CODEGRAPH_CONFIG",
-        "/nonexistent/codegraph-test-config.toml",
-    )
-    .env("XDG_CACHE_HOME", home.join("cache"))
-    .env("XDG_STATE_HOME", home.join("state"))
-    .arg("-C")
-    .arg(repo)
-    .stdin(Stdio::null());
-    c
+    common::isolated(home, repo)
 }
 
 /// Runs `c`; returns its stdout and its peak resident set in MiB (`VmHWM` of

@@ -20,6 +20,22 @@ pub fn shared(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// A command running the real binary on `repo` with no config file and its own cache
+/// (`<home>/cache`) and log (`<home>/state`) folders, stdin closed.
+pub fn isolated(home: &Path, repo: &Path) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_codegraph-tui"));
+    c.env(
+        "CODEGRAPH_CONFIG",
+        "/nonexistent/codegraph-test-config.toml",
+    )
+    .env("XDG_CACHE_HOME", home.join("cache"))
+    .env("XDG_STATE_HOME", home.join("state"))
+    .arg("-C")
+    .arg(repo)
+    .stdin(std::process::Stdio::null());
+    c
+}
+
 /// Sets every file's mtime under `dir` an hour back, so a cache trusts their stamps (a
 /// file written just before a save is not trusted by its stamp alone).
 pub fn backdate(dir: &Path) {
