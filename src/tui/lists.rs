@@ -198,15 +198,21 @@ fn method_names(g: &CodeGraph, id: &str) -> HashSet<Arc<str>> {
     out
 }
 
-fn hierarchy(g: &CodeGraph, id: &str) -> Option<SymbolList> {
-    let mut root = g.node(id)?;
-    if !is_type(root.kind) {
-        root = g.container(id).filter(|c| is_type(c.kind)).unwrap_or(root);
-    }
-    let mut rows = vec![ListRow::heading("base types:")];
-    // Bases, nearest first, each one's own bases under it.
+/// Appends the types reached from `root` over `inherits`/`implements` edges in direction
+/// `walk` (`Callees`: base types, `Callers`: subtypes), depth first with each type's own
+/// under it, to `MAX_HIERARCHY_DEPTH`; a type met again is listed once more as "(seen
+/// above)" and not walked again. `note` gives the other rows' note. With none, one
+/// "(none in the repository)" row.
+fn walk_hierarchy<'g>(
+    g: &'g CodeGraph,
+    root: &'g Node,
+    walk: Walk,
+    marker: &'static str,
+    rows: &mut Vec<ListRow>,
+    note: impl Fn(&Node) -> String,
+) {
     let mut seen: HashSet<Arc<str>> = HashSet::from([root.id.clone()]);
-    let mut stack: Vec<(&Node, u32)> = step(g, &root.id, Walk::Callees)
+    let mut stack: Vec<(&Node, u32)> = step(g, &root.id, walk)
         .into_iter()
         .rev()
         .map(|n| (n, 1))
@@ -215,28 +221,29 @@ fn hierarchy(g: &CodeGraph, id: &str) -> Option<SymbolList> {
     while let Some((n, d)) = stack.pop() {
         any = true;
         let again = !seen.insert(n.id.clone());
-        rows.push(ListRow::node(
-            d,
-            "▲",
-            n,
-            if again {
-                "(seen above)".into()
-            } else {
-                String::new()
-            },
-        ));
+        let text = if again {
+            "(seen above)".to_string()
+        } else {
+            note(n)
+        };
+        rows.push(ListRow::node(d, marker, n, text));
         if !again && d < MAX_HIERARCHY_DEPTH {
-            stack.extend(
-                step(g, &n.id, Walk::Callees)
-                    .into_iter()
-                    .rev()
-                    .map(|b| (b, d + 1)),
-            );
+            stack.extend(step(g, &n.id, walk).into_iter().rev().map(|b| (b, d + 1)));
         }
     }
     if !any {
         rows.push(ListRow::heading("  (none in the repository)"));
     }
+}
+
+fn hierarchy(g: &CodeGraph, id: &str) -> Option<SymbolList> {
+    let mut root = g.node(id)?;
+    if !is_type(root.kind) {
+        root = g.container(id).filter(|c| is_type(c.kind)).unwrap_or(root);
+    }
+    let mut rows = vec![ListRow::heading("base types:")];
+    // Bases, nearest first, each one's own bases under it.
+    walk_hierarchy(g, root, Walk::Callees, "▲", &mut rows, |_| String::new());
     rows.push(ListRow::node(0, "●", root, "(this type)".into()));
     rows.push(ListRow::heading("subtypes:"));
     // The methods a subtype may override: the root's and its bases'.
@@ -246,39 +253,18 @@ fn hierarchy(g: &CodeGraph, id: &str) -> Option<SymbolList> {
             inherited.extend(method_names(g, b));
         }
     }
-    let mut seen: HashSet<Arc<str>> = HashSet::from([root.id.clone()]);
-    let mut stack: Vec<(&Node, u32)> = step(g, &root.id, Walk::Callers)
-        .into_iter()
-        .rev()
-        .map(|n| (n, 1))
-        .collect();
-    let mut any = false;
-    while let Some((n, d)) = stack.pop() {
-        any = true;
-        let again = !seen.insert(n.id.clone());
+    walk_hierarchy(g, root, Walk::Callers, "▼", &mut rows, |n| {
         let mut over: Vec<Arc<str>> = method_names(g, &n.id)
             .into_iter()
             .filter(|m| inherited.contains(m))
             .collect();
         over.sort();
-        let note = match (again, over.is_empty()) {
-            (true, _) => "(seen above)".to_string(),
-            (false, true) => String::new(),
-            (false, false) => format!("overrides {}", over.join(", ")),
-        };
-        rows.push(ListRow::node(d, "▼", n, note));
-        if !again && d < MAX_HIERARCHY_DEPTH {
-            stack.extend(
-                step(g, &n.id, Walk::Callers)
-                    .into_iter()
-                    .rev()
-                    .map(|s| (s, d + 1)),
-            );
+        if over.is_empty() {
+            String::new()
+        } else {
+            format!("overrides {}", over.join(", "))
         }
-    }
-    if !any {
-        rows.push(ListRow::heading("  (none in the repository)"));
-    }
+    });
     let selected = rows
         .iter()
         .position(|r| r.id.as_ref() == Some(&root.id))

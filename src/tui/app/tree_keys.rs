@@ -11,6 +11,7 @@ use crate::index::{Kind, Walk};
 use crate::tui::lists::{ListKind, SymbolList};
 use crate::tui::outline::Outline;
 use crate::tui::tree::Row;
+use crate::worker::Snapshot;
 
 impl App {
     /// The selected call-tree row.
@@ -52,13 +53,7 @@ impl App {
     /// `i` and `R`: the type hierarchy or the references of the shown symbol in the tree's
     /// place, or the tree again (the same key closes it; the other key switches).
     pub(super) fn toggle_list(&mut self, kind: ListKind) {
-        if self.list.as_ref().is_some_and(|l| l.kind == kind) {
-            self.list = None;
-            self.sync_source(true);
-            return;
-        }
-        let Some(snap) = self.snapshot.clone() else {
-            self.status.message = Some("indexing: the view comes when it ends".into());
+        let Some(snap) = self.close_list_or_snapshot(kind) else {
             return;
         };
         let Some(id) = self.shown_symbol() else {
@@ -78,13 +73,7 @@ impl App {
 
     /// `D`: the dead-code candidates in the tree's place, or the tree again.
     pub(super) fn toggle_dead(&mut self) {
-        if self.list.as_ref().is_some_and(|l| l.kind == ListKind::Dead) {
-            self.list = None;
-            self.sync_source(true);
-            return;
-        }
-        let Some(snap) = self.snapshot.clone() else {
-            self.status.message = Some("indexing: the view comes when it ends".into());
+        let Some(snap) = self.close_list_or_snapshot(ListKind::Dead) else {
             return;
         };
         let lines = crate::index::impact::FsLines::new(self.root.clone());
@@ -92,6 +81,21 @@ impl App {
         self.list = Some(SymbolList::dead(&snap.index.graph, &lines));
         self.focus = Focus::Tree;
         self.sync_source(true);
+    }
+
+    /// The shared start of a list view's key: closes the view when `kind` is the one shown
+    /// (`None`), says so while there is no snapshot yet (`None`), else the snapshot to build
+    /// the view from.
+    fn close_list_or_snapshot(&mut self, kind: ListKind) -> Option<Arc<Snapshot>> {
+        if self.list.as_ref().is_some_and(|l| l.kind == kind) {
+            self.list = None;
+            self.sync_source(true);
+            return None;
+        }
+        if self.snapshot.is_none() {
+            self.status.message = Some("indexing: the view comes when it ends".into());
+        }
+        self.snapshot.clone()
     }
 
     /// `o`: the outline of the shown file in the tree's place (the shown symbol selected),
