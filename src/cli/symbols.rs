@@ -1,16 +1,14 @@
 //! `codegraph-tui symbols QUERY [--limit N] [--json]`: fuzzy symbol search with nucleo's
 //! matcher over names and qualified names (the better score wins; ties by id). The
 //! definitions the query names exactly come first, as in the TUI's search box
-//! ([`crate::index::CodeGraph::pinned_matches`]).
-
-use anyhow::Result;
-use clap::Args;
-use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
-use nucleo_matcher::{Config, Matcher, Utf32Str};
-use serde::Serialize;
+//! ([`crate::index::CodeGraph::pinned_matches`]); the ranking is
+//! [`crate::index::symbol::search`], which the MCP server's `symbols` tool calls too.
 
 use super::output;
-use crate::index::{CodeGraph, Kind, Node};
+use crate::index::symbol::search;
+use crate::index::CodeGraph;
+use anyhow::Result;
+use clap::Args;
 
 /// Arguments of `symbols`.
 #[derive(Debug, Args)]
@@ -23,63 +21,6 @@ pub struct SymbolsArgs {
     /// Print JSON: `{"query", "hits": [node fields + "score"]}`.
     #[arg(long)]
     pub json: bool,
-}
-
-/// One hit: the node and nucleo's score (higher is better).
-#[derive(Debug, Serialize)]
-pub struct Hit<'a> {
-    /// The node's fields.
-    #[serde(flatten)]
-    pub node: &'a Node,
-    /// nucleo score.
-    pub score: u32,
-}
-
-/// Ranks every definition node against `query`; best first, ties broken by id. First
-/// come the definitions the query names exactly
-/// ([`crate::index::CodeGraph::pinned_matches`]): nucleo alone scores `FlaskTask` and
-/// `Flask` the same for `Flask`.
-pub fn search<'a>(graph: &'a CodeGraph, query: &str, limit: usize) -> Vec<Hit<'a>> {
-    use rayon::prelude::*;
-    let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
-    // Scored on every thread, then only the best `limit` sorted: on the 1.17M
-    // definitions of the fetch.sh Rust tree the scan takes 0.22 s on one thread, and a
-    // sort of every hit would come on top.
-    let mut hits: Vec<Hit<'a>> = graph
-        .par_nodes()
-        .filter(|n| n.kind != Kind::File)
-        .map_init(
-            || (Matcher::new(Config::DEFAULT), Vec::new()),
-            |(matcher, buf), n| {
-                let a = pattern.score(Utf32Str::new(&n.name, buf), matcher);
-                let b = pattern.score(Utf32Str::new(&n.qualified_name, buf), matcher);
-                a.max(b).map(|score| Hit { node: n, score })
-            },
-        )
-        .flatten()
-        .collect();
-    let mut pinned: Vec<&str> = Vec::new();
-    for n in graph.pinned_matches(query) {
-        if !hits.iter().any(|h| h.node.id == n.id) {
-            hits.push(Hit { node: n, score: 0 });
-        }
-        pinned.push(&n.id);
-    }
-    let is_pinned = |h: &Hit| pinned.contains(&&*h.node.id);
-    let order = |x: &Hit, y: &Hit| {
-        is_pinned(y)
-            .cmp(&is_pinned(x))
-            .then_with(|| y.score.cmp(&x.score))
-            .then_with(|| x.node.id.cmp(&y.node.id))
-    };
-    // The order is total (ids are unique): the best `limit` are the same whichever way
-    // they are picked.
-    if hits.len() > limit && limit > 0 {
-        hits.select_nth_unstable_by(limit - 1, order);
-    }
-    hits.truncate(limit);
-    hits.sort_by(order);
-    hits
 }
 
 pub(super) fn run(a: &SymbolsArgs, graph: &CodeGraph, color: bool) -> Result<i32> {

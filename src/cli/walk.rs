@@ -9,8 +9,9 @@ use std::collections::{HashMap, HashSet};
 use anyhow::{bail, Result};
 use clap::Args;
 
-use super::{output, symbols};
-use crate::index::{CodeGraph, Edge, Kind, Node, Walk};
+use super::output;
+use crate::index::symbol::PickError;
+use crate::index::{CodeGraph, Edge, Node, Walk};
 
 /// Arguments of `callers` and `callees`.
 #[derive(Debug, Args)]
@@ -25,155 +26,19 @@ pub struct WalkArgs {
     pub json: bool,
 }
 
-/// Why SYMBOL did not name exactly one node. Its `Display` is the CLI's message (the
-/// candidates one per line); with `--json` the CLI prints it as `{"error": ...}` (see
-/// [`super::run`]).
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct SymbolError {
-    /// The SYMBOL as given.
-    pub symbol: String,
-    /// `not_found` or `ambiguous`.
-    pub reason: &'static str,
-    /// Ambiguous: every matching node. Not found: empty.
-    pub candidates: Vec<Candidate>,
-    /// Not found: the closest fuzzy matches, never used in its place. Ambiguous: empty.
-    pub similar: Vec<Candidate>,
-}
+pub use crate::index::symbol::SymbolError;
 
-/// A node named in a [`SymbolError`].
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Candidate {
-    /// Node id.
-    pub id: String,
-    /// Node kind (`function`, `method`, ...).
-    pub kind: &'static str,
-    /// Repo-relative file.
-    pub file: String,
-    /// First line of the definition, 1-based.
-    pub start_line: u32,
-}
-
-impl Candidate {
-    fn of(n: &Node) -> Candidate {
-        Candidate {
-            id: n.id.to_string(),
-            kind: n.kind.as_str(),
-            file: n.file.to_string(),
-            start_line: n.start_line,
-        }
-    }
-}
-
-impl std::fmt::Display for SymbolError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let symbol = output::sanitize(&self.symbol);
-        if self.reason == "ambiguous" {
-            write!(
-                f,
-                "{:?} matches {} symbols; use one of these ids:",
-                symbol.as_ref(),
-                self.candidates.len()
-            )?;
-            for c in &self.candidates {
-                write!(
-                    f,
-                    "\n  {}  ({}, {}:{})",
-                    output::sanitize(&c.id),
-                    c.kind,
-                    output::sanitize(&c.file),
-                    c.start_line
-                )?;
-            }
-            return Ok(());
-        }
-        write!(f, "no symbol matches {:?}", symbol.as_ref())?;
-        if !self.similar.is_empty() {
-            write!(f, "; similar names (not used):")?;
-            for c in &self.similar {
-                write!(f, "\n  {}  ({})", output::sanitize(&c.id), c.kind)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for SymbolError {}
-
-/// Up to `n` definitions a mistyped `symbol` may have meant, best first: names equal to
-/// it ignoring case, then names within 2 edits of it (Damerau-Levenshtein, ignoring
-/// case; `echoo` for `echo`), then nucleo's fuzzy matches of the lowercased query. Each
-/// node once.
-fn similar<'a>(graph: &'a CodeGraph, symbol: &str, n: usize) -> Vec<&'a Node> {
-    let want = symbol.to_lowercase();
-    // The last segment of a qualified name is what gets mistyped most.
-    let last = want.rsplit(['.', ':']).next().unwrap_or(&want);
-    let mut close: Vec<(usize, &Node)> = graph
-        .nodes()
-        .filter(|n| n.kind != Kind::File)
-        .filter_map(|node| {
-            let name = node.name.to_lowercase();
-            if name == last {
-                return Some((0, node));
-            }
-            if last.chars().count() < 3 || name.len().abs_diff(last.len()) > 2 {
-                return None;
-            }
-            let d = strsim::damerau_levenshtein(&name, last);
-            (d <= 2).then_some((d, node))
-        })
-        .collect();
-    close.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.id.cmp(&b.1.id)));
-    let mut out: Vec<&Node> = Vec::new();
-    for node in close
-        .into_iter()
-        .map(|(_, n)| n)
-        .chain(symbols::search(graph, &want, n).into_iter().map(|h| h.node))
-    {
-        if out.len() == n {
-            break;
-        }
-        if !out.iter().any(|o| o.id == node.id) {
-            out.push(node);
-        }
-    }
-    out
-}
-
-/// Resolves SYMBOL to exactly one node ([`crate::index::CodeGraph::lookup`]: id,
-/// qualified name, qualified-name suffix, bare name, then a Rust path by crate folder or
-/// Cargo package name, or a Go name by import path).
+/// Resolves SYMBOL to exactly one node ([`crate::index::symbol::pick`]).
 ///
-/// Errors: an empty (or all-blank) SYMBOL; a [`SymbolError`]: no match (with
-/// suggestions, labelled as such: names equal ignoring case, within two edits, then fuzzy
-/// matches) or several matches (all listed with ids).
+/// Errors: an empty (or all-blank) SYMBOL; a [`SymbolError`] (no match, with
+/// suggestions, or several matches, all listed with ids), which [`super::run`] prints as
+/// `{"error": ...}` with `--json`.
 pub fn pick<'a>(graph: &'a CodeGraph, symbol: &str) -> Result<&'a Node> {
-    if symbol.trim().is_empty() {
-        // Not a name that matches nothing: suggestions for it would be arbitrary.
-        bail!("empty SYMBOL: give a name, a qualified name or a node id");
+    match crate::index::symbol::pick(graph, symbol) {
+        Ok(n) => Ok(n),
+        Err(PickError::Empty) => bail!("{}", PickError::Empty),
+        Err(PickError::Symbol(e)) => Err(e.into()),
     }
-    let found = graph.lookup(symbol);
-    if let [one] = found[..] {
-        return Ok(one);
-    }
-    let err = if found.is_empty() {
-        SymbolError {
-            symbol: symbol.to_string(),
-            reason: "not_found",
-            candidates: Vec::new(),
-            similar: similar(graph, symbol, 5)
-                .into_iter()
-                .map(Candidate::of)
-                .collect(),
-        }
-    } else {
-        SymbolError {
-            symbol: symbol.to_string(),
-            reason: "ambiguous",
-            candidates: found.into_iter().map(Candidate::of).collect(),
-            similar: Vec::new(),
-        }
-    };
-    Err(err.into())
 }
 
 pub(super) fn run(a: &WalkArgs, graph: &CodeGraph, walk: Walk, color: bool) -> Result<i32> {

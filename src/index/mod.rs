@@ -26,6 +26,7 @@ pub mod search;
 pub mod session;
 pub mod source;
 pub mod store;
+pub mod symbol;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
