@@ -10,12 +10,15 @@
 //! * [`config`]: `config.toml` in the user config dir plus environment overrides.
 //! * [`worker`]: the background thread that owns indexing and publishes snapshots.
 //! * [`tui`]: the terminal UI (ratatui), a front end over the worker's snapshots.
+//! * [`mcp`]: `codegraph-tui mcp`, a Model Context Protocol server over the worker's
+//!   snapshots, for coding agents.
 #![warn(missing_docs)]
 
 pub mod cli;
 pub mod config;
 pub mod fatal;
 pub mod index;
+pub mod mcp;
 pub mod termtext;
 pub mod tui;
 pub mod worker;

@@ -8,6 +8,7 @@ mod export;
 mod generate;
 mod impact;
 mod index_cmd;
+mod mcp;
 mod output;
 mod path;
 mod progress;
@@ -50,7 +51,8 @@ pub struct Cli {
     /// Index in memory only: read no cache and write none.
     #[arg(long, global = true)]
     pub no_cache: bool,
-    /// TUI: do not watch the repository for changes (press r to reconcile on demand).
+    /// TUI and `mcp`: do not watch the repository for changes (the TUI's r reconciles on
+    /// demand).
     #[arg(long, global = true)]
     pub no_watch: bool,
     /// Colour in text output.
@@ -96,6 +98,8 @@ pub enum Command {
     Path(path::PathArgs),
     /// Write the subgraph around SYMBOL as JSON, DOT, GraphML or Mermaid.
     Export(export::ExportArgs),
+    /// Serve the repository to coding agents over MCP (Model Context Protocol) on stdio.
+    Mcp(mcp::McpArgs),
     /// Print the completion script for SHELL on stdout (needs no repository).
     Completions(generate::CompletionsArgs),
     /// Print the man page (roff) on stdout, or COMMAND's page (needs no repository).
@@ -205,6 +209,7 @@ fn run_command(cli: &Cli) -> Result<i32> {
         ),
         Some(Command::Path(a)) => path::run(a, build(cli, &root, &config, false)?),
         Some(Command::Export(a)) => export::run(a, build(cli, &root, &config, false)?),
+        Some(Command::Mcp(a)) => mcp::run(cli, a, &root, &config),
         Some(Command::Completions(_) | Command::Man(_)) => {
             unreachable!("served before the repository is looked up")
         }

@@ -187,6 +187,29 @@ impl CodeGraph {
         v
     }
 
+    /// How many distinct nodes reach `id` (`Walk::Callers`) or are reached from it
+    /// (`Walk::Callees`; `Walk::Both`: either) over edges of the given relations, without
+    /// materialising edges: the counts of an outline row. 0 when `id` is not a node.
+    pub fn neighbour_count(&self, id: &str, walk: Walk, relations: &[Relation]) -> usize {
+        let Some(ix) = self.ix_of(id) else {
+            return 0;
+        };
+        let dirs: &[Direction] = match walk {
+            Walk::Callers => &[Direction::Incoming],
+            Walk::Callees => &[Direction::Outgoing],
+            Walk::Both => &[Direction::Incoming, Direction::Outgoing],
+        };
+        let mut others: Vec<NodeIndex> = dirs
+            .iter()
+            .flat_map(|&d| self.graph.edges_directed(ix, d))
+            .filter(|e| relations.contains(&e.weight().relation))
+            .map(|e| if e.source() == ix { e.target() } else { e.source() })
+            .collect();
+        others.sort_unstable();
+        others.dedup();
+        others.len()
+    }
+
     /// The definition or file that contains `id` (its incoming `contains` edge), without
     /// materialising edges. `None` for a file node or an unknown id.
     pub fn container(&self, id: &str) -> Option<&Node> {
