@@ -144,8 +144,15 @@ pub struct Row {
 pub fn outline(state: &Arc<Resident>, a: OutlineArgs) -> Outcome {
     let limit = tools::limit("limit", a.limit, schema::DEFAULT_OUTLINE)?;
     let served = tools::current(state)?;
+    // Confined as given (an absolute path is refused, not read as relative), then
+    // cleaned to the graph's form.
+    let given = if a.path.trim().is_empty() {
+        "."
+    } else {
+        a.path.as_str()
+    };
+    let disk = confine(state.root(), given)?;
     let rel = normal(&a.path);
-    let disk = confine(state.root(), if rel.is_empty() { "." } else { &rel })?;
     let graph: &CodeGraph = &served.snapshot.index.graph;
     if disk.is_file() {
         let Some(file) = graph.node(&rel).filter(|n| n.kind == Kind::File) else {
@@ -224,7 +231,8 @@ fn file_rows(g: &CodeGraph, file: &str) -> Vec<Row> {
         m.into_iter().map(|(_, id)| id).collect::<Vec<_>>()
     };
     let mut rows = Vec::new();
-    let mut stack: Vec<(Arc<str>, u32)> = members(file).into_iter().rev().map(|id| (id, 0)).collect();
+    let mut stack: Vec<(Arc<str>, u32)> =
+        members(file).into_iter().rev().map(|id| (id, 0)).collect();
     while let Some((id, depth)) = stack.pop() {
         let Some(n) = g.node(&id) else { continue };
         rows.push(Row {

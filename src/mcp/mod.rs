@@ -16,6 +16,7 @@ mod files;
 mod render;
 pub mod schema;
 mod state;
+mod stdio;
 mod tools;
 
 use std::path::PathBuf;
@@ -166,7 +167,8 @@ pub fn serve(options: McpOptions) -> anyhow::Result<()> {
         let mut int = signal(SignalKind::interrupt())?;
         let mut hup = signal(SignalKind::hangup())?;
         let run = async {
-            let running = server.serve(rmcp::transport::stdio()).await?;
+            let transport = stdio::filtered(tokio::io::stdin(), tokio::io::stdout());
+            let running = server.serve(transport).await?;
             let reason = running.waiting().await?;
             tracing::info!(?reason, "mcp: the client went away");
             anyhow::Ok(())

@@ -94,7 +94,12 @@ pub fn subgraph(sub: &Subgraph, walk: Walk, cut: usize) -> String {
             "truncated: {cut} more nodes left out by the limit (nearest kept)"
         );
     } else if sub.truncated {
-        let _ = writeln!(out, "truncated: more {} beyond depth {}", walk.as_str(), sub.depth);
+        let _ = writeln!(
+            out,
+            "truncated: more {} beyond depth {}",
+            walk.as_str(),
+            sub.depth
+        );
     }
     if sub.unresolved > 0 {
         let _ = writeln!(
@@ -131,7 +136,10 @@ pub fn search(query: &str, mode: &str, hits: &[Hit], more: bool) -> String {
 
 /// `symbols` hits, one per line.
 pub fn symbols(query: &str, hits: &[SymbolHit], more: bool) -> String {
-    let mut out = format!("symbols {query:?}: {} hits (id kind lines score)\n", hits.len());
+    let mut out = format!(
+        "symbols {query:?}: {} hits (id kind lines score)\n",
+        hits.len()
+    );
     for h in hits {
         let _ = writeln!(
             out,
@@ -189,7 +197,11 @@ fn impact_lines(i: &Impact, graph: &CodeGraph, pad: &str, out: &mut String) {
     } else {
         let _ = writeln!(out, "{pad}lower bound: no");
     }
-    let _ = writeln!(out, "{pad}truncated: {}", if i.truncated { "yes" } else { "no" });
+    let _ = writeln!(
+        out,
+        "{pad}truncated: {}",
+        if i.truncated { "yes" } else { "no" }
+    );
 }
 
 /// `impact` of a symbol.
@@ -347,11 +359,7 @@ pub fn outline_folder(
         "{name}/: {files} files, {defs} definitions (entry files defs; most called: id callers)\n"
     );
     for e in entries {
-        let top: Vec<String> = e
-            .top
-            .iter()
-            .map(|(id, _, n)| format!("{id} {n}"))
-            .collect();
+        let top: Vec<String> = e.top.iter().map(|(id, _, n)| format!("{id} {n}")).collect();
         let _ = writeln!(
             out,
             "  {}{} {} {}{}{}",

@@ -47,6 +47,7 @@ pub enum SearchMode {
 /// Arguments of `search`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
 pub struct SearchArgs {
     /// Words and "quoted phrases"; `path:`, `lang:` and `kind:` filters may be written
     /// inline too.
@@ -67,6 +68,7 @@ pub struct SearchArgs {
 /// Arguments of `symbols`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
 pub struct SymbolsArgs {
     /// Fuzzy query over names and qualified names (smart case).
     pub query: String,
@@ -77,6 +79,7 @@ pub struct SymbolsArgs {
 /// Arguments of `callers` and `callees`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
 pub struct WalkArgs {
     /// Node id, qualified name or bare name; exactly one definition must match.
     pub symbol: String,
@@ -89,6 +92,7 @@ pub struct WalkArgs {
 /// Arguments of `impact`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
 pub struct ImpactArgs {
     /// Node id, qualified name or bare name (exactly one match). Give this or `diff`.
     pub symbol: Option<String>,
@@ -104,6 +108,7 @@ pub struct ImpactArgs {
 /// Arguments of `path`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
 pub struct PathArgs {
     /// The caller end: node id, qualified name or bare name (exactly one match).
     pub from: String,
@@ -118,6 +123,7 @@ pub struct PathArgs {
 /// Arguments of `source`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
 pub struct SourceArgs {
     /// Node id, qualified name or bare name (exactly one match).
     pub symbol: String,
@@ -128,6 +134,7 @@ pub struct SourceArgs {
 /// Arguments of `outline`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
 pub struct OutlineArgs {
     /// A file or folder, repo-relative (`""` or `.` for the root).
     pub path: String,
@@ -138,6 +145,7 @@ pub struct OutlineArgs {
 /// Arguments of `status` (none).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
 pub struct StatusArgs {}
 
 /// What `initialize` tells the agent about the tools.
@@ -187,12 +195,13 @@ fn envelope(mut result: Value) -> Arc<JsonObject> {
         .unwrap_or_else(|| json!({}));
     Arc::new(into_object(json!({
         "type": "object",
-        "required": ["result", "snapshot", "truncated"],
+        "required": ["result", "truncated"],
         "properties": {
             "result": result,
             "snapshot": {
                 "type": "object",
-                "description": "The snapshot that answered.",
+                "description": "The snapshot that answered; absent only from `status` before \
+                                the first snapshot.",
                 "required": ["generation", "indexed_at", "stale"],
                 "properties": {
                     "generation": {"type": "integer", "minimum": 1,

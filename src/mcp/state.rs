@@ -163,7 +163,11 @@ impl Resident {
                 generation,
                 snapshot,
             } => {
-                tracing::info!(generation, graph_only = snapshot.graph_only, "mcp: snapshot");
+                tracing::info!(
+                    generation,
+                    graph_only = snapshot.graph_only,
+                    "mcp: snapshot"
+                );
                 let served = Served {
                     snapshot,
                     indexed_at: SystemTime::now(),
@@ -258,8 +262,10 @@ impl Resident {
         }
         let built = {
             let _one = lock(&self.build);
-            // Built by another call while this one waited?
-            match lock(&self.search).built.clone().filter(usable) {
+            // Built by another call while this one waited? (Bound first: a lock taken in
+            // the `match` scrutinee would be held through the arms, which lock it again.)
+            let waited = lock(&self.search).built.clone().filter(usable);
+            match waited {
                 Some(b) => b,
                 None => {
                     let b = self.build_for(&newest, vectors)?;

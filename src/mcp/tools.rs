@@ -268,7 +268,10 @@ fn walk(state: &Arc<Resident>, a: WalkArgs, walk: Walk) -> Outcome {
     let graph: &CodeGraph = &served.snapshot.index.graph;
     let node = symbol::pick(graph, &a.symbol)?;
     let Some(mut sub) = graph.walk(&node.id, walk, depth) else {
-        return Err(ToolError::msg(format!("{} vanished from the graph", node.id)));
+        return Err(ToolError::msg(format!(
+            "{} vanished from the graph",
+            node.id
+        )));
     };
     let cut = cut_subgraph(&mut sub, walk, limit);
     let text = render::subgraph(&sub, walk, cut);
@@ -342,7 +345,10 @@ fn impact_tool(state: &Arc<Resident>, a: ImpactArgs) -> Outcome {
         (Some(symbol), None) => {
             let node = symbol::pick(graph, symbol)?;
             let Some(mut i) = impact::impact(graph, &node.id, depth, &lines) else {
-                return Err(ToolError::msg(format!("{} vanished from the graph", node.id)));
+                return Err(ToolError::msg(format!(
+                    "{} vanished from the graph",
+                    node.id
+                )));
             };
             cut_impact(&mut i, limit, &mut omitted);
             let text = render::impact(&i, graph);

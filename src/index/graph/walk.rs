@@ -203,7 +203,13 @@ impl CodeGraph {
             .iter()
             .flat_map(|&d| self.graph.edges_directed(ix, d))
             .filter(|e| relations.contains(&e.weight().relation))
-            .map(|e| if e.source() == ix { e.target() } else { e.source() })
+            .map(|e| {
+                if e.source() == ix {
+                    e.target()
+                } else {
+                    e.source()
+                }
+            })
             .collect();
         others.sort_unstable();
         others.dedup();
