@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::render;
+use super::render::{self, Entry, Row};
 use super::schema::{self, OutlineArgs, SourceArgs};
 use super::state::{rfc3339, Resident, Served};
 use super::tools::{self, answer_from, Answer, Outcome, ToolError};
@@ -118,26 +118,6 @@ pub fn source(state: &Arc<Resident>, a: SourceArgs) -> Outcome {
         out.omitted.insert("lines", left_out);
     }
     Ok(out)
-}
-
-/// One definition of a file outline.
-pub struct Row {
-    /// Node id.
-    pub id: Arc<str>,
-    /// Kind name.
-    pub kind: &'static str,
-    /// Own name.
-    pub name: Arc<str>,
-    /// Nesting under the file: 0 top level.
-    pub depth: u32,
-    /// 1-based first and last line.
-    pub lines: [u32; 2],
-    /// The first line, trimmed.
-    pub signature: String,
-    /// Distinct callers and callees over `calls` and `references`.
-    pub callers: usize,
-    /// See `callers`.
-    pub callees: usize,
 }
 
 /// `outline`: a file's definitions, or a folder's entries.
@@ -274,20 +254,6 @@ fn fill_signatures(served: &Served, disk: &Path, rel: &str, rows: &mut [Row]) {
             r.signature = l.trim().chars().take(240).collect();
         }
     }
-}
-
-/// One entry of a folder outline.
-pub struct Entry {
-    /// Repo-relative path of the file or sub-folder.
-    pub path: String,
-    /// A sub-folder.
-    pub folder: bool,
-    /// Indexed files in it (1 for a file).
-    pub files: usize,
-    /// Definitions in it.
-    pub definitions: usize,
-    /// Its most-called definitions: (id, kind, callers), most callers first.
-    pub top: Vec<(Arc<str>, &'static str, usize)>,
 }
 
 /// Most-called definitions listed per folder entry.

@@ -2,11 +2,11 @@
 //! (`docs/contracts.md#mcp`), on the official Rust SDK (`rmcp`).
 //!
 //! The server starts the worker (the TUI's: cached snapshot first, reconciled in the
-//! background, kept current by the watcher; [`state`]) and then speaks the protocol at
+//! background, kept current by the watcher; `state`) and then speaks the protocol at
 //! once, so `initialize` and `tools/list` never wait for an index. Each `tools/call` runs
-//! its handler ([`tools`], [`files`]) on the runtime's blocking pool against the newest
+//! its handler (`tools`, `files`) on the runtime's blocking pool against the newest
 //! published snapshot and answers with the CLI's JSON document in `structuredContent` and a
-//! compact text rendering ([`render`]); the tools' schemas are in [`schema`].
+//! compact text rendering (`render`); the tools' schemas are in `schema`.
 //!
 //! stdout carries protocol messages only (logs go to the log file). The server ends when
 //! stdin closes or on SIGTERM, SIGINT or SIGHUP: the worker is stopped, which lets a run's
@@ -89,7 +89,7 @@ impl ServerHandler for Server {
         let args = request.arguments.unwrap_or_default();
         let t = std::time::Instant::now();
         let (name, outcome) = tokio::task::spawn_blocking(move || {
-            let o = tools::call(&state, &name, args).map(|o| finish(&state, o));
+            let o = call(&state, &name, args).map(|o| finish(&state, o));
             (name, o)
         })
         .await
@@ -185,4 +185,26 @@ pub fn serve(options: McpOptions) -> anyhow::Result<()> {
     state.shutdown();
     tracing::info!("mcp: stopped");
     r
+}
+
+/// Runs tool `name`; `None` for a name that is no tool (a protocol error for the caller).
+fn call(
+    state: &Arc<Resident>,
+    name: &str,
+    args: rmcp::model::JsonObject,
+) -> Option<tools::Outcome> {
+    Some(match name {
+        "search" => tools::parse(name, args).and_then(|a| tools::search(state, a)),
+        "symbols" => tools::parse(name, args).and_then(|a| tools::symbols(state, a)),
+        "callers" => tools::parse(name, args)
+            .and_then(|a| tools::walk(state, a, crate::index::Walk::Callers)),
+        "callees" => tools::parse(name, args)
+            .and_then(|a| tools::walk(state, a, crate::index::Walk::Callees)),
+        "impact" => tools::parse(name, args).and_then(|a| tools::impact_tool(state, a)),
+        "path" => tools::parse(name, args).and_then(|a| tools::path(state, a)),
+        "source" => tools::parse(name, args).and_then(|a| files::source(state, a)),
+        "outline" => tools::parse(name, args).and_then(|a| files::outline(state, a)),
+        "status" => tools::parse::<schema::StatusArgs>(name, args).map(|_| files::status(state)),
+        _ => return None,
+    })
 }

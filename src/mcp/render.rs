@@ -5,10 +5,10 @@
 //! turns one answer into lines.
 
 use std::fmt::Write;
+use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::files::{Entry, Row};
 use crate::index::impact::diff::DiffImpact;
 use crate::index::impact::Impact;
 use crate::index::paths::Paths;
@@ -390,4 +390,38 @@ pub fn status(v: &Value) -> String {
         }
     }
     out
+}
+
+/// One definition of a file outline.
+pub struct Row {
+    /// Node id.
+    pub id: Arc<str>,
+    /// Kind name.
+    pub kind: &'static str,
+    /// Own name.
+    pub name: Arc<str>,
+    /// Nesting under the file: 0 top level.
+    pub depth: u32,
+    /// 1-based first and last line.
+    pub lines: [u32; 2],
+    /// The first line, trimmed.
+    pub signature: String,
+    /// Distinct callers and callees over `calls` and `references`.
+    pub callers: usize,
+    /// See `callers`.
+    pub callees: usize,
+}
+
+/// One entry of a folder outline.
+pub struct Entry {
+    /// Repo-relative path of the file or sub-folder.
+    pub path: String,
+    /// A sub-folder.
+    pub folder: bool,
+    /// Indexed files in it (1 for a file).
+    pub files: usize,
+    /// Definitions in it.
+    pub definitions: usize,
+    /// Its most-called definitions: (id, kind, callers), most callers first.
+    pub top: Vec<(Arc<str>, &'static str, usize)>,
 }

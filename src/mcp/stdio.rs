@@ -52,7 +52,7 @@ where
             if line.trim().is_empty() {
                 continue;
             }
-            match check(&line) {
+            match check(line) {
                 Ok(()) => {
                     if to_sdk.write_all(line.as_bytes()).await.is_err() {
                         break;

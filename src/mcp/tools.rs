@@ -85,26 +85,10 @@ impl From<PickError> for ToolError {
 /// A tool's outcome.
 pub type Outcome = Result<Answer, ToolError>;
 
-/// Runs tool `name`; `None` for a name that is no tool (a protocol error for the caller).
-pub fn call(state: &Arc<Resident>, name: &str, args: JsonObject) -> Option<Outcome> {
-    Some(match name {
-        "search" => parse(name, args).and_then(|a| search(state, a)),
-        "symbols" => parse(name, args).and_then(|a| symbols(state, a)),
-        "callers" => parse(name, args).and_then(|a| walk(state, a, Walk::Callers)),
-        "callees" => parse(name, args).and_then(|a| walk(state, a, Walk::Callees)),
-        "impact" => parse(name, args).and_then(|a| impact_tool(state, a)),
-        "path" => parse(name, args).and_then(|a| path(state, a)),
-        "source" => parse(name, args).and_then(|a| super::files::source(state, a)),
-        "outline" => parse(name, args).and_then(|a| super::files::outline(state, a)),
-        "status" => parse::<schema::StatusArgs>(name, args).map(|_| super::files::status(state)),
-        _ => return None,
-    })
-}
-
 /// The arguments of tool `name`. Arguments that do not fit the input schema are a tool
 /// error the agent can correct (MCP 2025-11-25: input validation errors are tool
 /// execution errors), not a protocol error.
-fn parse<T: DeserializeOwned>(name: &str, args: JsonObject) -> Result<T, ToolError> {
+pub fn parse<T: DeserializeOwned>(name: &str, args: JsonObject) -> Result<T, ToolError> {
     serde_json::from_value(Value::Object(args))
         .map_err(|e| ToolError::msg(format!("invalid arguments for {name}: {e}")))
 }
@@ -194,7 +178,7 @@ pub fn snapshot_json(a: &Answer, state: &Resident) -> Option<Value> {
     Some(v)
 }
 
-fn search(state: &Arc<Resident>, a: SearchArgs) -> Outcome {
+pub fn search(state: &Arc<Resident>, a: SearchArgs) -> Outcome {
     let limit = limit("limit", a.limit, schema::DEFAULT_HITS)?;
     let mut q = a.query.clone();
     for (key, value) in [("path", &a.path), ("lang", &a.lang), ("kind", &a.kind)] {
@@ -244,7 +228,7 @@ fn search(state: &Arc<Resident>, a: SearchArgs) -> Outcome {
     Ok(out)
 }
 
-fn symbols(state: &Arc<Resident>, a: SymbolsArgs) -> Outcome {
+pub fn symbols(state: &Arc<Resident>, a: SymbolsArgs) -> Outcome {
     if a.query.trim().is_empty() {
         return Err(ToolError::msg("empty query: give a name or part of one"));
     }
@@ -261,7 +245,7 @@ fn symbols(state: &Arc<Resident>, a: SymbolsArgs) -> Outcome {
     Ok(out)
 }
 
-fn walk(state: &Arc<Resident>, a: WalkArgs, walk: Walk) -> Outcome {
+pub fn walk(state: &Arc<Resident>, a: WalkArgs, walk: Walk) -> Outcome {
     let depth = depth(a.depth, 1)?;
     let limit = limit("limit", a.limit, schema::DEFAULT_NODES)?;
     let served = current(state)?;
@@ -330,7 +314,7 @@ fn cut_subgraph(sub: &mut Subgraph, walk: Walk, limit: usize) -> usize {
     before - sub.nodes.len()
 }
 
-fn impact_tool(state: &Arc<Resident>, a: ImpactArgs) -> Outcome {
+pub fn impact_tool(state: &Arc<Resident>, a: ImpactArgs) -> Outcome {
     let depth = depth(a.depth, impact::DEFAULT_DEPTH)?;
     let limit = limit("limit", a.limit, schema::DEFAULT_IMPACT_IDS)?;
     let served = current(state)?;
@@ -421,7 +405,7 @@ fn cut_impact(i: &mut Impact, limit: usize, omitted: &mut BTreeMap<&'static str,
     }
 }
 
-fn path(state: &Arc<Resident>, a: PathArgs) -> Outcome {
+pub fn path(state: &Arc<Resident>, a: PathArgs) -> Outcome {
     let depth = depth(a.depth, paths::DEFAULT_PATH_DEPTH)?;
     let max = a.max.unwrap_or(paths::DEFAULT_MAX_PATHS);
     if !(1..=100).contains(&max) {
