@@ -10,11 +10,15 @@
 //! * [`config`]: `config.toml` in the user config dir plus environment overrides.
 //! * [`worker`]: the background thread that owns indexing and publishes snapshots.
 //! * [`tui`]: the terminal UI (ratatui), a front end over the worker's snapshots.
+//! * `fuzzing` (hidden): the fuzz targets' entry points, shared with their regression
+//!   tests (`fuzz/README.md`).
 #![warn(missing_docs)]
 
 pub mod cli;
 pub mod config;
 pub mod fatal;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod index;
 pub mod termtext;
 pub mod tui;
