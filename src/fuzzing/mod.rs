@@ -113,6 +113,7 @@ pub fn config(data: &[u8]) {
     };
     let mut options = cfg.index_options();
     options.threads = 1;
+    let _scratch = scratch_lock();
     let dir = work_dir("config");
     if let Ok(src) = crate::index::FsSource::new(&dir, options.walk.clone()) {
         let m = src.path_matcher();
@@ -134,6 +135,7 @@ pub fn theme(data: &[u8]) {
         return;
     };
     let name = BUILTIN[pick as usize % BUILTIN.len()].0;
+    let _scratch = scratch_lock();
     let dir = work_dir("theme");
     let themes = dir.join("themes");
     let _ = std::fs::create_dir_all(&themes);
@@ -158,6 +160,14 @@ pub fn parsers(data: &[u8]) {
         1 => config(body),
         _ => theme(body),
     }
+}
+
+/// Held while an entry point uses its scratch folder: the regression tests call the
+/// entry points from parallel test threads of one process, which would otherwise write
+/// over each other's copies. Poison is ignored: a finding's panic must not fail the next.
+pub(crate) fn scratch_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A scratch folder of this process for target `what`, created once; folders of earlier

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::work_dir;
+use super::{scratch_lock, work_dir};
 use crate::index::graph::Walk;
 use crate::index::store::{reseal_part, Part, Store};
 use crate::index::{index_repo, CodeGraph, Index, IndexOptions};
@@ -133,6 +133,7 @@ pub fn snapshot(data: &[u8]) -> bool {
     };
     let part = Part::ALL[pick as usize % Part::ALL.len()];
     let t = template();
+    let _scratch = scratch_lock();
     let cache = t.dir.join("cache");
     let _ = std::fs::remove_dir_all(&cache);
     for (rel, bytes) in &t.files {

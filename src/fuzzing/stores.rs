@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use super::snapshot::template;
-use super::work_dir;
+use super::{scratch_lock, work_dir};
 use crate::index::search::embed::offline::OfflineEmbedder;
 use crate::index::search::hybrid::choose_embedder;
 use crate::index::search::vector::{cache_file, embed_inputs, inputs_and_keys};
@@ -30,6 +30,8 @@ pub fn search_files(data: &[u8]) {
     let Some((&pick, body)) = data.split_first() else {
         return;
     };
+    let _ = chunks();
+    let _scratch = scratch_lock();
     match pick % 2 {
         0 => vectors(body),
         _ => fit(body),
@@ -102,6 +104,7 @@ fn fit(body: &[u8]) {
 pub fn search_files_seeds() -> Vec<Vec<u8>> {
     let (inputs, keys) = inputs_and_keys(chunks());
     let embedder = OfflineEmbedder::fit(&inputs);
+    let _scratch = scratch_lock();
     let dir = work_dir("seeds");
     let _ = std::fs::remove_dir_all(dir.join("vectors"));
     let mut seeds = Vec::new();
@@ -129,6 +132,7 @@ pub fn text_index(data: &[u8]) {
         return;
     };
     let files = text_template();
+    let _scratch = scratch_lock();
     let dir = work_dir("text").join("text");
     let _ = std::fs::remove_dir_all(&dir);
     for (name, bytes) in files {
