@@ -13,7 +13,9 @@ use codegraph_tui::fuzzing;
 
 /// Runs `f` on every file of `tests/fixtures/fuzz/<target>/`; returns how many.
 fn replay(target: &str, f: impl Fn(&[u8])) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz").join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/fuzz")
+        .join(target);
     let mut files: Vec<_> = match std::fs::read_dir(&dir) {
         Ok(rd) => rd.flatten().map(|e| e.path()).collect(),
         Err(_) => return 0,

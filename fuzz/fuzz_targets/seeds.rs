@@ -21,7 +21,10 @@ fn main() {
     let paths = fuzzing::extraction_paths();
     let mut extract = Vec::new();
     for f in &files {
-        let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let ext = name.rsplit_once('.').map(|(_, e)| format!("f.{e}"));
         let pick = paths.iter().position(|p| {
             let last = p.rsplit('/').next().unwrap_or(p);

@@ -143,7 +143,14 @@ pub fn theme(data: &[u8]) {
         return;
     }
     if let Ok(t) = Theme::load(name, Some(&dir)) {
-        for key in ["title", "selected", "border", "status", "kind.function", "missing"] {
+        for key in [
+            "title",
+            "selected",
+            "border",
+            "status",
+            "kind.function",
+            "missing",
+        ] {
             let _ = (t.get(key), t.lookup(key));
         }
     }

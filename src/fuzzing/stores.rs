@@ -142,7 +142,11 @@ pub fn text_index(data: &[u8]) {
             return;
         }
     }
-    let name = if pick % 2 == 0 { "meta.json" } else { ".managed.json" };
+    let name = if pick % 2 == 0 {
+        "meta.json"
+    } else {
+        ".managed.json"
+    };
     if std::fs::write(dir.join("index").join(name), body).is_err() {
         return;
     }
@@ -159,7 +163,10 @@ fn text_template() -> &'static [(String, Vec<u8>)] {
         let _ = std::fs::remove_dir_all(&dir);
         drop(TextIndex::open_or_build(chunks(), Some(&dir)).expect("template text index"));
         let mut files = Vec::new();
-        for e in std::fs::read_dir(dir.join("index")).expect("text index folder").flatten() {
+        for e in std::fs::read_dir(dir.join("index"))
+            .expect("text index folder")
+            .flatten()
+        {
             if e.path().is_file() && e.file_name() != ".tantivy-writer.lock" {
                 let name = e.file_name().to_string_lossy().into_owned();
                 files.push((name, std::fs::read(e.path()).expect("text index file")));
