@@ -12,11 +12,15 @@
 //! * [`tui`]: the terminal UI (ratatui), a front end over the worker's snapshots.
 //! * [`mcp`]: `codegraph-tui mcp`, a Model Context Protocol server over the worker's
 //!   snapshots, for coding agents.
+//! * `fuzzing` (hidden): the fuzz targets' entry points, shared with their regression
+//!   tests (`fuzz/README.md`).
 #![warn(missing_docs)]
 
 pub mod cli;
 pub mod config;
 pub mod fatal;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod index;
 pub mod mcp;
 pub mod termtext;

@@ -20,9 +20,34 @@ use crate::index::{CodeGraph, FileFacts};
 /// definitions' ids and names are left empty (see [`Definition`](crate::index::facts::Definition)).
 pub(super) fn read_facts(path: &Path, expect: &[u8; 32]) -> Result<Vec<Arc<FileFacts>>, LoadError> {
     let (files, _) = read_sharded(path, expect, false, |b, _| {
-        decode_all::<Vec<Arc<FileFacts>>>(b, "facts")
+        let files = decode_all::<Vec<Arc<FileFacts>>>(b, "facts")?;
+        match files.iter().find(|f| !references_hold(f)) {
+            Some(f) => Err(LoadError::Corrupt(format!(
+                "facts of {}: an index past its definitions",
+                f.path
+            ))),
+            None => Ok(files),
+        }
     })?;
     Ok(files)
+}
+
+/// Whether every index a file's facts hold into its own definitions points at one: a
+/// parent before its child (definitions are in source order, outer before inner, so a
+/// parent chain always ends), a call's caller, a binding's scope and a chunk's
+/// definition inside the list. Resolution and the views index with them unchecked (an
+/// index past the end panics the resolver); a checksum proves only that the bytes are
+/// whole, not that this engine wrote them (`tests/fixtures/fuzz/snapshot/`).
+fn references_hold(f: &FileFacts) -> bool {
+    let n = f.definitions.len();
+    let inside = |i: Option<u32>| i.is_none_or(|i| (i as usize) < n);
+    f.definitions
+        .iter()
+        .enumerate()
+        .all(|(i, d)| d.parent.is_none_or(|p| (p as usize) < i))
+        && f.calls.iter().all(|c| inside(c.caller))
+        && f.bindings.iter().all(|b| inside(b.scope))
+        && f.chunks.iter().all(|c| inside(c.definition))
 }
 
 /// A `Vec<RawEdge>` as postcard wrote it, decoded into a vector of the length its prefix

@@ -37,11 +37,13 @@
 //! This module holds the [`Store`] (lock, save, load entry points), the manifest and the
 //! fingerprints; the rest is in submodules: `format` (the checked file format), `shards`
 //! (the sharded `facts.bin` and `nodes.bin`), `nodes` (`nodes.bin`'s records and their
-//! lazy decoding), `unresolved` (`unresolved.bin`) and `load` (a snapshot read back).
+//! lazy decoding), `unresolved` (`unresolved.bin`), `load` (a snapshot read back) and
+//! `reseal` (a chosen payload written as a valid part, for the fuzzing harness).
 
 mod format;
 mod load;
 mod nodes;
+mod reseal;
 mod shards;
 mod unresolved;
 
@@ -56,6 +58,8 @@ use serde::{Deserialize, Serialize};
 use self::format::{decode, part_error, read_checked, sync_dir, verify_checked, write_value};
 use self::load::{put_names_back, read_facts, read_graph};
 use self::nodes::{file_chunks_of, ShardNodes};
+#[doc(hidden)]
+pub use self::reseal::{reseal_part, Part};
 use self::shards::{shard_ranges, write_shards};
 use self::unresolved::UnresolvedRows;
 use super::fsutil::{dir_size, read_regular, remove_any};

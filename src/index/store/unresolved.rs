@@ -128,11 +128,19 @@ impl UnresolvedBytes {
         Ok(())
     }
 
-    /// Checks that every row decodes, its caller is one of `nodes` node positions and its
-    /// path lies within its id.
+    /// Checks that every row decodes, its caller is one of `nodes` node positions, its
+    /// path lies within its id, and the callers' ids strictly increase (as a save writes
+    /// them): the grouping relies on that order, and a caller listed twice would have the
+    /// calls of one row silently replaced by the other's.
     pub(super) fn check(bytes: Vec<u8>, nodes: u32) -> Result<UnresolvedBytes, LoadError> {
         let u = UnresolvedBytes(bytes);
-        u.for_each_caller(|row| {
+        let mut last: Option<Cow<'_, str>> = None;
+        let checked = u.for_each_caller(|row| {
+            if last.as_deref().is_some_and(|l| l >= &*row.id) {
+                return Err(LoadError::Corrupt(
+                    "unresolved: callers out of order".into(),
+                ));
+            }
             if row.caller >= nodes {
                 return Err(LoadError::Corrupt(
                     "unresolved call of a missing node".into(),
@@ -144,9 +152,11 @@ impl UnresolvedBytes {
                     row.id
                 )));
             }
+            last = Some(row.id);
             Ok(())
-        })?;
-        Ok(u)
+        });
+        drop(last);
+        checked.map(|()| u)
     }
 }
 

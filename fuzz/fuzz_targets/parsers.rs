@@ -1,0 +1,8 @@
+//! Fuzz target `parsers`: each input goes to `codegraph_tui::fuzzing::parsers` (what it
+//! exercises and how the input is laid out is documented there).
+
+fn main() {
+    afl::fuzz!(|data: &[u8]| {
+        codegraph_tui::fuzzing::parsers(data);
+    });
+}
