@@ -29,12 +29,17 @@
 # Repos (paths under $CG_CORPUS):
 #   python  requests, flask, click, attrs: whole sdist dirs (src/ + tests/ + docs/examples),
 #           jedi gets <sdist>/src on its sys.path so tests resolve into the package
-#   ts      @tanstack/query-core src/, rxjs src/ (relative imports; no tsconfig needed)
+#   ts      @tanstack/query-core src/, rxjs src/, @trpc/server src/ (relative imports; no
+#           tsconfig needed)
 #   js      express (whole package; its deps are absent so most calls are unjudged),
-#           lodash (whole package, *.min.js excluded from the oracle)
+#           lodash (whole package, *.min.js excluded from the oracle), svelte src/ (typed by
+#           JSDoc, which the TypeScript compiler reads in .js files)
 #   go      go-git (GOPATH import path github.com/go-git/go-git/v5, via a symlink under
-#           $CG_EVAL_HOME/gopath) and golang.org/x/tools/go (the go/ subtree only)
-#   java    commons-lang3 src/main/java
+#           $CG_EVAL_HOME/gopath), golang.org/x/tools/go (the go/ subtree only) and gin
+#           (github.com/gin-gonic/gin; its third-party imports are absent, so calls into them
+#           stay unjudged)
+#   java    src/main/java of commons-lang3, jsoup and jackson-databind (jackson-core and
+#           jackson-annotations are absent: calls into them stay unjudged)
 # Metrics (score.py): precision = correct / judged edges (judged: the oracle resolved the site
 # to an in-repo callable or proved it external); recall = gold sites (oracle-resolved, in-repo,
 # callable) hit by a correct edge. Per tier: precision of that tier's edges alone, and the share
@@ -71,6 +76,11 @@ REPOS=(
   "go-go-git|go|go/src/github.com/go-git/go-git|github.com/go-git/go-git/v5"
   "go-x-tools-go|go|go/src/golang.org/x/tools/go|golang.org/x/tools/go"
   "java-commons-lang3|java|java/commons-lang-rel-commons-lang-3.12.0/src/main/java|"
+  "java-jsoup|java|java/jsoup-jsoup-1.15.3/src/main/java|"
+  "java-jackson-databind|java|java/jackson-databind-jackson-databind-2.14.0/src/main/java|"
+  "js-svelte|js|npm/svelte-5.57.3/src|"
+  "ts-trpc-server|ts|npm/trpc-server-11.25.2/src|"
+  "go-gin|go|go/src/github.com/gin-gonic/gin|github.com/gin-gonic/gin"
 )
 
 selected() {  # key lang
