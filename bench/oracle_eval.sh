@@ -28,7 +28,11 @@
 #
 # Repos (paths under $CG_CORPUS):
 #   python  requests, flask, click, attrs: whole sdist dirs (src/ + tests/ + docs/examples),
-#           jedi gets <sdist>/src on its sys.path so tests resolve into the package
+#           jedi gets <sdist>/src on its sys.path so tests resolve into the package;
+#           python-flask-pkg opens flask's package folder src/flask itself as the root (a
+#           user running the tool inside a package: `from flask.x import y` names the root's
+#           own x.py), jedi gets its parent on the sys.path (the 4th field: the sys.path
+#           entry relative to the root, default src)
 #   ts      @tanstack/query-core src/, rxjs src/, @trpc/server src/ (relative imports; no
 #           tsconfig needed)
 #   js      express (whole package; its deps are absent so most calls are unjudged),
@@ -69,6 +73,7 @@ REPOS=(
   "python-flask|python|python/flask-3.0.3|"
   "python-click|python|python/click-8.1.7|"
   "python-attrs|python|python/attrs-23.2.0|"
+  "python-flask-pkg|python|python/flask-3.0.3/src/flask|.."
   "ts-query-core|ts|npm/tanstack-query-core-5.108.4/src|"
   "ts-rxjs|ts|npm/rxjs-7.8.2/src|"
   "js-express|js|npm/express-5.3.0|"
@@ -95,7 +100,7 @@ run_oracle() {  # key lang dir arg -> $OUT/key.jsonl
   echo "oracle_eval: running the $lang oracle on $dir (cached afterwards in $OUT/$key.jsonl)" >&2
   case $lang in
     python)
-      "$H/venv/bin/python" "$OR/py_oracle.py" "$dir" --sys-path "$dir/src" -j "$JOBS" > "$tmp" ;;
+      "$H/venv/bin/python" "$OR/py_oracle.py" "$dir" --sys-path "$dir/${arg:-src}" -j "$JOBS" > "$tmp" ;;
     ts|js)
       # shellcheck disable=SC2086
       node "$OR/ts_oracle.js" "$dir" $arg > "$tmp" ;;

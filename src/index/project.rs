@@ -3,7 +3,9 @@
 //! name). Read from the text the indexer already has; a malformed file is logged and
 //! ignored (the imports it would have resolved stay `external`). The `go.mod` and
 //! `Cargo.toml` folders are also kept with the graph ([`PackageRoots`]) for SYMBOL lookup
-//! by Go import path or Cargo package name.
+//! by Go import path or Cargo package name. [`Enclosing`] is what the folders around the
+//! root say about it (a root that is itself a Python package, a root below a `go.mod`),
+//! read from the disk once per run.
 
 use serde::{Deserialize, Serialize};
 
@@ -134,6 +136,79 @@ impl PackageRoots {
             .find(|(_, d)| d == dir)
             .map(|(p, _)| p.as_str())
     }
+}
+
+/// What the folders around the indexed root say about it when the root is opened below
+/// the top of its package (a user runs the tool inside `shop/`, the package folder of a
+/// project, or in a folder of a Go module): the name the root's own files import it by.
+/// Read from the disk once per run ([`Enclosing::of_root`]); an in-memory source has none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Enclosing {
+    /// Python: the root's folder name when the root holds `__init__.py`. The root is then
+    /// itself a package, so `from shop.utils.text import slugify` in `shop/orders.py`
+    /// names the root's `utils/text.py` (the folder name is the package name: Python's
+    /// import system finds a package as a folder of that name on `sys.path`).
+    pub python_package: Option<String>,
+    /// Go: the import path of the root folder when the root has no `go.mod` and a folder
+    /// above it does: that module's path and the folders between, `/`-joined (`go help
+    /// gopath-get`: a package's import path is its module path and its folder in the
+    /// module).
+    pub go_import_path: Option<String>,
+}
+
+/// How many folders above the root are searched for a `go.mod`.
+const GO_MOD_SEARCH_DEPTH: usize = 8;
+
+impl Enclosing {
+    /// What the folders of `root` (canonical) and above it say. A folder that cannot be
+    /// read counts as having no such file.
+    pub fn of_root(root: &std::path::Path) -> Enclosing {
+        let python_package = root
+            .join("__init__.py")
+            .is_file()
+            .then(|| root.file_name().and_then(|n| n.to_str()).map(String::from))
+            .flatten()
+            .filter(|n| is_identifier(n));
+        let mut go_import_path = None;
+        if !root.join("go.mod").exists() {
+            let mut between: Vec<&str> = Vec::new();
+            let mut dir = root;
+            for _ in 0..GO_MOD_SEARCH_DEPTH {
+                let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
+                    break;
+                };
+                let Some(parent) = dir.parent() else { break };
+                between.push(name);
+                let go_mod = parent.join("go.mod");
+                if go_mod.is_file() {
+                    let text = super::fsutil::read_regular(&go_mod)
+                        .ok()
+                        .and_then(|b| String::from_utf8(b).ok());
+                    if let Some(ProjectFile::GoMod { module }) =
+                        text.and_then(|t| parse("go.mod", &t))
+                    {
+                        between.reverse();
+                        go_import_path = Some(format!("{module}/{}", between.join("/")));
+                    }
+                    break;
+                }
+                dir = parent;
+            }
+        }
+        Enclosing {
+            python_package,
+            go_import_path,
+        }
+    }
+}
+
+/// A Python identifier of ASCII letters, digits and `_`, not starting with a digit (a
+/// folder named `flask-3.0.3` is no importable package).
+fn is_identifier(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The longest of `dirs` that is an ancestor folder of `file` (`""` is every file's).
@@ -294,6 +369,27 @@ mod tests {
         );
         assert_eq!(parse("Cargo.toml", "[workspace]\n"), None);
         assert_eq!(parse("data.json", "{}"), None);
+    }
+
+    /// A root below a `go.mod` gets the import path of its folder; a root holding
+    /// `__init__.py` is the package its folder names, when that name is an identifier.
+    #[test]
+    fn enclosing_module_and_package_of_a_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let m = tmp.path().join("m");
+        let root = m.join("svc/api");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(m.join("go.mod"), "module example.com/m\n").unwrap();
+        std::fs::write(root.join("__init__.py"), "").unwrap();
+        let e = Enclosing::of_root(&root);
+        assert_eq!(e.go_import_path.as_deref(), Some("example.com/m/svc/api"));
+        assert_eq!(e.python_package.as_deref(), Some("api"));
+        // The module's own folder has its go.mod inside: nothing above counts.
+        assert_eq!(Enclosing::of_root(&m).go_import_path, None);
+        let versioned = tmp.path().join("flask-3.0.3");
+        std::fs::create_dir_all(&versioned).unwrap();
+        std::fs::write(versioned.join("__init__.py"), "").unwrap();
+        assert_eq!(Enclosing::of_root(&versioned), Enclosing::default());
     }
 
     /// Each file belongs to the deepest `go.mod` or `Cargo.toml` folder above it.

@@ -384,9 +384,7 @@ impl<'a> Ctx<'a> {
         };
         match typed {
             Typed::Def(t) => return typed_member(self.members_of_def_fit(t, name, 0, args)),
-            Typed::Repo(ty) => {
-                return typed_member(self.member_with_bases(fi, &ty, name, 0, args))
-            }
+            Typed::Repo(ty) => return typed_member(self.member_with_bases(fi, &ty, name, 0, args)),
             Typed::External => return Err(UnresolvedReason::External),
             Typed::Unknown => {}
         }

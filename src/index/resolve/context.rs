@@ -11,6 +11,7 @@ use super::tables::{is_typeish, key_in, Keyed, RefMap, Tables};
 use super::{is_test_path, Ctx, DefRef, FileMaps};
 use crate::index::facts::{Binding, CallSite, Definition, FileFacts, Import, Kind};
 use crate::index::lang::{self, ImportSystem, LanguageSpec, NamePattern, ResolutionRules};
+use crate::index::project::Enclosing;
 
 /// Each file's language spec, by file index.
 fn specs_of(files: &[Arc<FileFacts>]) -> Vec<&'static LanguageSpec> {
@@ -43,7 +44,7 @@ impl<'a> Ctx<'a> {
         is_typeish(p.kind).then_some(&*p.name)
     }
 
-    pub(super) fn build(files: &'a [Arc<FileFacts>]) -> Ctx<'a> {
+    pub(super) fn build(files: &'a [Arc<FileFacts>], enclosing: &Enclosing) -> Ctx<'a> {
         // Every definition with its key and reference, in (file, definition) order (the
         // spec looked up once per file).
         let specs = specs_of(files);
@@ -68,7 +69,7 @@ impl<'a> Ctx<'a> {
                             || RefMap::build(0, keyed(Keyed::Type)),
                         )
                     },
-                    || ModuleTable::build(files),
+                    || ModuleTable::build(files, enclosing),
                 )
             },
         );
@@ -437,7 +438,10 @@ impl<'a> Ctx<'a> {
         // Where the count decides (Java), a candidate of another count is never the
         // target, even the only one.
         if let Some(args) = v.first().and_then(|r| self.exact_args(r.0, c)) {
-            return v.into_iter().filter(|&r| self.fits(r, Some(args))).collect();
+            return v
+                .into_iter()
+                .filter(|&r| self.fits(r, Some(args)))
+                .collect();
         }
         let Some(args) = c.args.filter(|_| v.len() > 1) else {
             return v;

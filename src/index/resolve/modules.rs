@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::index::facts::FileFacts;
 use crate::index::lang::{self, ImportSystem};
-use crate::index::project::ProjectFile;
+use crate::index::project::{Enclosing, ProjectFile};
 
 /// `tsconfig` `paths`: pattern → substitutions.
 type TsPaths = Vec<(String, Vec<String>)>;
@@ -41,6 +41,9 @@ pub(crate) struct ModuleTable {
     cpp_namespaces: HashMap<String, Vec<u32>>,
     /// `go.mod` module path → its directory.
     go_modules: Vec<(String, String)>,
+    /// What the folders around the root say about it (kept so that a rebuild of these
+    /// tables for an edit sees the same).
+    pub(crate) enclosing: Enclosing,
 }
 
 /// Where a specifier led.
@@ -116,8 +119,12 @@ pub(crate) fn join_relative(dir: &str, spec: &str) -> Option<String> {
 }
 
 impl ModuleTable {
-    pub(crate) fn build(files: &[Arc<FileFacts>]) -> ModuleTable {
-        let mut t = ModuleTable::default();
+    /// The tables of `files`, with what the folders around the root say (`enclosing`).
+    pub(crate) fn build(files: &[Arc<FileFacts>], enclosing: &Enclosing) -> ModuleTable {
+        let mut t = ModuleTable {
+            enclosing: enclosing.clone(),
+            ..ModuleTable::default()
+        };
         for (i, f) in files.iter().enumerate() {
             let i = i as u32;
             t.by_path.insert(f.path.clone(), i);
@@ -206,6 +213,12 @@ impl ModuleTable {
             .filter(|f| dotted(f) && (f.path.ends_with("/__init__.py") || f.path == "__init__.py"))
             .map(|f| dir_of(&f.path))
             .collect();
+        // A root that is itself a package (it holds `__init__.py`) is importable by its
+        // folder's name too: `shop.utils.text` from inside `shop/` names `utils/text.py`.
+        let root_package = enclosing
+            .python_package
+            .as_deref()
+            .filter(|_| packages.contains(""));
         let mut py: HashMap<String, Vec<(usize, bool, u32)>> = HashMap::default();
         for (i, f) in files.iter().enumerate().filter(|(_, f)| dotted(f)) {
             let dirs: Vec<&str> = f.path.split('/').collect();
@@ -220,12 +233,26 @@ impl ModuleTable {
                 if stem != "__init__" {
                     segs.push(stem);
                 }
+                if let Some(name) = root_package.filter(|_| r == 0) {
+                    let key = std::iter::once(name).chain(segs.iter().copied());
+                    py.entry(key.collect::<Vec<_>>().join("."))
+                        .or_default()
+                        .push((r, stub, i as u32));
+                }
                 if segs.is_empty() {
                     continue;
                 }
                 py.entry(segs.join("."))
                     .or_default()
                     .push((r, stub, i as u32));
+            }
+        }
+        // A tree opened inside a Go module, below its `go.mod`: the root's import path is
+        // that module's path and the folders between, so the root is a module of its own
+        // for imports (its packages by path, the rest of the module outside the tree).
+        if let Some(path) = &enclosing.go_import_path {
+            if !t.go_modules.iter().any(|(_, dir)| dir.is_empty()) {
+                t.go_modules.push((path.clone(), String::new()));
             }
         }
         for (k, mut v) in py {
