@@ -1,6 +1,7 @@
 //! Project files that change how imports resolve: `tsconfig.json`/`jsconfig.json`
-//! (`baseUrl`, `paths`, `extends`), `go.mod` (the module path) and `Cargo.toml` (the crate
-//! name). Read from the text the indexer already has; a malformed file is logged and
+//! (`baseUrl`, `paths`, `extends`), `go.mod` (the module path), `Cargo.toml` (the crate
+//! name) and `package.json` (the name and entry points a package imports itself by). Read
+//! from the text the indexer already has; a malformed file is logged and
 //! ignored (the imports it would have resolved stay `external`). The `go.mod` and
 //! `Cargo.toml` folders are also kept with the graph ([`PackageRoots`]) for SYMBOL lookup
 //! by Go import path or Cargo package name. [`Enclosing`] is what the folders around the
@@ -32,7 +33,24 @@ pub enum ProjectFile {
         /// Crate name as written (`my-lib`).
         package: String,
     },
+    /// `package.json`: the name the package's own files may import it by (Node's
+    /// "self-referencing a package using its name") and the files its entry points name.
+    PackageJson {
+        /// `name` as written (`@trpc/server`).
+        name: String,
+        /// Subpath (`.`, `./store`, `./internal/*`) → the file it names, relative to the
+        /// package folder (`./dist/index.js`): each `exports` entry with the first
+        /// condition of [`EXPORT_CONDITIONS`] it has, else `.` from `module`, `main` or
+        /// `types`, in file order of those fields.
+        entries: Vec<(String, String)>,
+    },
 }
+
+/// The `exports` conditions read, most preferred first: a source or runtime file before
+/// a type declaration, which has no bodies.
+pub const EXPORT_CONDITIONS: &[&str] = &[
+    "source", "import", "module", "default", "require", "node", "browser", "worker", "types",
+];
 
 /// Parses `text` when `path`'s file name is a known project file; `None` otherwise or
 /// when the file is malformed (logged at debug).
@@ -62,6 +80,8 @@ pub fn parse(path: &str, text: &str) -> Option<ProjectFile> {
             })
     } else if name == "Cargo.toml" {
         parse_cargo(text)
+    } else if name == "package.json" {
+        parse_package_json(text)
     } else {
         return None;
     };
@@ -107,7 +127,7 @@ impl PackageRoots {
             match project {
                 ProjectFile::GoMod { module } => roots.go.push((module.clone(), dir)),
                 ProjectFile::Cargo { package } => roots.cargo.push((package.clone(), dir)),
-                ProjectFile::TsConfig { .. } => {}
+                ProjectFile::TsConfig { .. } | ProjectFile::PackageJson { .. } => {}
             }
         }
         roots.go.sort();
@@ -226,6 +246,49 @@ fn parse_cargo(text: &str) -> Option<ProjectFile> {
     let v: toml::Table = toml::from_str(text).ok()?;
     let package = v.get("package")?.get("name")?.as_str()?.to_string();
     Some(ProjectFile::Cargo { package })
+}
+
+fn parse_package_json(text: &str) -> Option<ProjectFile> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    let name = v.get("name")?.as_str()?.to_string();
+    // A condition object's chosen file: the first preferred condition that leads to one
+    // (conditions nest: `{"import": {"types": .., "default": ..}}`).
+    fn pick(v: &serde_json::Value, depth: u32) -> Option<String> {
+        match v {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Object(m) if depth < 4 => EXPORT_CONDITIONS
+                .iter()
+                .find_map(|c| m.get(*c).and_then(|x| pick(x, depth + 1))),
+            serde_json::Value::Array(a) => a.iter().find_map(|x| pick(x, depth + 1)),
+            _ => None,
+        }
+    }
+    let mut entries = Vec::new();
+    match v.get("exports") {
+        // A map of subpaths (`{".": .., "./x": ..}`) or the conditions of `.` alone.
+        Some(serde_json::Value::Object(m)) if m.keys().all(|k| k.starts_with('.')) => {
+            for (k, x) in m {
+                if let Some(f) = pick(x, 0) {
+                    entries.push((k.clone(), f));
+                }
+            }
+        }
+        Some(x) => {
+            if let Some(f) = pick(x, 0) {
+                entries.push((".".to_string(), f));
+            }
+        }
+        None => {}
+    }
+    if !entries.iter().any(|(k, _)| k == ".") {
+        if let Some(f) = ["module", "main", "types", "typings"]
+            .iter()
+            .find_map(|k| v.get(*k).and_then(|x| x.as_str()))
+        {
+            entries.push((".".to_string(), f.to_string()));
+        }
+    }
+    Some(ProjectFile::PackageJson { name, entries })
 }
 
 fn parse_tsconfig(text: &str) -> Option<ProjectFile> {
@@ -368,6 +431,29 @@ mod tests {
             })
         );
         assert_eq!(parse("Cargo.toml", "[workspace]\n"), None);
+        assert_eq!(
+            parse(
+                "package.json",
+                r#"{"name": "@a/b", "main": "lib/x.js",
+                    "exports": {".": {"types": "./t.d.ts", "import": {"default": "./m.js"}},
+                                "./s/*": "./dist/s/*.js", "./package.json": "./package.json"}}"#
+            ),
+            Some(ProjectFile::PackageJson {
+                name: "@a/b".into(),
+                entries: vec![
+                    (".".into(), "./m.js".into()),
+                    ("./package.json".into(), "./package.json".into()),
+                    ("./s/*".into(), "./dist/s/*.js".into()),
+                ]
+            })
+        );
+        assert_eq!(
+            parse("package.json", r#"{"name": "x", "main": "lib/x.js"}"#),
+            Some(ProjectFile::PackageJson {
+                name: "x".into(),
+                entries: vec![(".".into(), "lib/x.js".into())]
+            })
+        );
         assert_eq!(parse("data.json", "{}"), None);
     }
 

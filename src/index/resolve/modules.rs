@@ -41,6 +41,8 @@ pub(crate) struct ModuleTable {
     cpp_namespaces: HashMap<String, Vec<u32>>,
     /// `go.mod` module path → its directory.
     go_modules: Vec<(String, String)>,
+    /// `package.json` folder → file index of that `package.json`.
+    js_packages: Vec<(String, u32)>,
     /// What the folders around the root say about it (kept so that a rebuild of these
     /// tables for an edit sees the same).
     pub(crate) enclosing: Enclosing,
@@ -140,6 +142,9 @@ impl ModuleTable {
                     if name == "tsconfig.json" || name == "jsconfig.json" {
                         t.tsconfigs.entry(dir_of(&f.path).to_string()).or_insert(i);
                     }
+                }
+                Some(ProjectFile::PackageJson { .. }) => {
+                    t.js_packages.push((dir_of(&f.path).to_string(), i));
                 }
                 Some(ProjectFile::GoMod { module }) => t
                     .go_modules
@@ -320,7 +325,10 @@ impl ModuleTable {
         spec: &str,
     ) -> Target {
         if !(spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == "..") {
-            return match self.ts_paths(files, from_path, spec) {
+            return match self
+                .ts_paths(files, from_path, spec)
+                .or_else(|| self.own_package(files, from_path, spec))
+            {
                 Some(i) => Target::Files(vec![i]),
                 None => Target::External,
             };
@@ -407,6 +415,77 @@ impl ModuleTable {
         base_url
             .and_then(|b| join_relative(&b, spec))
             .and_then(|p| self.js_file(from_path, &p))
+    }
+
+    /// A bare specifier that names the package holding `from_path` by its own name (Node's
+    /// self-reference: `@trpc/server/http` inside `@trpc/server`), through the nearest
+    /// `package.json` above the importer: the `exports` entry of that subpath (a `*`
+    /// pattern included), else the folder path itself. An entry naming built output that
+    /// is not in the tree (`./dist/esm/http.js`) names the source it is built from
+    /// (`src/http.ts`, TypeScript's `rootDir` → `outDir` layout) when that exists.
+    fn own_package(&self, files: &[Arc<FileFacts>], from_path: &str, spec: &str) -> Option<u32> {
+        let (dir, pj) = self
+            .js_packages
+            .iter()
+            .filter(|(d, _)| {
+                d.is_empty()
+                    || from_path
+                        .strip_prefix(d.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+            })
+            .max_by_key(|(d, _)| d.len())?;
+        let Some(ProjectFile::PackageJson { name, entries }) = &files[*pj as usize].project else {
+            return None;
+        };
+        let sub = if spec == name {
+            ".".to_string()
+        } else {
+            format!(
+                ".{}",
+                spec.strip_prefix(name.as_str())?
+                    .strip_prefix('/')
+                    .map(|r| format!("/{r}"))?
+            )
+        };
+        let mut cands: Vec<String> = Vec::new();
+        for (k, target) in entries {
+            if *k == sub {
+                cands.push(target.clone());
+            } else if let Some((pre, post)) = k.split_once('*') {
+                if let Some(star) = sub.strip_prefix(pre).and_then(|r| r.strip_suffix(post)) {
+                    cands.push(target.replacen('*', star, 1));
+                }
+            }
+        }
+        if sub != "." {
+            cands.push(sub.clone());
+        }
+        for c in &cands {
+            let Some(p) = join_relative(dir, c) else {
+                continue;
+            };
+            if let Some(i) = self.js_file(from_path, &p) {
+                return Some(i);
+            }
+        }
+        // Built output → its source: the build folders dropped, under `src/`.
+        const BUILD_DIRS: &[&str] = &["dist", "lib", "build", "out", "esm", "cjs", "types"];
+        for c in &cands {
+            let rel = c.trim_start_matches("./");
+            let segs: Vec<&str> = rel.split('/').collect();
+            let skip = segs.iter().take_while(|s| BUILD_DIRS.contains(s)).count();
+            if skip == 0 || skip == segs.len() {
+                continue;
+            }
+            let rest = segs[skip..].join("/");
+            let rest = rest.strip_suffix(".d.ts").unwrap_or(&rest);
+            if let Some(i) =
+                join_relative(dir, &format!("src/{rest}")).and_then(|p| self.js_file(from_path, &p))
+            {
+                return Some(i);
+            }
+        }
+        None
     }
 
     /// The file a JS/TS module path names, trying extensions and `index` files; a `.js`
