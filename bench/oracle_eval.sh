@@ -41,7 +41,8 @@
 #   go      go-git (GOPATH import path github.com/go-git/go-git/v5, via a symlink under
 #           $CG_EVAL_HOME/gopath), golang.org/x/tools/go (the go/ subtree only) and gin
 #           (github.com/gin-gonic/gin; its third-party imports are absent, so calls into them
-#           stay unjudged)
+#           stay unjudged); go-go-git-plumbing opens go-git's plumbing/ folder, below its
+#           go.mod, as the root (the rest of the module is outside the tree)
 #   java    src/main/java of commons-lang3, jsoup and jackson-databind (jackson-core and
 #           jackson-annotations are absent: calls into them stay unjudged)
 # Metrics (score.py): precision = correct / judged edges (judged: the oracle resolved the site
@@ -86,6 +87,7 @@ REPOS=(
   "js-svelte|js|npm/svelte-5.57.3/src|"
   "ts-trpc-server|ts|npm/trpc-server-11.25.2/src|"
   "go-gin|go|go/src/github.com/gin-gonic/gin|github.com/gin-gonic/gin"
+  "go-go-git-plumbing|go|go/src/github.com/go-git/go-git/plumbing|github.com/go-git/go-git/v5/plumbing"
 )
 
 selected() {  # key lang
