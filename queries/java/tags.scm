@@ -37,6 +37,10 @@
 (field_declaration type: (_) @local.type declarator: (variable_declarator name: (identifier) @local.name))
 (local_variable_declaration type: (_) @local.type declarator: (variable_declarator name: (identifier) @local.name))
 (formal_parameter type: (_) @local.type name: (identifier) @local.name)
+(enhanced_for_statement type: (_) @local.type name: (identifier) @local.name)
+(resource type: (_) @local.type name: (identifier) @local.name)
+; `catch (A | B e)` gives `e` two types, which disagree, so it stays untyped.
+(catch_formal_parameter (catch_type (_) @local.type) name: (identifier) @local.name)
 
 [(line_comment) (block_comment)] @comment
 [(marker_annotation) (annotation)] @annotation

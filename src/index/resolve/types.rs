@@ -443,6 +443,22 @@ impl<'a> Ctx<'a> {
             if rules.qualified_type_names && self.qualified_type(fi, q, name).len() == 1 {
                 return Typed::Repo(ty.to_string());
             }
+            // `Outer.Inner` (Java's `Connection.Request`, a nested class): the type nested
+            // in the qualifier's type, never a same-named type of another scope (the
+            // enclosing file's own `Request`).
+            if depth < 4 {
+                match self.classify_depth(fi, q, depth + 1) {
+                    Typed::Def(outer) => {
+                        return match self.nested_types(outer, name).as_slice() {
+                            [t] => Typed::Def(*t),
+                            _ => Typed::Unknown,
+                        };
+                    }
+                    // `Map.Entry`: nested in a library type, so a library type too.
+                    Typed::External if !q.contains('.') => return Typed::External,
+                    _ => {}
+                }
+            }
             return self.classify_depth(fi, name, depth);
         }
         // A factory function whose declared return type names a repo type
