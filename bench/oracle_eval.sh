@@ -28,13 +28,23 @@
 #
 # Repos (paths under $CG_CORPUS):
 #   python  requests, flask, click, attrs: whole sdist dirs (src/ + tests/ + docs/examples),
-#           jedi gets <sdist>/src on its sys.path so tests resolve into the package
-#   ts      @tanstack/query-core src/, rxjs src/ (relative imports; no tsconfig needed)
+#           jedi gets <sdist>/src on its sys.path so tests resolve into the package;
+#           python-flask-pkg opens flask's package folder src/flask itself as the root (a
+#           user running the tool inside a package: `from flask.x import y` names the root's
+#           own x.py), jedi gets its parent on the sys.path (the 4th field: the sys.path
+#           entry relative to the root, default src)
+#   ts      @tanstack/query-core src/, rxjs src/, @trpc/server src/ (relative imports; no
+#           tsconfig needed)
 #   js      express (whole package; its deps are absent so most calls are unjudged),
-#           lodash (whole package, *.min.js excluded from the oracle)
+#           lodash (whole package, *.min.js excluded from the oracle), svelte src/ (typed by
+#           JSDoc, which the TypeScript compiler reads in .js files)
 #   go      go-git (GOPATH import path github.com/go-git/go-git/v5, via a symlink under
-#           $CG_EVAL_HOME/gopath) and golang.org/x/tools/go (the go/ subtree only)
-#   java    commons-lang3 src/main/java
+#           $CG_EVAL_HOME/gopath), golang.org/x/tools/go (the go/ subtree only) and gin
+#           (github.com/gin-gonic/gin; its third-party imports are absent, so calls into them
+#           stay unjudged); go-go-git-plumbing opens go-git's plumbing/ folder, below its
+#           go.mod, as the root (the rest of the module is outside the tree)
+#   java    src/main/java of commons-lang3, jsoup and jackson-databind (jackson-core and
+#           jackson-annotations are absent: calls into them stay unjudged)
 # Metrics (score.py): precision = correct / judged edges (judged: the oracle resolved the site
 # to an in-repo callable or proved it external); recall = gold sites (oracle-resolved, in-repo,
 # callable) hit by a correct edge. Per tier: precision of that tier's edges alone, and the share
@@ -64,6 +74,7 @@ REPOS=(
   "python-flask|python|python/flask-3.0.3|"
   "python-click|python|python/click-8.1.7|"
   "python-attrs|python|python/attrs-23.2.0|"
+  "python-flask-pkg|python|python/flask-3.0.3/src/flask|.."
   "ts-query-core|ts|npm/tanstack-query-core-5.108.4/src|"
   "ts-rxjs|ts|npm/rxjs-7.8.2/src|"
   "js-express|js|npm/express-5.3.0|"
@@ -71,6 +82,12 @@ REPOS=(
   "go-go-git|go|go/src/github.com/go-git/go-git|github.com/go-git/go-git/v5"
   "go-x-tools-go|go|go/src/golang.org/x/tools/go|golang.org/x/tools/go"
   "java-commons-lang3|java|java/commons-lang-rel-commons-lang-3.12.0/src/main/java|"
+  "java-jsoup|java|java/jsoup-jsoup-1.15.3/src/main/java|"
+  "java-jackson-databind|java|java/jackson-databind-jackson-databind-2.14.0/src/main/java|"
+  "js-svelte|js|npm/svelte-5.57.3/src|"
+  "ts-trpc-server|ts|npm/trpc-server-11.25.2/src|"
+  "go-gin|go|go/src/github.com/gin-gonic/gin|github.com/gin-gonic/gin"
+  "go-go-git-plumbing|go|go/src/github.com/go-git/go-git/plumbing|github.com/go-git/go-git/v5/plumbing"
 )
 
 selected() {  # key lang
@@ -85,7 +102,7 @@ run_oracle() {  # key lang dir arg -> $OUT/key.jsonl
   echo "oracle_eval: running the $lang oracle on $dir (cached afterwards in $OUT/$key.jsonl)" >&2
   case $lang in
     python)
-      "$H/venv/bin/python" "$OR/py_oracle.py" "$dir" --sys-path "$dir/src" -j "$JOBS" > "$tmp" ;;
+      "$H/venv/bin/python" "$OR/py_oracle.py" "$dir" --sys-path "$dir/${arg:-src}" -j "$JOBS" > "$tmp" ;;
     ts|js)
       # shellcheck disable=SC2086
       node "$OR/ts_oracle.js" "$dir" $arg > "$tmp" ;;

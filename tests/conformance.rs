@@ -5,7 +5,8 @@
 //! (`must_not`), each `{source, target, relation}` with ids as in `docs/contracts.md#node-ids`.
 //! Per language: true positives are `must` edges present, false negatives `must` edges
 //! absent, false positives `must_not` edges present; precision = TP/(TP+FP), recall =
-//! TP/(TP+FN). The table is printed (`cargo test --test conformance -- --nocapture`)
+//! TP/(TP+FN). An optional `"root"` names the folder of the case the tool is opened in
+//! (ids are then relative to it). The table is printed (`cargo test --test conformance -- --nocapture`)
 //! and both must be 1.0 for every language.
 
 mod common;
@@ -158,7 +159,13 @@ fn conformance_precision_and_recall() {
             .unwrap_or_else(|e| panic!("{name}/expected.json: {e}"));
             let must = keys(&exp, "must", &case);
             let must_not = keys(&exp, "must_not", &case);
-            let idx = index_repo(&case, &IndexOptions::default()).expect("index");
+            // `"root": "shop"`: the tool is opened in that folder of the case (a package
+            // folder, a folder below a `go.mod`); ids are relative to it.
+            let root = match exp.get("root").and_then(|r| r.as_str()) {
+                Some(r) => case.join(r),
+                None => case.clone(),
+            };
+            let idx = index_repo(&root, &IndexOptions::default()).expect("index");
             let edges: BTreeSet<Key> = idx
                 .graph
                 .edges()

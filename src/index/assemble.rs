@@ -36,19 +36,28 @@ pub(crate) fn finish(
     extras: Extras<'_>,
     started: Instant,
 ) -> Index {
-    finish_with(pool, root, outcomes, stats, extras, started, |files| {
-        let res = resolve::resolve(files);
-        // What resolution freed (its tables, each file's lists) is scattered free pages in
-        // the allocator's arenas that the graph's large allocations cannot reuse: handed
-        // back first, or the graph is built on top of them (a cold index of the fetch.sh
-        // corpus then peaks 145 MiB higher). The trim takes 56 ms there; incremental
-        // updates skip it.
-        release_free_memory();
-        res
-    })
+    finish_with(
+        pool,
+        root,
+        outcomes,
+        stats,
+        extras,
+        started,
+        |files, enclosing| {
+            let res = resolve::resolve(files, enclosing);
+            // What resolution freed (its tables, each file's lists) is scattered free pages in
+            // the allocator's arenas that the graph's large allocations cannot reuse: handed
+            // back first, or the graph is built on top of them (a cold index of the fetch.sh
+            // corpus then peaks 145 MiB higher). The trim takes 56 ms there; incremental
+            // updates skip it.
+            release_free_memory();
+            res
+        },
+    )
 }
 
-/// As [`finish`] with the resolution computed by `resolver` over the sorted facts.
+/// As [`finish`] with the resolution computed by `resolver` over the sorted facts and what
+/// the folders around the root say about it.
 pub(crate) fn finish_with(
     pool: &rayon::ThreadPool,
     root: Option<PathBuf>,
@@ -56,7 +65,7 @@ pub(crate) fn finish_with(
     stats: IndexStats,
     extras: Extras<'_>,
     started: Instant,
-    resolver: impl FnOnce(&[Arc<FileFacts>]) -> resolve::Resolution + Send,
+    resolver: impl FnOnce(&[Arc<FileFacts>], &project::Enclosing) -> resolve::Resolution + Send,
 ) -> Index {
     let Extras {
         mut skipped,
@@ -75,6 +84,10 @@ pub(crate) fn finish_with(
     tracing::debug!(rss_mib = ?rss_mib(), "facts of every file");
     let t = Instant::now();
     let paths = file_paths(&files);
+    let enclosing = root
+        .as_deref()
+        .map(project::Enclosing::of_root)
+        .unwrap_or_default();
     let tables_of = |res: &mut resolve::Resolution| {
         res.tables
             .take()
@@ -82,7 +95,7 @@ pub(crate) fn finish_with(
     };
     let (tables, graph, resolved_ms) = match prev {
         Some(p) => {
-            let mut res = pool.install(|| resolver(&files));
+            let mut res = pool.install(|| resolver(&files, &enclosing));
             let resolved_ms = t.elapsed().as_millis() as u64;
             tracing::debug!(rss_mib = ?rss_mib(), "resolved");
             let shared = shared_files(&p.files, &files);
@@ -103,7 +116,7 @@ pub(crate) fn finish_with(
         // runs (after resolution, the sorts would add 0.3 s to a cold Rust-tree index, `-v`).
         None => pool.install(|| {
             let (mut res, (chunks, order)) = rayon::join(
-                || resolver(&files),
+                || resolver(&files, &enclosing),
                 || {
                     let chunks = graph_chunks(&files, &paths);
                     let order = graph::NameOrder::of_chunks(&chunks);

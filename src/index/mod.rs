@@ -200,7 +200,12 @@ impl Index {
         let mut made = false;
         self.tables.get_or_init(|| {
             made = true;
-            Arc::new(resolve::Tables::build(&self.files))
+            let enclosing = self
+                .root
+                .as_deref()
+                .map(project::Enclosing::of_root)
+                .unwrap_or_default();
+            Arc::new(resolve::Tables::build(&self.files, &enclosing))
         });
         if made {
             tracing::debug!(ms = t.elapsed().as_millis() as u64, "resolver tables made");

@@ -1,9 +1,12 @@
 //! Project files that change how imports resolve: `tsconfig.json`/`jsconfig.json`
-//! (`baseUrl`, `paths`, `extends`), `go.mod` (the module path) and `Cargo.toml` (the crate
-//! name). Read from the text the indexer already has; a malformed file is logged and
+//! (`baseUrl`, `paths`, `extends`), `go.mod` (the module path), `Cargo.toml` (the crate
+//! name) and `package.json` (the name and entry points a package imports itself by). Read
+//! from the text the indexer already has; a malformed file is logged and
 //! ignored (the imports it would have resolved stay `external`). The `go.mod` and
 //! `Cargo.toml` folders are also kept with the graph ([`PackageRoots`]) for SYMBOL lookup
-//! by Go import path or Cargo package name.
+//! by Go import path or Cargo package name. [`Enclosing`] is what the folders around the
+//! root say about it (a root that is itself a Python package, a root below a `go.mod`),
+//! read from the disk once per run.
 
 use serde::{Deserialize, Serialize};
 
@@ -30,7 +33,24 @@ pub enum ProjectFile {
         /// Crate name as written (`my-lib`).
         package: String,
     },
+    /// `package.json`: the name the package's own files may import it by (Node's
+    /// "self-referencing a package using its name") and the files its entry points name.
+    PackageJson {
+        /// `name` as written (`@trpc/server`).
+        name: String,
+        /// Subpath (`.`, `./store`, `./internal/*`) → the file it names, relative to the
+        /// package folder (`./dist/index.js`): each `exports` entry with the first
+        /// condition of [`EXPORT_CONDITIONS`] it has, else `.` from `module`, `main` or
+        /// `types`, in file order of those fields.
+        entries: Vec<(String, String)>,
+    },
 }
+
+/// The `exports` conditions read, most preferred first: a source or runtime file before
+/// a type declaration, which has no bodies.
+pub const EXPORT_CONDITIONS: &[&str] = &[
+    "source", "import", "module", "default", "require", "node", "browser", "worker", "types",
+];
 
 /// Parses `text` when `path`'s file name is a known project file; `None` otherwise or
 /// when the file is malformed (logged at debug).
@@ -60,6 +80,8 @@ pub fn parse(path: &str, text: &str) -> Option<ProjectFile> {
             })
     } else if name == "Cargo.toml" {
         parse_cargo(text)
+    } else if name == "package.json" {
+        parse_package_json(text)
     } else {
         return None;
     };
@@ -105,7 +127,7 @@ impl PackageRoots {
             match project {
                 ProjectFile::GoMod { module } => roots.go.push((module.clone(), dir)),
                 ProjectFile::Cargo { package } => roots.cargo.push((package.clone(), dir)),
-                ProjectFile::TsConfig { .. } => {}
+                ProjectFile::TsConfig { .. } | ProjectFile::PackageJson { .. } => {}
             }
         }
         roots.go.sort();
@@ -136,6 +158,79 @@ impl PackageRoots {
     }
 }
 
+/// What the folders around the indexed root say about it when the root is opened below
+/// the top of its package (a user runs the tool inside `shop/`, the package folder of a
+/// project, or in a folder of a Go module): the name the root's own files import it by.
+/// Read from the disk once per run ([`Enclosing::of_root`]); an in-memory source has none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Enclosing {
+    /// Python: the root's folder name when the root holds `__init__.py`. The root is then
+    /// itself a package, so `from shop.utils.text import slugify` in `shop/orders.py`
+    /// names the root's `utils/text.py` (the folder name is the package name: Python's
+    /// import system finds a package as a folder of that name on `sys.path`).
+    pub python_package: Option<String>,
+    /// Go: the import path of the root folder when the root has no `go.mod` and a folder
+    /// above it does: that module's path and the folders between, `/`-joined (`go help
+    /// gopath-get`: a package's import path is its module path and its folder in the
+    /// module).
+    pub go_import_path: Option<String>,
+}
+
+/// How many folders above the root are searched for a `go.mod`.
+const GO_MOD_SEARCH_DEPTH: usize = 8;
+
+impl Enclosing {
+    /// What the folders of `root` (canonical) and above it say. A folder that cannot be
+    /// read counts as having no such file.
+    pub fn of_root(root: &std::path::Path) -> Enclosing {
+        let python_package = root
+            .join("__init__.py")
+            .is_file()
+            .then(|| root.file_name().and_then(|n| n.to_str()).map(String::from))
+            .flatten()
+            .filter(|n| is_identifier(n));
+        let mut go_import_path = None;
+        if !root.join("go.mod").exists() {
+            let mut between: Vec<&str> = Vec::new();
+            let mut dir = root;
+            for _ in 0..GO_MOD_SEARCH_DEPTH {
+                let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
+                    break;
+                };
+                let Some(parent) = dir.parent() else { break };
+                between.push(name);
+                let go_mod = parent.join("go.mod");
+                if go_mod.is_file() {
+                    let text = super::fsutil::read_regular(&go_mod)
+                        .ok()
+                        .and_then(|b| String::from_utf8(b).ok());
+                    if let Some(ProjectFile::GoMod { module }) =
+                        text.and_then(|t| parse("go.mod", &t))
+                    {
+                        between.reverse();
+                        go_import_path = Some(format!("{module}/{}", between.join("/")));
+                    }
+                    break;
+                }
+                dir = parent;
+            }
+        }
+        Enclosing {
+            python_package,
+            go_import_path,
+        }
+    }
+}
+
+/// A Python identifier of ASCII letters, digits and `_`, not starting with a digit (a
+/// folder named `flask-3.0.3` is no importable package).
+fn is_identifier(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// The longest of `dirs` that is an ancestor folder of `file` (`""` is every file's).
 fn deepest_above<'a>(dirs: impl Iterator<Item = &'a str>, file: &str) -> Option<&'a str> {
     dirs.filter(|d| {
@@ -151,6 +246,49 @@ fn parse_cargo(text: &str) -> Option<ProjectFile> {
     let v: toml::Table = toml::from_str(text).ok()?;
     let package = v.get("package")?.get("name")?.as_str()?.to_string();
     Some(ProjectFile::Cargo { package })
+}
+
+fn parse_package_json(text: &str) -> Option<ProjectFile> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    let name = v.get("name")?.as_str()?.to_string();
+    // A condition object's chosen file: the first preferred condition that leads to one
+    // (conditions nest: `{"import": {"types": .., "default": ..}}`).
+    fn pick(v: &serde_json::Value, depth: u32) -> Option<String> {
+        match v {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Object(m) if depth < 4 => EXPORT_CONDITIONS
+                .iter()
+                .find_map(|c| m.get(*c).and_then(|x| pick(x, depth + 1))),
+            serde_json::Value::Array(a) => a.iter().find_map(|x| pick(x, depth + 1)),
+            _ => None,
+        }
+    }
+    let mut entries = Vec::new();
+    match v.get("exports") {
+        // A map of subpaths (`{".": .., "./x": ..}`) or the conditions of `.` alone.
+        Some(serde_json::Value::Object(m)) if m.keys().all(|k| k.starts_with('.')) => {
+            for (k, x) in m {
+                if let Some(f) = pick(x, 0) {
+                    entries.push((k.clone(), f));
+                }
+            }
+        }
+        Some(x) => {
+            if let Some(f) = pick(x, 0) {
+                entries.push((".".to_string(), f));
+            }
+        }
+        None => {}
+    }
+    if !entries.iter().any(|(k, _)| k == ".") {
+        if let Some(f) = ["module", "main", "types", "typings"]
+            .iter()
+            .find_map(|k| v.get(*k).and_then(|x| x.as_str()))
+        {
+            entries.push((".".to_string(), f.to_string()));
+        }
+    }
+    Some(ProjectFile::PackageJson { name, entries })
 }
 
 fn parse_tsconfig(text: &str) -> Option<ProjectFile> {
@@ -293,7 +431,51 @@ mod tests {
             })
         );
         assert_eq!(parse("Cargo.toml", "[workspace]\n"), None);
+        assert_eq!(
+            parse(
+                "package.json",
+                r#"{"name": "@a/b", "main": "lib/x.js",
+                    "exports": {".": {"types": "./t.d.ts", "import": {"default": "./m.js"}},
+                                "./s/*": "./dist/s/*.js", "./package.json": "./package.json"}}"#
+            ),
+            Some(ProjectFile::PackageJson {
+                name: "@a/b".into(),
+                entries: vec![
+                    (".".into(), "./m.js".into()),
+                    ("./package.json".into(), "./package.json".into()),
+                    ("./s/*".into(), "./dist/s/*.js".into()),
+                ]
+            })
+        );
+        assert_eq!(
+            parse("package.json", r#"{"name": "x", "main": "lib/x.js"}"#),
+            Some(ProjectFile::PackageJson {
+                name: "x".into(),
+                entries: vec![(".".into(), "lib/x.js".into())]
+            })
+        );
         assert_eq!(parse("data.json", "{}"), None);
+    }
+
+    /// A root below a `go.mod` gets the import path of its folder; a root holding
+    /// `__init__.py` is the package its folder names, when that name is an identifier.
+    #[test]
+    fn enclosing_module_and_package_of_a_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let m = tmp.path().join("m");
+        let root = m.join("svc/api");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(m.join("go.mod"), "module example.com/m\n").unwrap();
+        std::fs::write(root.join("__init__.py"), "").unwrap();
+        let e = Enclosing::of_root(&root);
+        assert_eq!(e.go_import_path.as_deref(), Some("example.com/m/svc/api"));
+        assert_eq!(e.python_package.as_deref(), Some("api"));
+        // The module's own folder has its go.mod inside: nothing above counts.
+        assert_eq!(Enclosing::of_root(&m).go_import_path, None);
+        let versioned = tmp.path().join("flask-3.0.3");
+        std::fs::create_dir_all(&versioned).unwrap();
+        std::fs::write(versioned.join("__init__.py"), "").unwrap();
+        assert_eq!(Enclosing::of_root(&versioned), Enclosing::default());
     }
 
     /// Each file belongs to the deepest `go.mod` or `Cargo.toml` folder above it.

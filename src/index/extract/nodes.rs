@@ -123,10 +123,9 @@ pub(super) fn list_items(list: Node<'_>) -> impl Iterator<Item = Node<'_>> {
     let items: Vec<Node<'_>> = list
         .named_children(&mut cursor)
         .filter(|n| {
-            !matches!(
-                n.kind(),
-                "comment" | "attribute_list" | "attribute_declaration"
-            )
+            // `comment`, and Java's `line_comment` and `block_comment`
+            !n.kind().ends_with("comment")
+                && !matches!(n.kind(), "attribute_list" | "attribute_declaration")
         })
         .collect();
     items.into_iter()

@@ -25,6 +25,7 @@ use rayon::prelude::*;
 use super::diff::{edit_touches, offered};
 use crate::index::facts::FileFacts;
 use crate::index::graph::{CodeGraph, RawEdge};
+use crate::index::project::Enclosing;
 use crate::index::resolve::{
     self, locate, node_offsets, tokens, written_names, Resolution, Tables, WrittenNames,
 };
@@ -272,8 +273,12 @@ pub(crate) fn resolve_incremental(
     prev_graph: &CodeGraph,
     prev_tables: Option<&Tables>,
     files: &[Arc<FileFacts>],
+    enclosing: &Enclosing,
     changed_paths: &[&str],
 ) -> Option<(Resolution, usize)> {
+    // Tables made for other surroundings of the root (a `go.mod` appeared above it) have
+    // other module tables: made afresh.
+    let prev_tables = prev_tables.filter(|t| t.enclosing() == enclosing);
     let t = std::time::Instant::now();
     let changed: HashSet<&str> = changed_paths.iter().copied().collect();
     let new_at = by_path(files);
@@ -365,7 +370,7 @@ pub(crate) fn resolve_incremental(
                         .collect();
                     prev.update(prev_files, files, &old_to_new, &fresh)
                 }
-                None => Tables::build(files),
+                None => Tables::build(files, enclosing),
             });
             let tables_ms = t.elapsed().as_millis() as u64;
             let fresh = resolve::resolve_selected(files, &selected, &tables);
@@ -427,7 +432,7 @@ pub(crate) fn resolve_incremental(
         carried_unresolved,
     };
     if verify() {
-        let full = resolve::resolve(files);
+        let full = resolve::resolve(files, enclosing);
         let mut all = out.unresolved.clone();
         all.extend(
             out.carried_unresolved

@@ -524,11 +524,12 @@ fn conclude(
             prev: Some(prev),
         },
         started,
-        |files| match affected::resolve_incremental(
+        |files, enclosing| match affected::resolve_incremental(
             &prev.files,
             &prev.graph,
             prev.tables.get().map(|t| &**t),
             files,
+            enclosing,
             &changed,
         ) {
             Some((res, n)) => {
@@ -537,7 +538,7 @@ fn conclude(
             }
             None => {
                 resolved = files.len() as u64;
-                super::resolve::resolve(files)
+                super::resolve::resolve(files, enclosing)
             }
         },
     );

@@ -21,6 +21,8 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
         new_calls: NewCalls::OnlyDeclaredConstructor,
         bare_calls_reach_members: true,
         same_directory_package: true,
+        exact_arity: true,
+        explicit_constructor_calls: true,
         ..ResolutionRules::DEFAULT
     },
     impact: ImpactRules {

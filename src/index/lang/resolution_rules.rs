@@ -112,6 +112,18 @@ pub struct ResolutionRules {
     /// repo method of that name (dynamically typed Python and JavaScript; statically typed
     /// languages decide by the receiver's type, and a guess there is more often wrong).
     pub guess_untyped_methods: bool,
+    /// Whether a callable whose parameter count is known (`@params`, no varargs) is
+    /// applicable only to a call passing exactly that many arguments, inherited overloads
+    /// included: a candidate of another count is never the target, and when none of a
+    /// type's own methods of that name fits, its bases' are looked up (Java, JLS 15.12.2.1
+    /// "potentially applicable" methods are the members of the type, inherited ones
+    /// included; C++ hides a base's overloads behind a derived name, so it keeps this off).
+    pub exact_arity: bool,
+    /// Whether `this(..)` and `super(..)` written as a statement call a constructor: one of
+    /// the class's own, or of its base class (the base class itself when it declares none,
+    /// its implicit default constructor), picked by the argument count (Java, JLS 8.8.7.1
+    /// "Explicit Constructor Invocations").
+    pub explicit_constructor_calls: bool,
 }
 
 impl ResolutionRules {
@@ -147,6 +159,8 @@ impl ResolutionRules {
         unknown_paths_external: false,
         type_calls_are_conversions: false,
         guess_untyped_methods: false,
+        exact_arity: false,
+        explicit_constructor_calls: false,
     };
 }
 

@@ -32,6 +32,15 @@ impl<'a> Ctx<'a> {
             }
         }
         let Some(imps) = self.local(fi).bindings.get(first) else {
+            // `Outer.Inner` with `Outer` a type in scope without an import (same package).
+            if q == first {
+                if let Some((outer, tier)) = self.resolve_base(fi, q) {
+                    return match self.nested_types(outer, name).as_slice() {
+                        [t] => Some((*t, tier)),
+                        _ => None,
+                    };
+                }
+            }
             return self.resolve_base(fi, name);
         };
         for imp in imps {
@@ -68,10 +77,34 @@ impl<'a> Ctx<'a> {
                     }
                     return (v.len() == 1).then(|| (v[0], Tier::Import));
                 }
+                // `Outer.Inner` with `Outer` an imported type (Java `import a.Connection;`
+                // then `Connection.Request`): the type nested in it, never a same-named
+                // type of this file.
+                Bound::Defs(defs) if q == first => {
+                    let nested: Vec<DefRef> = defs
+                        .iter()
+                        .filter(|&&d| is_typeish(self.def(d).kind))
+                        .flat_map(|&d| self.nested_types(d, name))
+                        .collect();
+                    if defs.iter().any(|&d| is_typeish(self.def(d).kind)) {
+                        return (nested.len() == 1).then(|| (nested[0], Tier::Import));
+                    }
+                }
                 _ => {}
             }
         }
         self.resolve_base(fi, name)
+    }
+
+    /// The types named `name` declared directly in type definition `t`'s body.
+    pub(super) fn nested_types(&self, t: DefRef, name: &str) -> Vec<DefRef> {
+        self.files[t.0 as usize]
+            .definitions
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.parent == Some(t.1) && is_typeish(d.kind) && &*d.name == name)
+            .map(|(i, _)| (t.0, i as u32))
+            .collect()
     }
 
     /// A base type named in a definition header: same file, import, then unique type name.

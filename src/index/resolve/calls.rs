@@ -52,19 +52,22 @@ impl<'a> Ctx<'a> {
                 return Ok((*only, tier));
             }
         }
+        // The declared constructor the argument count picks; the class itself only when it
+        // declares none (its implicit default constructor). Where the count decides
+        // (Java), several that fit stay `ambiguous` rather than an edge to the class.
         if c.is_new
             && rules.new_calls == NewCalls::OnlyDeclaredConstructor
             && self.def(t).kind.is_constructible()
         {
-            let ctors: Vec<u32> = self.files[t.0 as usize]
-                .definitions
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| d.parent == Some(t.1) && d.kind == Kind::Constructor)
-                .map(|(i, _)| i as u32)
-                .collect();
-            if let [only] = ctors.as_slice() {
-                return Ok(((t.0, *only), tier));
+            let declared = self.declared_constructors(t);
+            let fit = self.by_arity(c, declared.clone());
+            match fit.as_slice() {
+                [only] => return Ok((*only, tier)),
+                [] if rules.exact_arity && !declared.is_empty() => {
+                    return Err(UnresolvedReason::NotFound)
+                }
+                [_, _, ..] if rules.exact_arity => return Err(UnresolvedReason::Ambiguous),
+                _ => {}
             }
         }
         Ok((t, tier))
@@ -103,11 +106,44 @@ impl<'a> Ctx<'a> {
                 tier.max(Tier::Qualified),
             ));
         }
+        // `this(..)` / `super(..)` in a constructor: a constructor of the own class or of
+        // the base class, by argument count; a class declaring none has the implicit one.
+        if rules.explicit_constructor_calls && (name == "this" || name == "super") {
+            let own = self
+                .enclosing_type_def(fi, c.caller)
+                .ok_or(UnresolvedReason::NotFound)?;
+            let (ty, tier) = if name == "this" {
+                (own, Tier::Local)
+            } else {
+                let base = self
+                    .def(own)
+                    .bases()
+                    .iter()
+                    .find(|b| !b.implements)
+                    .ok_or(UnresolvedReason::External)?;
+                let (bt, tier) = self
+                    .resolve_base_ref(fi, &base.name, base.qualifier.as_deref())
+                    .ok_or(UnresolvedReason::External)?;
+                (bt, tier.max(Tier::Qualified))
+            };
+            let declared = self.declared_constructors(ty);
+            if declared.is_empty() {
+                return Ok((ty, tier));
+            }
+            return match self.by_arity(c, declared).as_slice() {
+                [only] => Ok((*only, tier)),
+                [] => Err(UnresolvedReason::NotFound),
+                _ => Err(UnresolvedReason::Ambiguous),
+            };
+        }
         // Java has no free functions: a bare call is a method of the enclosing class (or
         // of its bases), else a static import.
         if rules.bare_calls_reach_members && !c.is_new {
             if let Some(ty) = self.enclosing_type(fi, c.caller) {
-                let m = self.by_arity(c, self.member_with_bases(fi, ty, name, 0));
+                let m = self.by_arity(
+                    c,
+                    self.member_with_bases(fi, ty, name, 0, self.exact_args(fi, c)),
+                );
                 match m.len() {
                     1 => return Ok((m[0], Tier::Local)),
                     0 => {}
@@ -233,7 +269,9 @@ impl<'a> Ctx<'a> {
                 .refs(&(self.fam(fi), name))
                 .filter(|&r| {
                     let p = &self.files[r.0 as usize].path;
-                    p.rfind('/').map_or("", |i| &p[..i]) == dir && self.def(r).kind != Kind::Method
+                    // a constructor is named like its class: `new Foo()` names the class
+                    p.rfind('/').map_or("", |i| &p[..i]) == dir
+                        && !matches!(self.def(r).kind, Kind::Method | Kind::Constructor)
                 })
                 .collect();
             match pkg.len() {
@@ -300,6 +338,7 @@ impl<'a> Ctx<'a> {
         let f = &self.files[fi as usize];
         let rules = self.rules(fi);
         let name = c.name.as_str();
+        let args = self.exact_args(fi, c);
         // A getter or setter is read or written, never called: `a.name()` on a typed `a`
         // calls what the property returns, not the property.
         let one = |mut v: Vec<DefRef>, tier: Tier| {
@@ -344,8 +383,8 @@ impl<'a> Ctx<'a> {
             _ => one(m, Tier::Qualified),
         };
         match typed {
-            Typed::Def(t) => return typed_member(self.members_of_def(t, name, 0)),
-            Typed::Repo(ty) => return typed_member(self.member_with_bases(fi, &ty, name, 0)),
+            Typed::Def(t) => return typed_member(self.members_of_def_fit(t, name, 0, args)),
+            Typed::Repo(ty) => return typed_member(self.member_with_bases(fi, &ty, name, 0, args)),
             Typed::External => return Err(UnresolvedReason::External),
             Typed::Unknown => {}
         }
@@ -361,7 +400,10 @@ impl<'a> Ctx<'a> {
         match recv_kw {
             "self" | "this" | "Self" | "cls" => {
                 if let Some(ty) = self.enclosing_type(fi, c.caller) {
-                    return one(self.member_with_bases(fi, ty, name, 0), Tier::Qualified);
+                    return one(
+                        self.member_with_bases(fi, ty, name, 0, args),
+                        Tier::Qualified,
+                    );
                 }
                 if recv == "this" {
                     return self.method_fallback(fi, name, None);
@@ -388,7 +430,7 @@ impl<'a> Ctx<'a> {
                             self.resolve_base_ref(fi, &b.name, b.qualifier.as_deref())
                         {
                             if bt != t {
-                                out.extend(self.members_of_def(bt, name, 1));
+                                out.extend(self.members_of_def_fit(bt, name, 1, args));
                             }
                         }
                     }
@@ -487,7 +529,7 @@ impl<'a> Ctx<'a> {
                         let ty = segs[segs.len() - 1];
                         let m: Vec<DefRef> = defs
                             .iter()
-                            .flat_map(|&d| self.member_with_bases(d.0, ty, name, 0))
+                            .flat_map(|&d| self.member_with_bases(d.0, ty, name, 0, args))
                             .collect();
                         if !m.is_empty() || segs.len() == 1 {
                             return one(m, Tier::Qualified);
@@ -527,7 +569,7 @@ impl<'a> Ctx<'a> {
                     .any(|r| dir_of(&self.files[r.0 as usize].path) == dir_of(&f.path))
             });
         if !go_type_elsewhere && self.types.contains_key(&(self.fam(fi), ty)) {
-            let m = self.member_with_bases(fi, ty, name, 0);
+            let m = self.member_with_bases(fi, ty, name, 0, args);
             if !m.is_empty() {
                 return one(m, Tier::Qualified);
             }

@@ -11,6 +11,7 @@ use super::tables::{is_typeish, key_in, Keyed, RefMap, Tables};
 use super::{is_test_path, Ctx, DefRef, FileMaps};
 use crate::index::facts::{Binding, CallSite, Definition, FileFacts, Import, Kind};
 use crate::index::lang::{self, ImportSystem, LanguageSpec, NamePattern, ResolutionRules};
+use crate::index::project::Enclosing;
 
 /// Each file's language spec, by file index.
 fn specs_of(files: &[Arc<FileFacts>]) -> Vec<&'static LanguageSpec> {
@@ -43,7 +44,7 @@ impl<'a> Ctx<'a> {
         is_typeish(p.kind).then_some(&*p.name)
     }
 
-    pub(super) fn build(files: &'a [Arc<FileFacts>]) -> Ctx<'a> {
+    pub(super) fn build(files: &'a [Arc<FileFacts>], enclosing: &Enclosing) -> Ctx<'a> {
         // Every definition with its key and reference, in (file, definition) order (the
         // spec looked up once per file).
         let specs = specs_of(files);
@@ -68,7 +69,7 @@ impl<'a> Ctx<'a> {
                             || RefMap::build(0, keyed(Keyed::Type)),
                         )
                     },
-                    || ModuleTable::build(files),
+                    || ModuleTable::build(files, enclosing),
                 )
             },
         );
@@ -249,15 +250,19 @@ impl<'a> Ctx<'a> {
     }
 
     /// `self.name` inside type `ty`: its own members, then along its bases (depth ≤ 4).
+    /// `args`: the argument count of the call, where that count decides
+    /// ([`Ctx::exact_args`]): members of another parameter count are left out, and a type
+    /// none of whose own members fits passes the lookup to its bases.
     pub(super) fn member_with_bases(
         &self,
         fi: u32,
         ty: &str,
         name: &str,
         depth: u32,
+        args: Option<u32>,
     ) -> Vec<DefRef> {
         if let Some((t, _)) = self.resolve_base(fi, ty) {
-            return self.members_of_def(t, name, depth);
+            return self.members_of_def_fit(t, name, depth, args);
         }
         let mut own = self.member(fi, ty, name);
         // C# and C++: a type that no namespace in scope declares is not this one (`ty`
@@ -270,6 +275,7 @@ impl<'a> Ctx<'a> {
                 });
             in_namespace || self.sees_namespace(fi, self.namespace_of(r))
         });
+        own.retain(|&r| self.fits(r, args));
         if !own.is_empty() || depth > 4 {
             return own;
         }
@@ -280,7 +286,7 @@ impl<'a> Ctx<'a> {
             }
             for b in self.def(t).bases() {
                 if b.name != ty {
-                    out.extend(self.member_with_bases(t.0, &b.name, name, depth + 1));
+                    out.extend(self.member_with_bases(t.0, &b.name, name, depth + 1, args));
                 }
             }
         }
@@ -293,6 +299,18 @@ impl<'a> Ctx<'a> {
     /// blocks or written outside its body in its crate or package), then along the bases
     /// of the type and of its `impl` blocks, each base resolved from the file naming it.
     pub(super) fn members_of_def(&self, t: DefRef, name: &str, depth: u32) -> Vec<DefRef> {
+        self.members_of_def_fit(t, name, depth, None)
+    }
+
+    /// [`Ctx::members_of_def`] of a call passing `args` arguments (see
+    /// [`Ctx::member_with_bases_fit`]).
+    pub(super) fn members_of_def_fit(
+        &self,
+        t: DefRef,
+        name: &str,
+        depth: u32,
+        args: Option<u32>,
+    ) -> Vec<DefRef> {
         let td = self.def(t);
         let fam = self.fam(t.0);
         let cands: Vec<DefRef> = self
@@ -321,6 +339,7 @@ impl<'a> Ctx<'a> {
         } else {
             nested
         };
+        let own: Vec<DefRef> = own.into_iter().filter(|&r| self.fits(r, args)).collect();
         if !own.is_empty() || depth > 4 {
             return own;
         }
@@ -336,7 +355,7 @@ impl<'a> Ctx<'a> {
             for b in self.def(c).bases() {
                 if let Some((bt, _)) = self.resolve_base_ref(c.0, &b.name, b.qualifier.as_deref()) {
                     if bt != t {
-                        out.extend(self.members_of_def(bt, name, depth + 1));
+                        out.extend(self.members_of_def_fit(bt, name, depth + 1, args));
                     }
                 }
             }
@@ -416,6 +435,14 @@ impl<'a> Ctx<'a> {
     /// say it (C# and C++): the candidates whose parameter count is unknown or equal to it,
     /// if that leaves fewer but not none. Same-count overloads stay ambiguous.
     pub(super) fn by_arity(&self, c: &CallSite, v: Vec<DefRef>) -> Vec<DefRef> {
+        // Where the count decides (Java), a candidate of another count is never the
+        // target, even the only one.
+        if let Some(args) = v.first().and_then(|r| self.exact_args(r.0, c)) {
+            return v
+                .into_iter()
+                .filter(|&r| self.fits(r, Some(args)))
+                .collect();
+        }
         let Some(args) = c.args.filter(|_| v.len() > 1) else {
             return v;
         };
@@ -429,6 +456,43 @@ impl<'a> Ctx<'a> {
         } else {
             fit
         }
+    }
+
+    /// The call's argument count when file `fi`'s language picks overloads by it exactly
+    /// ([`ResolutionRules::exact_arity`]), else `None`.
+    pub(super) fn exact_args(&self, fi: u32, c: &CallSite) -> Option<u32> {
+        c.args.filter(|_| self.rules(fi).exact_arity)
+    }
+
+    /// Whether definition `r` can take `args` arguments: its exact parameter count is
+    /// unknown (varargs, not captured) or equal; always when `args` is `None`.
+    pub(super) fn fits(&self, r: DefRef, args: Option<u32>) -> bool {
+        args.is_none_or(|n| self.def(r).arity.is_none_or(|a| a == n))
+    }
+
+    /// The nearest enclosing type definition of a caller.
+    pub(super) fn enclosing_type_def(&self, fi: u32, caller: Option<u32>) -> Option<DefRef> {
+        let f = &self.files[fi as usize];
+        let mut cur = caller;
+        while let Some(i) = cur {
+            let d = &f.definitions[i as usize];
+            if d.kind.is_type_container() {
+                return Some((fi, i));
+            }
+            cur = d.parent;
+        }
+        None
+    }
+
+    /// The constructors type definition `t` declares in its body.
+    pub(super) fn declared_constructors(&self, t: DefRef) -> Vec<DefRef> {
+        self.files[t.0 as usize]
+            .definitions
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.parent == Some(t.1) && d.kind == Kind::Constructor)
+            .map(|(i, _)| (t.0, i as u32))
+            .collect()
     }
 
     /// The nearest enclosing type of a caller: (type name).

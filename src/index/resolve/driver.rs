@@ -11,6 +11,7 @@ use super::{Bound, Ctx, DefRef, Resolution};
 use crate::index::facts::{FileFacts, Import, Kind};
 use crate::index::graph::{RawEdge, Relation, Site, Tier, Unresolved};
 use crate::index::lang::ImportSystem;
+use crate::index::project::Enclosing;
 
 /// Position of each file's node in the graph's node list: files in order, each file node
 /// followed by its definitions (the order of `file_chunk` in the engine).
@@ -40,9 +41,11 @@ type Found = (EdgeKey, Tier, Option<(u32, u32)>);
 /// task on the current rayon pool. Edges are listed by the file that produced them (their
 /// [`RawEdge::origin`]), in file order, each file's sorted by (source, target, relation)
 /// and de-duplicated on its own; an edge's source lies in that file except for the
-/// `implements` edge of `impl Trait for Type`, which starts at `Type`'s node.
-pub fn resolve(files: &[Arc<FileFacts>]) -> Resolution {
-    let ctx = Ctx::build(files);
+/// `implements` edge of `impl Trait for Type`, which starts at `Type`'s node. `enclosing`:
+/// what the folders around the root say about it ([`Enclosing::of_root`]; the default for
+/// a source with no root).
+pub fn resolve(files: &[Arc<FileFacts>], enclosing: &Enclosing) -> Resolution {
+    let ctx = Ctx::build(files, enclosing);
     tracing::debug!(rss_mib = ?crate::index::rss_mib(), "resolution tables built");
     let offsets = node_offsets(files);
     let per_file: Vec<(Vec<RawEdge>, Vec<Unresolved>)> = (0..files.len())

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::index::facts::FileFacts;
 use crate::index::lang::{self, ImportSystem};
-use crate::index::project::ProjectFile;
+use crate::index::project::{Enclosing, ProjectFile};
 
 /// `tsconfig` `paths`: pattern → substitutions.
 type TsPaths = Vec<(String, Vec<String>)>;
@@ -41,6 +41,11 @@ pub(crate) struct ModuleTable {
     cpp_namespaces: HashMap<String, Vec<u32>>,
     /// `go.mod` module path → its directory.
     go_modules: Vec<(String, String)>,
+    /// `package.json` folder → file index of that `package.json`.
+    js_packages: Vec<(String, u32)>,
+    /// What the folders around the root say about it (kept so that a rebuild of these
+    /// tables for an edit sees the same).
+    pub(crate) enclosing: Enclosing,
 }
 
 /// Where a specifier led.
@@ -116,8 +121,12 @@ pub(crate) fn join_relative(dir: &str, spec: &str) -> Option<String> {
 }
 
 impl ModuleTable {
-    pub(crate) fn build(files: &[Arc<FileFacts>]) -> ModuleTable {
-        let mut t = ModuleTable::default();
+    /// The tables of `files`, with what the folders around the root say (`enclosing`).
+    pub(crate) fn build(files: &[Arc<FileFacts>], enclosing: &Enclosing) -> ModuleTable {
+        let mut t = ModuleTable {
+            enclosing: enclosing.clone(),
+            ..ModuleTable::default()
+        };
         for (i, f) in files.iter().enumerate() {
             let i = i as u32;
             t.by_path.insert(f.path.clone(), i);
@@ -133,6 +142,9 @@ impl ModuleTable {
                     if name == "tsconfig.json" || name == "jsconfig.json" {
                         t.tsconfigs.entry(dir_of(&f.path).to_string()).or_insert(i);
                     }
+                }
+                Some(ProjectFile::PackageJson { .. }) => {
+                    t.js_packages.push((dir_of(&f.path).to_string(), i));
                 }
                 Some(ProjectFile::GoMod { module }) => t
                     .go_modules
@@ -206,6 +218,12 @@ impl ModuleTable {
             .filter(|f| dotted(f) && (f.path.ends_with("/__init__.py") || f.path == "__init__.py"))
             .map(|f| dir_of(&f.path))
             .collect();
+        // A root that is itself a package (it holds `__init__.py`) is importable by its
+        // folder's name too: `shop.utils.text` from inside `shop/` names `utils/text.py`.
+        let root_package = enclosing
+            .python_package
+            .as_deref()
+            .filter(|_| packages.contains(""));
         let mut py: HashMap<String, Vec<(usize, bool, u32)>> = HashMap::default();
         for (i, f) in files.iter().enumerate().filter(|(_, f)| dotted(f)) {
             let dirs: Vec<&str> = f.path.split('/').collect();
@@ -220,12 +238,26 @@ impl ModuleTable {
                 if stem != "__init__" {
                     segs.push(stem);
                 }
+                if let Some(name) = root_package.filter(|_| r == 0) {
+                    let key = std::iter::once(name).chain(segs.iter().copied());
+                    py.entry(key.collect::<Vec<_>>().join("."))
+                        .or_default()
+                        .push((r, stub, i as u32));
+                }
                 if segs.is_empty() {
                     continue;
                 }
                 py.entry(segs.join("."))
                     .or_default()
                     .push((r, stub, i as u32));
+            }
+        }
+        // A tree opened inside a Go module, below its `go.mod`: the root's import path is
+        // that module's path and the folders between, so the root is a module of its own
+        // for imports (its packages by path, the rest of the module outside the tree).
+        if let Some(path) = &enclosing.go_import_path {
+            if !t.go_modules.iter().any(|(_, dir)| dir.is_empty()) {
+                t.go_modules.push((path.clone(), String::new()));
             }
         }
         for (k, mut v) in py {
@@ -293,7 +325,10 @@ impl ModuleTable {
         spec: &str,
     ) -> Target {
         if !(spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == "..") {
-            return match self.ts_paths(files, from_path, spec) {
+            return match self
+                .ts_paths(files, from_path, spec)
+                .or_else(|| self.own_package(files, from_path, spec))
+            {
                 Some(i) => Target::Files(vec![i]),
                 None => Target::External,
             };
@@ -380,6 +415,77 @@ impl ModuleTable {
         base_url
             .and_then(|b| join_relative(&b, spec))
             .and_then(|p| self.js_file(from_path, &p))
+    }
+
+    /// A bare specifier that names the package holding `from_path` by its own name (Node's
+    /// self-reference: `@trpc/server/http` inside `@trpc/server`), through the nearest
+    /// `package.json` above the importer: the `exports` entry of that subpath (a `*`
+    /// pattern included), else the folder path itself. An entry naming built output that
+    /// is not in the tree (`./dist/esm/http.js`) names the source it is built from
+    /// (`src/http.ts`, TypeScript's `rootDir` → `outDir` layout) when that exists.
+    fn own_package(&self, files: &[Arc<FileFacts>], from_path: &str, spec: &str) -> Option<u32> {
+        let (dir, pj) = self
+            .js_packages
+            .iter()
+            .filter(|(d, _)| {
+                d.is_empty()
+                    || from_path
+                        .strip_prefix(d.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+            })
+            .max_by_key(|(d, _)| d.len())?;
+        let Some(ProjectFile::PackageJson { name, entries }) = &files[*pj as usize].project else {
+            return None;
+        };
+        let sub = if spec == name {
+            ".".to_string()
+        } else {
+            format!(
+                ".{}",
+                spec.strip_prefix(name.as_str())?
+                    .strip_prefix('/')
+                    .map(|r| format!("/{r}"))?
+            )
+        };
+        let mut cands: Vec<String> = Vec::new();
+        for (k, target) in entries {
+            if *k == sub {
+                cands.push(target.clone());
+            } else if let Some((pre, post)) = k.split_once('*') {
+                if let Some(star) = sub.strip_prefix(pre).and_then(|r| r.strip_suffix(post)) {
+                    cands.push(target.replacen('*', star, 1));
+                }
+            }
+        }
+        if sub != "." {
+            cands.push(sub.clone());
+        }
+        for c in &cands {
+            let Some(p) = join_relative(dir, c) else {
+                continue;
+            };
+            if let Some(i) = self.js_file(from_path, &p) {
+                return Some(i);
+            }
+        }
+        // Built output → its source: the build folders dropped, under `src/`.
+        const BUILD_DIRS: &[&str] = &["dist", "lib", "build", "out", "esm", "cjs", "types"];
+        for c in &cands {
+            let rel = c.trim_start_matches("./");
+            let segs: Vec<&str> = rel.split('/').collect();
+            let skip = segs.iter().take_while(|s| BUILD_DIRS.contains(s)).count();
+            if skip == 0 || skip == segs.len() {
+                continue;
+            }
+            let rest = segs[skip..].join("/");
+            let rest = rest.strip_suffix(".d.ts").unwrap_or(&rest);
+            if let Some(i) =
+                join_relative(dir, &format!("src/{rest}")).and_then(|p| self.js_file(from_path, &p))
+            {
+                return Some(i);
+            }
+        }
+        None
     }
 
     /// The file a JS/TS module path names, trying extensions and `index` files; a `.js`

@@ -14,6 +14,7 @@ use super::written::WrittenNames;
 use super::{Ctx, DefRef};
 use crate::index::facts::{Definition, FileFacts, Kind};
 use crate::index::lang::{self, LanguageSpec};
+use crate::index::project::Enclosing;
 
 /// A (family, name) key of [`RefMap`].
 type RefKey<'a> = (&'a str, &'a str);
@@ -208,7 +209,7 @@ impl SortedRefs {
 
 impl Tables {
     /// The tables of `files`.
-    pub(crate) fn build(files: &[Arc<FileFacts>]) -> Tables {
+    pub(crate) fn build(files: &[Arc<FileFacts>], enclosing: &Enclosing) -> Tables {
         let (((by_name, members), types), written) = rayon::join(
             || {
                 rayon::join(
@@ -228,8 +229,13 @@ impl Tables {
             members,
             types,
             written,
-            modules: Arc::new(ModuleTable::build(files)),
+            modules: Arc::new(ModuleTable::build(files, enclosing)),
         }
+    }
+
+    /// What the folders around the root said when these tables were made.
+    pub(crate) fn enclosing(&self) -> &Enclosing {
+        &self.modules.enclosing
     }
 
     /// These tables (built for `prev_files`) carried to `files`: `old_to_new[i]` is old
@@ -268,7 +274,7 @@ impl Tables {
         let modules = if same_modules {
             self.modules.clone()
         } else {
-            Arc::new(ModuleTable::build(files))
+            Arc::new(ModuleTable::build(files, &self.modules.enclosing))
         };
         Tables {
             by_name,

@@ -232,6 +232,17 @@ impl<'a> Ctx<'a> {
                 return Typed::Unknown;
             }
             match scope {
+                // Java: fields a class inherits are in scope in its methods like its own
+                // (JLS 8.2 "Class Members").
+                Some(s)
+                    if self.rules(fi).bare_calls_reach_members
+                        && f.definitions[s as usize].kind.is_type_container() =>
+                {
+                    match self.inherited_field_type((fi, s), name, 0) {
+                        Typed::Unknown => scope = f.definitions[s as usize].parent,
+                        known => return known,
+                    }
+                }
                 Some(s) => scope = f.definitions[s as usize].parent,
                 // C++ `void Mailbox::deliver() { pending_->seal(); }`: a member function
                 // defined outside its class sees the class's fields.
@@ -257,8 +268,41 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// [`Ctx::field_type`] of the type definition `t`.
+    /// [`Ctx::field_type`] of the type definition `t`: its own field, else one it
+    /// inherits from a base (each base resolved from the file naming it; depth ≤ 4).
     fn field_type_of(&self, t: DefRef, field: &str) -> Typed {
+        match self.own_field_type(t, field) {
+            Typed::Unknown => self.inherited_field_type(t, field, 0),
+            known => known,
+        }
+    }
+
+    /// The declared type of a field that type definition `t` inherits from its bases.
+    fn inherited_field_type(&self, t: DefRef, field: &str, depth: u32) -> Typed {
+        if depth > 4 {
+            return Typed::Unknown;
+        }
+        for b in self.def(t).bases() {
+            let Some((bt, _)) = self.resolve_base_ref(t.0, &b.name, b.qualifier.as_deref()) else {
+                continue;
+            };
+            if bt == t {
+                continue;
+            }
+            match self.own_field_type(bt, field) {
+                Typed::Unknown => {}
+                known => return known,
+            }
+            match self.inherited_field_type(bt, field, depth + 1) {
+                Typed::Unknown => {}
+                known => return known,
+            }
+        }
+        Typed::Unknown
+    }
+
+    /// The declared type of a field that type definition `t` itself declares or assigns.
+    fn own_field_type(&self, t: DefRef, field: &str) -> Typed {
         let tf = &self.files[t.0 as usize];
         let inside = |s: Option<u32>| {
             let mut cur = s;
@@ -398,6 +442,22 @@ impl<'a> Ctx<'a> {
             // C++ and C#: a namespace-qualified type (`json::Parser`) keeps its qualifier.
             if rules.qualified_type_names && self.qualified_type(fi, q, name).len() == 1 {
                 return Typed::Repo(ty.to_string());
+            }
+            // `Outer.Inner` (Java's `Connection.Request`, a nested class): the type nested
+            // in the qualifier's type, never a same-named type of another scope (the
+            // enclosing file's own `Request`).
+            if depth < 4 {
+                match self.classify_depth(fi, q, depth + 1) {
+                    Typed::Def(outer) => {
+                        return match self.nested_types(outer, name).as_slice() {
+                            [t] => Typed::Def(*t),
+                            _ => Typed::Unknown,
+                        };
+                    }
+                    // `Map.Entry`: nested in a library type, so a library type too.
+                    Typed::External if !q.contains('.') => return Typed::External,
+                    _ => {}
+                }
             }
             return self.classify_depth(fi, name, depth);
         }
