@@ -211,3 +211,35 @@ fn python_classes_as_values_and_framework_hooks_are_not_dead() {
         "{v:#}"
     );
 }
+
+/// Rust: a function used as a struct field's value, a `let` value or an array element is
+/// in use; the methods of a trait implementation (`impl Drop for Size`) are the trait's,
+/// called through it; an inherent method and a function nothing names stay dead.
+#[test]
+fn rust_values_in_fields_and_trait_impl_methods_are_not_dead() {
+    let dir = write_repo(&[
+        (
+            "src/main.rs",
+            "struct Hooks {\n    free: fn(u8),\n}\n\nfn release(_: u8) {}\n\nfn later(_: u8) {}\n\n\
+             fn first(_: u8) {}\n\nfn unused() {}\n\nstruct Size(u8);\n\n\
+             impl Drop for Size {\n    fn drop(&mut self) {}\n}\n\n\
+             impl Size {\n    fn unused_method(&self) {}\n}\n\n\
+             fn main() {\n    let h = Hooks { free: release };\n    let f = later;\n    let all = [first];\n\
+             \x20   (h.free)(1);\n    f(2);\n    all[0](3);\n    let _s = Size(1);\n}\n",
+        ),
+    ]);
+    let v = dead(dir.path(), &[]);
+    let got: Vec<String> = ids(&v).into_iter().map(|(id, _)| id).collect();
+    for live in ["release", "later", "first", "Size::drop", "main"] {
+        assert!(
+            !got.contains(&format!("src/main.rs::{live}")),
+            "{live} listed: {v:#}"
+        );
+    }
+    for dead in ["Size::unused_method", "unused"] {
+        assert!(
+            got.contains(&format!("src/main.rs::{dead}")),
+            "{dead}: {v:#}"
+        );
+    }
+}

@@ -367,6 +367,21 @@ pub fn dynamic_dispatch(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) 
     }
 }
 
+/// `true` when `node` is a method of a trait implementation by its language's
+/// [`ImpactRules::trait_impl_word`](lang::ImpactRules): its container is an `impl` block
+/// whose first line has that word (`impl Display for Size`).
+pub fn implements_trait(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) -> bool {
+    let Some(word) = lang::spec_of(&node.language).impact.trait_impl_word else {
+        return false;
+    };
+    node.kind == Kind::Method
+        && graph
+            .container(&node.id)
+            .filter(|c| c.kind == Kind::Impl)
+            .and_then(|c| first_line(c, lines))
+            .is_some_and(|l| has_word(&l, word))
+}
+
 /// Whether `node` is a framework hook by `hooks` (see [`is_entry_point`]).
 fn is_hook(graph: &CodeGraph, node: &Node, hooks: &lang::Hooks, lines: &dyn LineSource) -> bool {
     let file_name = node.file.rsplit('/').next().unwrap_or(&node.file);

@@ -31,6 +31,11 @@ pub struct ImpactRules {
     pub implicit_names: &'static [NamePattern],
     /// Definitions a framework calls by itself, found by its conventions: entry points.
     pub hooks: Hooks,
+    /// The word that makes an `impl` block a trait implementation when its first line has
+    /// it (`for`: `impl Display for Size`; Rust). Its methods are the trait's: code calls
+    /// them through the trait (a library's trait, `Drop`, `fmt::Display`, or a call the
+    /// graph files under the trait's own method), so dead code never lists them.
+    pub trait_impl_word: Option<&'static str>,
 }
 
 impl ImpactRules {
@@ -46,6 +51,7 @@ impl ImpactRules {
         package_file: None,
         implicit_names: &[],
         hooks: Hooks::NONE,
+        trait_impl_word: None,
     };
 }
 
