@@ -9,7 +9,7 @@
 //! generation pattern), so fast typing never shows stale hits over fresh ones.
 
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::index::search::{Hit, Mode, Searcher};
@@ -85,6 +85,17 @@ struct Answer {
     hits: Result<Vec<Hit>, String>,
 }
 
+/// What the search thread is building, and since when: the progress line the panel shows
+/// while the first query of a mode waits for its index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Building {
+    /// `true` when the vectors are built too (semantic and hybrid), not the text index
+    /// alone.
+    pub vectors: bool,
+    /// When the build started.
+    pub since: Instant,
+}
+
 /// Chunk search state for the current snapshot: the newest hits and the selection.
 pub struct ChunkSearch {
     /// Hits of the newest answered query, best first.
@@ -102,6 +113,11 @@ pub struct ChunkSearch {
     sent: u64,
     /// Sequence number of the newest answer taken.
     answered: u64,
+    /// The mode of the newest query, and the sequence number of the first query in it:
+    /// answers to queries before it are another mode's, never shown.
+    mode: Option<(Mode, u64)>,
+    /// Set by the search thread while it builds an index.
+    building: Arc<Mutex<Option<Building>>>,
 }
 
 impl std::fmt::Debug for ChunkSearch {
@@ -133,7 +149,15 @@ impl ChunkSearch {
             snapshot: None,
             sent: 0,
             answered: 0,
+            mode: None,
+            building: Arc::default(),
         }
+    }
+
+    /// What the search thread is building now, if it is (the first query of a snapshot,
+    /// or the first semantic or hybrid one, waits for it).
+    pub fn building(&self) -> Option<Building> {
+        *self.building.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Switches to a new snapshot: the old search thread ends when its queue closes; the
@@ -142,6 +166,8 @@ impl ChunkSearch {
         self.jobs = None;
         self.answers = None;
         self.snapshot = Some(snap.clone());
+        // The old thread may still be building; its progress is not this snapshot's.
+        self.building = Arc::default();
         self.hits.clear();
         self.error = None;
         self.selected = 0;
@@ -160,6 +186,12 @@ impl ChunkSearch {
         self.sent += 1;
         self.selected = 0;
         self.offset = 0;
+        if self.mode.is_none_or(|(m, _)| m != mode) {
+            // Another mode's hits would show under this mode's title until its answer.
+            self.mode = Some((mode, self.sent));
+            self.hits.clear();
+            self.error = None;
+        }
         if query.trim().is_empty() {
             self.hits.clear();
             self.error = None;
@@ -171,7 +203,7 @@ impl ChunkSearch {
                 self.answered = self.sent;
                 return;
             };
-            let (jobs, answers) = spawn(snap);
+            let (jobs, answers) = spawn(snap, self.building.clone());
             self.jobs = jobs;
             self.answers = Some(answers);
         }
@@ -196,7 +228,8 @@ impl ChunkSearch {
         loop {
             match rx.try_recv() {
                 Ok(a) => {
-                    if a.seq < self.answered {
+                    let first_of_mode = self.mode.map_or(0, |(_, seq)| seq);
+                    if a.seq < self.answered || a.seq < first_of_mode {
                         continue;
                     }
                     self.answered = a.seq;
@@ -253,17 +286,37 @@ impl ChunkSearch {
     }
 }
 
+/// The progress line of a build: what is built and for how long it has run, to a tenth of
+/// a second (`building the text index… 1.2 s`).
+pub fn building_line(b: Building) -> String {
+    let what = if b.vectors {
+        "building the text index and the vectors"
+    } else {
+        "building the text index"
+    };
+    format!("{what}… {:.1} s", b.since.elapsed().as_secs_f64())
+}
+
 /// Starts the thread that owns the [`Searcher`] of `snap`.
-fn spawn(snap: Arc<Snapshot>) -> (Option<Sender<Job>>, Receiver<Answer>) {
+fn spawn(
+    snap: Arc<Snapshot>,
+    building: Arc<Mutex<Option<Building>>>,
+) -> (Option<Sender<Job>>, Receiver<Answer>) {
     let (job_tx, job_rx) = mpsc::channel::<Job>();
     let (ans_tx, ans_rx) = mpsc::channel::<Answer>();
     let spawned = std::thread::Builder::new()
         .name("codegraph-chunk-search".into())
-        .spawn(move || serve(&snap, &job_rx, &ans_tx));
+        .spawn(move || serve(&snap, &job_rx, &ans_tx, &building));
     (spawned.ok().map(|_| job_tx), ans_rx)
 }
 
-fn serve(snap: &Snapshot, jobs: &Receiver<Job>, answers: &Sender<Answer>) {
+fn serve(
+    snap: &Snapshot,
+    jobs: &Receiver<Job>,
+    answers: &Sender<Answer>,
+    building: &Mutex<Option<Building>>,
+) {
+    let set = |b: Option<Building>| *building.lock().unwrap_or_else(|p| p.into_inner()) = b;
     let mut searcher: Option<(Searcher, bool)> = None;
     while let Ok(mut job) = jobs.recv() {
         // Only the newest query matters.
@@ -274,7 +327,10 @@ fn serve(snap: &Snapshot, jobs: &Receiver<Job>, answers: &Sender<Answer>) {
         if searcher.as_ref().is_none_or(|(_, v)| vectors && !v) {
             let build_mode = if vectors { Mode::Hybrid } else { Mode::Text };
             let t = Instant::now();
-            match Searcher::build(&snap.index, build_mode, None, None, None) {
+            set(Some(Building { vectors, since: t }));
+            let built = Searcher::build(&snap.index, build_mode, None, None, None);
+            set(None);
+            match built {
                 Ok(s) => {
                     tracing::info!(
                         chunks = s.stats.chunks,
