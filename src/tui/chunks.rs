@@ -3,7 +3,9 @@
 //!
 //! The UI thread never builds an index nor runs a query: one thread per snapshot builds
 //! the [`Searcher`] the first time a chunk mode is used (text only first; again with
-//! vectors when semantic or hybrid is asked for), then answers queries newest-first
+//! vectors when semantic or hybrid is asked for), from the index and vectors saved in the
+//! cache folder when this instance may write there ([`Snapshot::search_dir`]: only the
+//! files that changed are indexed and embedded again), then answers queries newest-first
 //! (queries that queued up meanwhile are skipped). Every answer carries the sequence
 //! number of its query, and answers older than the newest query are dropped (gitui's
 //! generation pattern), so fast typing never shows stale hits over fresh ones.
@@ -70,6 +72,9 @@ impl SearchMode {
         }
     }
 }
+
+/// Held while a search thread builds (or reopens and updates) a [`Searcher`].
+static BUILDS: Mutex<()> = Mutex::new(());
 
 /// Most hits kept per query.
 pub const HIT_LIMIT: usize = 200;
@@ -328,7 +333,19 @@ fn serve(
             let build_mode = if vectors { Mode::Hybrid } else { Mode::Text };
             let t = Instant::now();
             set(Some(Building { vectors, since: t }));
-            let built = Searcher::build(&snap.index, build_mode, None, None, None);
+            // One build at a time in the process: the thread of the snapshot before this
+            // one may still be writing the saved index, and a second writer of the same
+            // folder would fail on its lock.
+            let built = {
+                let _one = BUILDS.lock().unwrap_or_else(|p| p.into_inner());
+                Searcher::build(
+                    &snap.index,
+                    build_mode,
+                    snap.search_dir.as_deref(),
+                    None,
+                    None,
+                )
+            };
             set(None);
             match built {
                 Ok(s) => {
