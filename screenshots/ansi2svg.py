@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Turns `tmux capture-pane -e -p` output (text with SGR colour codes) into an SVG.
 
-Usage: ansi2svg.py WIDTH HEIGHT < capture.txt > shot.svg
+Usage: ansi2svg.py WIDTH HEIGHT [light] < capture.txt > shot.svg
+`light` draws the terminal's default colours as a light terminal's (dark text on a light
+background), for the light theme, which leaves most cells at the terminal's default.
 Handles the SGR codes the TUI emits: reset, bold, dim, italic, underline, reverse,
 16/256/24-bit foreground and background colours.
 """
@@ -11,6 +13,8 @@ import sys
 
 CW, CH = 8.4, 17.0  # cell size in px
 DEFAULT_FG, DEFAULT_BG = "#d0d0d0", "#1c1c1c"
+# A light terminal's defaults: the light theme's own `fg` and `bg` (themes/light.toml).
+LIGHT_FG, LIGHT_BG = "#383a42", "#fafafa"
 BASE16 = ["#000000", "#cd3131", "#0dbc79", "#e5e510", "#2472c8", "#bc3fbc", "#11a8cd",
           "#e5e5e5", "#666666", "#f14c4c", "#23d18b", "#f5f543", "#3b8eea", "#d670d6",
           "#29b8db", "#ffffff"]
@@ -71,7 +75,10 @@ def parse(lines, width, height):
 
 
 def main():
+    global DEFAULT_FG, DEFAULT_BG
     width, height = int(sys.argv[1]), int(sys.argv[2])
+    if len(sys.argv) > 3 and sys.argv[3] == "light":
+        DEFAULT_FG, DEFAULT_BG = LIGHT_FG, LIGHT_BG
     lines = sys.stdin.read().split("\n")
     cells = parse(lines, width, height)
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '

@@ -10,9 +10,9 @@ W=110 H=32
 session="cg-shots-$$"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true' EXIT
 
-shot() { # name
+shot() { # name [light]
   sleep 0.6
-  tmux capture-pane -e -p -t "$session" | python3 screenshots/ansi2svg.py "$W" "$H" > "screenshots/$1.svg"
+  tmux capture-pane -e -p -t "$session" | python3 screenshots/ansi2svg.py "$W" "$H" ${2:-} > "screenshots/$1.svg"
   echo "wrote screenshots/$1.svg"
 }
 wait_for() { # text
@@ -38,9 +38,19 @@ tmux send-keys -t "$session" Enter
 wait_for "Callers of"
 tmux send-keys -t "$session" Down l
 shot callers
+tmux send-keys -t "$session" h g "*"
+wait_for "expanded"
+shot expand
 tmux send-keys -t "$session" c
 wait_for "Callees of"
 shot callees
+tmux send-keys -t "$session" o
+wait_for "Outline of"
+shot outline
+tmux send-keys -t "$session" o D
+wait_for "Dead-code candidates"
+shot dead
+tmux send-keys -t "$session" D
 tmux send-keys -t "$session" "?"
 wait_for "Keys (Esc closes"
 shot help
@@ -49,4 +59,4 @@ tmux send-keys -t "$session" -l "index_repo"
 wait_for "> index_repo"
 tmux send-keys -t "$session" Enter
 wait_for "Callers of"
-shot light
+shot light light

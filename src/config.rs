@@ -9,6 +9,8 @@
 //! window_step = 30                           # line-window step (overlap = lines - step)
 //! theme = "dark"                             # TUI theme: dark, light, gruvbox or a file
 //!                                            # <config dir>/themes/<name>.toml
+//! tree_expand_depth = 3                      # TUI: levels `*` expands (1-9)
+//! clipboard_osc52 = false                    # TUI: `y`/`Y` also copy with OSC 52
 //! [embedding]                                # optional: an OpenAI-compatible endpoint
 //! base_url = "http://127.0.0.1:11434/v1"     # switches semantic search to it
 //! model = "nomic-embed-text"
@@ -46,6 +48,11 @@ pub struct Config {
     pub embedding: Option<OpenAiConfig>,
     /// TUI colour theme name.
     pub theme: Option<String>,
+    /// Levels the TUI's `*` expands a call-tree node without a count (1-9; default 3).
+    pub tree_expand_depth: Option<u32>,
+    /// The TUI's `y`/`Y` also set the terminal's clipboard with an OSC 52 sequence
+    /// (default false: the copy is only shown in the status bar).
+    pub clipboard_osc52: Option<bool>,
 }
 
 fn dirs() -> Option<directories::ProjectDirs> {

@@ -165,3 +165,81 @@ fn text_output_says_which_are_maybe_used() {
     );
     assert!(text.contains("function lib.py::run  lib.py:5\n"), "{text}");
 }
+
+/// Classes used as values (an argument, a keyword argument, an assignment, a generic
+/// instantiated through a subscript) are in use; a framework's hooks (Sphinx's `setup` in
+/// `conf.py`, handlers registered by `@app.route` and `@bp.before_request`) are entry
+/// points; wrapping decorators (`@functools.cache`) and a `setup` outside `conf.py`
+/// register nothing.
+#[test]
+fn python_classes_as_values_and_framework_hooks_are_not_dead() {
+    let dir = write_repo(&[
+        (
+            "pkg/ctx.py",
+            "class Globals:\n    pass\n\n\nclass Provider:\n    pass\n\n\n\
+             class Handler:\n    pass\n\n\nclass Attr:\n    def __init__(self, name, get=None):\n        self.name = name\n\n\n\
+             class Unused:\n    pass\n",
+        ),
+        (
+            "pkg/app.py",
+            "from .ctx import Attr, Globals, Handler, Provider\n\n\n\
+             def register(kind):\n    return kind\n\n\n\
+             class App:\n    globals_class = Globals\n    testing = Attr[bool](\"TESTING\", get=int)\n\n\
+             \x20   def __init__(self):\n        self.provider = build(factory=Provider)\n        register(Handler)\n\n\n\
+             def build(factory):\n    return factory()\n",
+        ),
+        (
+            "web/views.py",
+            "import functools\n\nfrom flask import Blueprint\n\nbp = Blueprint(\"v\", __name__)\n\n\n\
+             @bp.route(\"/\")\ndef index():\n    return \"hi\"\n\n\n\
+             @bp.before_app_request\ndef load_user():\n    return None\n\n\n\
+             @functools.cache\ndef cached_unused():\n    return 1\n\n\n\
+             def setup(app):\n    return app\n",
+        ),
+        ("docs/conf.py", "project = \"x\"\n\n\ndef setup(app):\n    app.add_role(\"gh\", None)\n"),
+    ]);
+    let v = dead(dir.path(), &[]);
+    let got: Vec<String> = ids(&v).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(
+        got,
+        [
+            "pkg/app.py::App",
+            "pkg/ctx.py::Unused",
+            "web/views.py::cached_unused",
+            "web/views.py::setup",
+        ],
+        "{v:#}"
+    );
+}
+
+/// Rust: a function used as a struct field's value, a `let` value or an array element is
+/// in use; the methods of a trait implementation (`impl Drop for Size`) are the trait's,
+/// called through it; an inherent method and a function nothing names stay dead.
+#[test]
+fn rust_values_in_fields_and_trait_impl_methods_are_not_dead() {
+    let dir = write_repo(&[
+        (
+            "src/main.rs",
+            "struct Hooks {\n    free: fn(u8),\n}\n\nfn release(_: u8) {}\n\nfn later(_: u8) {}\n\n\
+             fn first(_: u8) {}\n\nfn unused() {}\n\nstruct Size(u8);\n\n\
+             impl Drop for Size {\n    fn drop(&mut self) {}\n}\n\n\
+             impl Size {\n    fn unused_method(&self) {}\n}\n\n\
+             fn main() {\n    let h = Hooks { free: release };\n    let f = later;\n    let all = [first];\n\
+             \x20   (h.free)(1);\n    f(2);\n    all[0](3);\n    let _s = Size(1);\n}\n",
+        ),
+    ]);
+    let v = dead(dir.path(), &[]);
+    let got: Vec<String> = ids(&v).into_iter().map(|(id, _)| id).collect();
+    for live in ["release", "later", "first", "Size::drop", "main"] {
+        assert!(
+            !got.contains(&format!("src/main.rs::{live}")),
+            "{live} listed: {v:#}"
+        );
+    }
+    for dead in ["Size::unused_method", "unused"] {
+        assert!(
+            got.contains(&format!("src/main.rs::{dead}")),
+            "{dead}: {v:#}"
+        );
+    }
+}

@@ -5,7 +5,7 @@
 //! This file holds the helpers and the tests with insta snapshots (their `.snap` files in
 //! `snapshots/` keep this binary's name); the scenario tests are in `tui_panels/` by
 //! topic: `search` (the search box), `tree` (the call tree), `display` (what any screen
-//! shows), `dead` (the dead-code view), `explain` (what Enter does on each kind of row), `goto` (go to definition from the source), `impact` (the impact list),
+//! shows), `dead` (the dead-code view), `expand` (expand to depth, copy), `explain` (what Enter does on each kind of row), `goto` (go to definition from the source), `impact` (the impact list),
 //! `lists` (type hierarchy, references), `outline` (the outline view), `rows` (rows cut to a panel's width) and `updates` (new snapshots while the app
 //! runs).
 
@@ -15,6 +15,8 @@ mod common;
 mod dead;
 #[path = "tui_panels/display.rs"]
 mod display;
+#[path = "tui_panels/expand.rs"]
+mod expand;
 #[path = "tui_panels/explain.rs"]
 mod explain;
 #[path = "tui_panels/goto.rs"]

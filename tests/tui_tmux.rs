@@ -4,7 +4,8 @@
 //! the outline and a member's callers from it, goes to a definition from the source
 //! panel and back, quits
 //! with q and checks the terminal was restored (alternate screen left, cursor shown,
-//! mouse released). Also: SIGTERM and Ctrl-Z/continue restore the terminal.
+//! mouse released). Also: SIGTERM and Ctrl-Z/continue restore the terminal; `copy` has
+//! the OSC 52 copy and expand-to-depth, `injection` the escape-injection checks.
 //!
 //! Every session runs on its own tmux server; dropping a [`Session`] (also when an
 //! assertion failed) kills that server and any TUI process left under it.
@@ -13,6 +14,8 @@
 //! except under CI (`CI` set), where a missing tmux is a failure.
 
 mod common;
+#[path = "tui_tmux/copy.rs"]
+mod copy;
 #[path = "tui_tmux/injection.rs"]
 mod injection;
 

@@ -35,6 +35,10 @@
 ((decorator (attribute object: (_) @call.receiver attribute: (identifier) @call.name)) @call
   (#not-any-of? @call.name "setter" "getter" "deleter"))
 (call function: (attribute object: (_) @call.receiver attribute: (identifier) @call.name)) @call
+; A call of a subscripted name: a generic class instantiated with its type argument
+; (`ConfigAttribute[bool]("TESTING")`, PEP 560's `__class_getitem__`) calls the class.
+(call function: (subscript value: (identifier) @call.name)) @call
+(call function: (subscript value: (attribute object: (_) @call.receiver attribute: (identifier) @call.name))) @call
 
 ; Typed names (receiver typing): `x = Foo(...)`, `x = mod.Foo(...)`, `self.x = Foo(...)`,
 ; `x: Foo`, parameters `x: Foo`.

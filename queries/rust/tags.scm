@@ -62,6 +62,15 @@
 ; Functions used as values (`map(parse_line)`, `spawn(Self::run)`).
 (arguments (identifier) @reference)
 (arguments (scoped_identifier path: (_) @reference.receiver name: (identifier) @reference))
+; ... and as the value of a struct field (`calloc: ts_calloc`), a `let`, an assignment or
+; an array element (`[parse_a, parse_b]`).
+(field_initializer value: (identifier) @reference)
+(field_initializer value: (scoped_identifier path: (_) @reference.receiver name: (identifier) @reference))
+(let_declaration value: (identifier) @reference)
+(let_declaration value: (scoped_identifier path: (_) @reference.receiver name: (identifier) @reference))
+(assignment_expression right: (identifier) @reference)
+(array_expression (identifier) @reference)
+(array_expression (scoped_identifier path: (_) @reference.receiver name: (identifier) @reference))
 
 ; Return types (`fn new() -> Self`, `fn open() -> Store`) and `let x = make()`.
 (function_item name: (identifier) @name

@@ -26,6 +26,7 @@ pub(super) fn run(cli: &Cli, root: &Path, config: &Config) -> Result<i32> {
         root: root.to_path_buf(),
         index: config.index_options(),
         theme,
+        settings: settings(config),
         setup: crate::worker::Setup {
             cache_dir: if cli.no_cache {
                 None
@@ -36,4 +37,16 @@ pub(super) fn run(cli: &Cli, root: &Path, config: &Config) -> Result<i32> {
         },
     })?;
     Ok(code)
+}
+
+/// The TUI settings of `config`; `tree_expand_depth` is clamped to 1-9 (a count key goes
+/// no higher).
+fn settings(config: &Config) -> tui::app::Settings {
+    let d = tui::app::Settings::default();
+    tui::app::Settings {
+        expand_depth: config
+            .tree_expand_depth
+            .map_or(d.expand_depth, |n| n.clamp(1, 9)),
+        osc52: config.clipboard_osc52.unwrap_or(d.osc52),
+    }
 }

@@ -4,7 +4,8 @@
 //! ([`recognize`]: `main`, a script's guard, `pub`, exported or capitalised names, a
 //! package's re-exports, `public` members), it is no constructor and its name is not one
 //! the runtime calls by itself ([`ImpactRules::implicit_names`](crate::index::lang::ImpactRules):
-//! Python's `__dunder__` methods). A candidate whose name has unresolved calls somewhere
+//! Python's `__dunder__` methods) and it is no method of a trait implementation
+//! ([`recognize::implements_trait`]: Rust's `impl Trait for Type`). A candidate whose name has unresolved calls somewhere
 //! (any reason) is a lower bound: marked `maybe_used`, with their count.
 //! The rule per language is in `docs/contracts.md#dead`.
 
@@ -108,6 +109,7 @@ pub fn dead_code(
         })
         .filter(|n| !recognize::is_test(graph, n, lines))
         .filter(|n| !recognize::is_entry_point(graph, n, lines))
+        .filter(|n| !recognize::implements_trait(graph, n, lines))
         .collect();
     found.sort_by(|a, b| a.id.cmp(&b.id));
     let total = found.len();

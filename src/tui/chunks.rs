@@ -3,13 +3,15 @@
 //!
 //! The UI thread never builds an index nor runs a query: one thread per snapshot builds
 //! the [`Searcher`] the first time a chunk mode is used (text only first; again with
-//! vectors when semantic or hybrid is asked for), then answers queries newest-first
+//! vectors when semantic or hybrid is asked for), from the index and vectors saved in the
+//! cache folder when this instance may write there ([`Snapshot::search_dir`]: only the
+//! files that changed are indexed and embedded again), then answers queries newest-first
 //! (queries that queued up meanwhile are skipped). Every answer carries the sequence
 //! number of its query, and answers older than the newest query are dropped (gitui's
 //! generation pattern), so fast typing never shows stale hits over fresh ones.
 
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::index::search::{Hit, Mode, Searcher};
@@ -71,6 +73,9 @@ impl SearchMode {
     }
 }
 
+/// Held while a search thread builds (or reopens and updates) a [`Searcher`].
+static BUILDS: Mutex<()> = Mutex::new(());
+
 /// Most hits kept per query.
 pub const HIT_LIMIT: usize = 200;
 
@@ -83,6 +88,17 @@ struct Job {
 struct Answer {
     seq: u64,
     hits: Result<Vec<Hit>, String>,
+}
+
+/// What the search thread is building, and since when: the progress line the panel shows
+/// while the first query of a mode waits for its index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Building {
+    /// `true` when the vectors are built too (semantic and hybrid), not the text index
+    /// alone.
+    pub vectors: bool,
+    /// When the build started.
+    pub since: Instant,
 }
 
 /// Chunk search state for the current snapshot: the newest hits and the selection.
@@ -102,6 +118,11 @@ pub struct ChunkSearch {
     sent: u64,
     /// Sequence number of the newest answer taken.
     answered: u64,
+    /// The mode of the newest query, and the sequence number of the first query in it:
+    /// answers to queries before it are another mode's, never shown.
+    mode: Option<(Mode, u64)>,
+    /// Set by the search thread while it builds an index.
+    building: Arc<Mutex<Option<Building>>>,
 }
 
 impl std::fmt::Debug for ChunkSearch {
@@ -133,7 +154,15 @@ impl ChunkSearch {
             snapshot: None,
             sent: 0,
             answered: 0,
+            mode: None,
+            building: Arc::default(),
         }
+    }
+
+    /// What the search thread is building now, if it is (the first query of a snapshot,
+    /// or the first semantic or hybrid one, waits for it).
+    pub fn building(&self) -> Option<Building> {
+        *self.building.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Switches to a new snapshot: the old search thread ends when its queue closes; the
@@ -142,6 +171,8 @@ impl ChunkSearch {
         self.jobs = None;
         self.answers = None;
         self.snapshot = Some(snap.clone());
+        // The old thread may still be building; its progress is not this snapshot's.
+        self.building = Arc::default();
         self.hits.clear();
         self.error = None;
         self.selected = 0;
@@ -160,6 +191,12 @@ impl ChunkSearch {
         self.sent += 1;
         self.selected = 0;
         self.offset = 0;
+        if self.mode.is_none_or(|(m, _)| m != mode) {
+            // Another mode's hits would show under this mode's title until its answer.
+            self.mode = Some((mode, self.sent));
+            self.hits.clear();
+            self.error = None;
+        }
         if query.trim().is_empty() {
             self.hits.clear();
             self.error = None;
@@ -171,7 +208,7 @@ impl ChunkSearch {
                 self.answered = self.sent;
                 return;
             };
-            let (jobs, answers) = spawn(snap);
+            let (jobs, answers) = spawn(snap, self.building.clone());
             self.jobs = jobs;
             self.answers = Some(answers);
         }
@@ -196,7 +233,8 @@ impl ChunkSearch {
         loop {
             match rx.try_recv() {
                 Ok(a) => {
-                    if a.seq < self.answered {
+                    let first_of_mode = self.mode.map_or(0, |(_, seq)| seq);
+                    if a.seq < self.answered || a.seq < first_of_mode {
                         continue;
                     }
                     self.answered = a.seq;
@@ -253,17 +291,37 @@ impl ChunkSearch {
     }
 }
 
+/// The progress line of a build: what is built and for how long it has run, to a tenth of
+/// a second (`building the text index… 1.2 s`).
+pub fn building_line(b: Building) -> String {
+    let what = if b.vectors {
+        "building the text index and the vectors"
+    } else {
+        "building the text index"
+    };
+    format!("{what}… {:.1} s", b.since.elapsed().as_secs_f64())
+}
+
 /// Starts the thread that owns the [`Searcher`] of `snap`.
-fn spawn(snap: Arc<Snapshot>) -> (Option<Sender<Job>>, Receiver<Answer>) {
+fn spawn(
+    snap: Arc<Snapshot>,
+    building: Arc<Mutex<Option<Building>>>,
+) -> (Option<Sender<Job>>, Receiver<Answer>) {
     let (job_tx, job_rx) = mpsc::channel::<Job>();
     let (ans_tx, ans_rx) = mpsc::channel::<Answer>();
     let spawned = std::thread::Builder::new()
         .name("codegraph-chunk-search".into())
-        .spawn(move || serve(&snap, &job_rx, &ans_tx));
+        .spawn(move || serve(&snap, &job_rx, &ans_tx, &building));
     (spawned.ok().map(|_| job_tx), ans_rx)
 }
 
-fn serve(snap: &Snapshot, jobs: &Receiver<Job>, answers: &Sender<Answer>) {
+fn serve(
+    snap: &Snapshot,
+    jobs: &Receiver<Job>,
+    answers: &Sender<Answer>,
+    building: &Mutex<Option<Building>>,
+) {
+    let set = |b: Option<Building>| *building.lock().unwrap_or_else(|p| p.into_inner()) = b;
     let mut searcher: Option<(Searcher, bool)> = None;
     while let Ok(mut job) = jobs.recv() {
         // Only the newest query matters.
@@ -274,7 +332,22 @@ fn serve(snap: &Snapshot, jobs: &Receiver<Job>, answers: &Sender<Answer>) {
         if searcher.as_ref().is_none_or(|(_, v)| vectors && !v) {
             let build_mode = if vectors { Mode::Hybrid } else { Mode::Text };
             let t = Instant::now();
-            match Searcher::build(&snap.index, build_mode, None, None, None) {
+            set(Some(Building { vectors, since: t }));
+            // One build at a time in the process: the thread of the snapshot before this
+            // one may still be writing the saved index, and a second writer of the same
+            // folder would fail on its lock.
+            let built = {
+                let _one = BUILDS.lock().unwrap_or_else(|p| p.into_inner());
+                Searcher::build(
+                    &snap.index,
+                    build_mode,
+                    snap.search_dir.as_deref(),
+                    None,
+                    None,
+                )
+            };
+            set(None);
+            match built {
                 Ok(s) => {
                     tracing::info!(
                         chunks = s.stats.chunks,

@@ -36,6 +36,18 @@ pub enum Action {
     Expand,
     /// Collapse the selected node, or go to its parent.
     Collapse,
+    /// Expand the selected call-tree node's subtree that many levels down (the count typed
+    /// before, else the `tree_expand_depth` setting), within a row budget.
+    ExpandDepth,
+    /// A count (1-9) for the next [`Action::ExpandDepth`], as vim takes a count before a
+    /// command.
+    Count(u8),
+    /// Show the selected symbol's id in the status bar (and copy it to the clipboard when
+    /// the `clipboard_osc52` setting allows).
+    CopyId,
+    /// Show the selected symbol's `path:line` in the status bar (and copy it, as
+    /// [`Action::CopyId`]).
+    CopyLocation,
     /// Search: focus the selected symbol. Call tree: re-root on the selected node.
     Activate,
     /// Previous root in the history.
@@ -274,6 +286,30 @@ pub const BINDINGS: &[Binding] = &[
         "collapse node / go to parent",
     ),
     b(
+        &[(K::Char('*'), N), (K::Char('*'), S)],
+        "*",
+        Sc::Tree,
+        A::ExpandDepth,
+        "expand the subtree: tree_expand_depth levels (3), a count first for more (2*)",
+    ),
+    b(
+        &[
+            (K::Char('1'), N),
+            (K::Char('2'), N),
+            (K::Char('3'), N),
+            (K::Char('4'), N),
+            (K::Char('5'), N),
+            (K::Char('6'), N),
+            (K::Char('7'), N),
+            (K::Char('8'), N),
+            (K::Char('9'), N),
+        ],
+        "1-9",
+        Sc::Tree,
+        A::Count(0),
+        "count for the next * (levels to expand)",
+    ),
+    b(
         &[(K::Left, N), (K::Char('h'), N), (K::Char('b'), N)],
         "Left h b",
         Sc::Source,
@@ -356,6 +392,20 @@ pub const BINDINGS: &[Binding] = &[
         Sc::Panels,
         A::OpenEditor,
         "open $EDITOR at the shown line (source: the cursor's)",
+    ),
+    b(
+        &[(K::Char('y'), N)],
+        "y",
+        Sc::Panels,
+        A::CopyId,
+        "copy the selected id (status bar; clipboard if clipboard_osc52)",
+    ),
+    b(
+        &[(K::Char('Y'), N), (K::Char('Y'), S)],
+        "Y",
+        Sc::Panels,
+        A::CopyLocation,
+        "copy the selected path:line (status bar; clipboard if clipboard_osc52)",
     ),
     b(
         &[(K::Char('x'), N)],
@@ -449,6 +499,12 @@ pub fn map_key(
             code == key.code && (m == key.modifiers || (m - KeyModifiers::SHIFT) == mods)
         });
         if hit {
+            // One binding for the nine digits: the action carries the one pressed.
+            if let (Action::Count(_), KeyCode::Char(c)) = (b.action, key.code) {
+                return c
+                    .to_digit(10)
+                    .map(|d| KeyMeaning::Action(Action::Count(d as u8)));
+            }
             return Some(KeyMeaning::Action(b.action));
         }
     }
@@ -487,6 +543,15 @@ mod tests {
             Some(KeyMeaning::Action(A::Expand))
         );
         assert_eq!(map_key(l, false, false, false), None);
+        assert_eq!(
+            map_key(k(K::Char('4'), N), false, true, false),
+            Some(KeyMeaning::Action(A::Count(4)))
+        );
+        assert_eq!(
+            map_key(k(K::Char('4'), N), true, false, false),
+            Some(KeyMeaning::Insert('4')),
+            "digits type in the search box"
+        );
         assert_eq!(
             map_key(l, false, false, true),
             Some(KeyMeaning::Action(A::WordRight))

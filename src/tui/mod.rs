@@ -57,6 +57,8 @@ pub struct TuiOptions {
     pub theme: Theme,
     /// Cache folder and watching for the worker.
     pub setup: crate::worker::Setup,
+    /// Settings from the config file (expand depth, OSC 52 copy).
+    pub settings: app::Settings,
 }
 
 type Term = Terminal<CrosstermBackend<Stdout>>;
@@ -149,6 +151,7 @@ pub fn run(opts: TuiOptions) -> Result<i32> {
     })
     .context("starting the indexing thread")?;
     let mut app = App::new(opts.root, opts.theme);
+    app.settings = opts.settings;
     match signals.input.waker() {
         Ok(w) => app.search.set_waker(Box::new(w)),
         // Without it, results still show at the next tick (at most 50 ms later).
@@ -239,6 +242,14 @@ fn event_loop(
                     );
                 }
             }
+        }
+        if let Some(text) = app.clipboard.take() {
+            // Only `y`/`Y` with `clipboard_osc52` set put text here, base64-encoded in
+            // the sequence (see `app::osc52`).
+            use std::io::Write as _;
+            let out = terminal.backend_mut();
+            out.write_all(app::osc52(&text).as_bytes())?;
+            out.flush()?;
         }
         // Read after the frame that shows the new list, then drawn without waiting.
         if app.sync_due_source() {

@@ -109,6 +109,23 @@ pub struct CallTree {
     pub offset: usize,
 }
 
+/// What one [`CallTree::expand_to`] opened.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Expanded {
+    /// Levels below the node opened in full (fewer than asked when the subtree ends
+    /// sooner or the budget ran out).
+    pub levels: u32,
+    /// Child rows under the opened nodes (filters not applied).
+    pub rows: usize,
+    /// Nodes left closed because the row budget ran out (0: the walk was complete).
+    pub left_closed: usize,
+}
+
+/// The row budget of one expand-to-depth (`*`): enough for three full levels of a
+/// function with a dozen callers a level, few enough that listing the rows again on every
+/// key and frame stays cheap.
+pub const EXPAND_BUDGET: usize = 2_000;
+
 /// Row filters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Filters {
@@ -179,6 +196,47 @@ impl CallTree {
             self.nodes[i].children = Some(ids);
         }
         self.nodes[i].expanded = true;
+    }
+
+    /// Expands arena node `i` and its descendants `levels` levels down (`*`), breadth
+    /// first, so the nearer levels are complete before a farther one starts. At most
+    /// `budget` child rows are opened in all: a node whose children would pass it is left
+    /// closed, and so is every node after it, so a hub function (thousands of callers a
+    /// level) costs `budget` rows, not its whole subtree. Cycles stay closed.
+    pub fn expand_to(&mut self, snap: &Snapshot, i: usize, levels: u32, budget: usize) -> Expanded {
+        let mut out = Expanded::default();
+        let mut frontier = vec![i];
+        for level in 0..levels {
+            let mut next = Vec::new();
+            for (k, &j) in frontier.iter().enumerate() {
+                if self.nodes[j].cycle {
+                    continue;
+                }
+                let first = self.nodes[j].children.is_none();
+                if first {
+                    // Children computed, not shown: what a node costs is known before it opens.
+                    self.expand(snap, j);
+                    self.nodes[j].expanded = false;
+                }
+                let kids = self.nodes[j].children.as_deref().unwrap_or_default();
+                if out.rows + kids.len() > budget && j != i {
+                    out.left_closed = frontier[k..]
+                        .iter()
+                        .filter(|&&n| !self.nodes[n].cycle)
+                        .count();
+                    return out;
+                }
+                out.rows += kids.len();
+                next.extend_from_slice(kids);
+                self.nodes[j].expanded = true;
+            }
+            if next.is_empty() {
+                break;
+            }
+            out.levels = level + 1;
+            frontier = next;
+        }
+        out
     }
 
     /// The ids from the root down to arena node `i`.

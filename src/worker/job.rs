@@ -96,9 +96,11 @@ impl Job<'_> {
                     Some(p) if quiet => s.refresh_after_report(&root_owned, &opts, p),
                     prev_index => s.refresh_unsaved(&root_owned, &opts, prev_index),
                 };
+                let dir = s.writable_dir().map(std::path::Path::to_path_buf);
                 let r = r.map(|o| {
                     o.map(|(idx, ch)| {
-                        let snap = Snapshot::new(generation, idx, started.elapsed());
+                        let snap = Snapshot::new(generation, idx, started.elapsed())
+                            .searching_in(dir.as_deref());
                         (Arc::new(snap), ch)
                     })
                 });

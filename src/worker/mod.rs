@@ -253,12 +253,20 @@ fn run(
                     },
                     || session.load_facts(&first),
                 );
-                facts.map(|idx| graph.with_facts(idx, started.elapsed()))
+                let dir = s.writable_dir().map(std::path::Path::to_path_buf);
+                facts.map(|idx| {
+                    graph
+                        .with_facts(idx, started.elapsed())
+                        .searching_in(dir.as_deref())
+                })
             }
-            None => s.load(&root, &options).map(|idx| {
-                generation += 1;
-                Snapshot::new(generation, idx, started.elapsed())
-            }),
+            None => {
+                let snap = s.load(&root, &options).map(|idx| {
+                    generation += 1;
+                    Snapshot::new(generation, idx, started.elapsed())
+                });
+                snap.map(|n| n.searching_in(s.writable_dir()))
+            }
         };
         if let Some(snap) = loaded {
             let files = snap.index.files.len();

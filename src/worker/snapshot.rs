@@ -3,7 +3,7 @@
 //! because the front ends read it, while the rest of the worker is the loop that makes it.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -28,6 +28,12 @@ pub struct Snapshot {
     /// generation. What needs the facts (text search, the "changed on disk" mark) waits
     /// for it.
     pub graph_only: bool,
+    /// The cache folder this instance may write search indexes into
+    /// ([`Session::writable_dir`](crate::index::session::Session::writable_dir)): the
+    /// TUI's text, semantic and hybrid search reopen the saved text index and vectors there
+    /// and bring them up to date, as `search` does. `None` without a cache, or when
+    /// another instance holds it (its searches are built in memory).
+    pub search_dir: Option<PathBuf>,
 }
 
 impl Snapshot {
@@ -51,6 +57,7 @@ impl Snapshot {
             unresolved_by_name: Arc::default(),
             elapsed,
             graph_only: true,
+            search_dir: None,
         }
     }
 
@@ -80,6 +87,15 @@ impl Snapshot {
             unresolved_by_name: self.unresolved_by_name.clone(),
             elapsed,
             graph_only: false,
+            search_dir: self.search_dir.clone(),
+        }
+    }
+
+    /// This snapshot with [`search_dir`](Snapshot::search_dir) set.
+    pub fn searching_in(self, dir: Option<&Path>) -> Snapshot {
+        Snapshot {
+            search_dir: dir.map(Path::to_path_buf),
+            ..self
         }
     }
 

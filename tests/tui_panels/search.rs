@@ -296,3 +296,50 @@ fn path_words_filter_by_path_and_generated_twins_fold() {
         Some("src/util/schemas.ts::Parser")
     );
 }
+
+/// A mode change clears the previous mode's hits at once (text hits never show under the
+/// semantic title), and while the search thread builds the index the panel says what it
+/// builds and for how long, not a bare "searching…".
+#[test]
+fn a_mode_change_clears_the_hits_and_the_build_shows_a_progress_line() {
+    use codegraph_tui::tui::chunks::SearchMode;
+    let dir = tempfile::tempdir().unwrap();
+    let src: String = (0..8_000)
+        .map(|i| format!("def handler_{i}(request):\n    return render(request, {i})\n\n\n"))
+        .collect();
+    std::fs::write(dir.path().join("views.py"), src).unwrap();
+    let mut app = app_on(dir.path(), Theme::load("dark", None).unwrap());
+    ctrl(&mut app, 't');
+    typ(&mut app, "handler_17");
+    app.chunks.settle(Duration::from_secs(60));
+    app.tick();
+    assert_eq!(app.mode, SearchMode::Text);
+    assert!(!app.chunks.hits.is_empty());
+    ctrl(&mut app, 't');
+    assert_eq!(app.mode, SearchMode::Semantic);
+    assert!(app.chunks.hits.is_empty(), "the text hits are gone at once");
+    // The vectors of 8 000 chunks take a while: the progress line shows meanwhile.
+    let start = std::time::Instant::now();
+    let mut seen = None;
+    while app.chunks.busy() && start.elapsed() < Duration::from_secs(60) {
+        app.tick();
+        if app.chunks.building().is_some() {
+            seen = Some(screen(&mut app, 120, 30));
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let s = seen.expect("the build was seen");
+    assert!(
+        s.contains("building the text index and the vectors…")
+            && s.contains("Search semantic")
+            && s.contains(" building… "),
+        "{s}"
+    );
+    assert!(!s.contains("handler_17  views.py"), "{s}");
+    app.chunks.settle(Duration::from_secs(60));
+    app.tick();
+    assert_eq!(app.chunks.building(), None);
+    assert!(!app.chunks.hits.is_empty());
+    assert!(app.chunks.hits.iter().all(|h| h.text_rank.is_none()));
+}

@@ -217,3 +217,62 @@ fn a_file_changed_since_indexing_is_marked_in_the_source_panel() {
     assert!(!app.source.changed_on_disk);
     assert!(!screen(&mut app, 160, 40).contains("changed since indexed"));
 }
+
+/// The full snapshot the worker publishes (not yet its facts-less first one).
+fn ready(rx: &std::sync::mpsc::Receiver<codegraph_tui::worker::IndexEvent>) -> Arc<Snapshot> {
+    use codegraph_tui::worker::IndexEvent;
+    loop {
+        match rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("worker answers")
+        {
+            IndexEvent::Ready { snapshot, .. } if !snapshot.graph_only => return snapshot,
+            IndexEvent::Failed { message, .. } => panic!("{message}"),
+            _ => {}
+        }
+    }
+}
+
+/// Text search in the TUI answers from the index saved in the cache folder, as the CLI's
+/// `search` does: the writer's snapshots name the folder and the first query writes the
+/// text index there; a second instance (read-only: the first holds the lock) builds in
+/// memory and writes nothing.
+#[test]
+fn text_search_uses_the_saved_index_of_the_writer_only() {
+    use codegraph_tui::index::search::Mode;
+    use codegraph_tui::tui::chunks::ChunkSearch;
+    use codegraph_tui::worker::{Setup, Worker};
+    let cache = tempfile::tempdir().unwrap();
+    let setup = || Setup {
+        cache_dir: Some(cache.path().to_path_buf()),
+        watch: false,
+    };
+    let opts = codegraph_tui::index::IndexOptions::default;
+    let (_writer, rx) = Worker::with_channel(common::fixture("python"), opts(), setup()).unwrap();
+    let snap = ready(&rx);
+    assert_eq!(snap.search_dir.as_deref(), Some(cache.path()));
+    let (_reader, rx2) = Worker::with_channel(common::fixture("python"), opts(), setup()).unwrap();
+    let other = ready(&rx2);
+    assert_eq!(
+        other.search_dir, None,
+        "a read-only instance writes no index"
+    );
+    let mut reading = ChunkSearch::new();
+    reading.load(&other);
+    reading.query("render_json", Mode::Text);
+    reading.settle(Duration::from_secs(60));
+    assert!(!reading.hits.is_empty(), "{:?}", reading.error);
+    assert!(
+        !cache.path().join("text").exists(),
+        "the reader wrote the index"
+    );
+    let mut writing = ChunkSearch::new();
+    writing.load(&snap);
+    writing.query("render_json", Mode::Text);
+    writing.settle(Duration::from_secs(60));
+    assert_eq!(writing.hits[0].id, "app/render.py::render_json");
+    let saved = std::fs::read_dir(cache.path().join("text"))
+        .unwrap()
+        .count();
+    assert!(saved > 0, "no text index saved in the cache");
+}

@@ -60,6 +60,9 @@ fn escapes_in_names_and_sources_never_reach_the_terminal() {
     s.keys(&["x"]);
     screens.push(s.wait_for(&["Export"]));
     s.escape();
+    // The copy keys show the id (escaped) and, without the opt-in, copy nothing.
+    s.keys(&["y"]);
+    screens.push(s.wait_for(&["clipboard_osc52"]));
     for screen in &screens {
         // A bidi override drawn raw would sit in a cell; an escape sequence would have been
         // acted on, which the checks below see.

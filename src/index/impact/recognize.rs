@@ -212,7 +212,10 @@ fn test_attribute(line: &str, names: &[&str], tail: &str) -> bool {
 ///   methods without a leading `_` (dunders allowed); Java and C# members declared
 ///   `public` (or declared in a public interface) whose enclosing types are all `public`;
 ///   JavaScript/TypeScript definitions declared with `export`, and non-private methods of
-///   exported classes. C and C++ have only the `main` rule.
+///   exported classes. C and C++ have only the `main` rule;
+/// * its [`Hooks`](lang::Hooks): a function a framework calls by itself, by its file's name
+///   (Sphinx's `setup` in `conf.py`) or registered by a decorator that is a member of an
+///   object (`@app.route("/")`, `@bp.before_request`; Python).
 pub fn is_entry_point(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) -> bool {
     let rules = &lang::spec_of(&node.language).impact;
     let main = rules.main;
@@ -235,6 +238,9 @@ pub fn is_entry_point(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) ->
                 })
             }),
         };
+    }
+    if is_hook(graph, node, &rules.hooks, lines) {
+        return true;
     }
     match rules.public_api {
         PublicApi::None => false,
@@ -361,6 +367,59 @@ pub fn dynamic_dispatch(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) 
     }
 }
 
+/// `true` when `node` is a method of a trait implementation by its language's
+/// [`ImpactRules::trait_impl_word`](lang::ImpactRules): its container is an `impl` block
+/// whose first line has that word (`impl Display for Size`).
+pub fn implements_trait(graph: &CodeGraph, node: &Node, lines: &dyn LineSource) -> bool {
+    let Some(word) = lang::spec_of(&node.language).impact.trait_impl_word else {
+        return false;
+    };
+    node.kind == Kind::Method
+        && graph
+            .container(&node.id)
+            .filter(|c| c.kind == Kind::Impl)
+            .and_then(|c| first_line(c, lines))
+            .is_some_and(|l| has_word(&l, word))
+}
+
+/// Whether `node` is a framework hook by `hooks` (see [`is_entry_point`]).
+fn is_hook(graph: &CodeGraph, node: &Node, hooks: &lang::Hooks, lines: &dyn LineSource) -> bool {
+    let file_name = node.file.rsplit('/').next().unwrap_or(&node.file);
+    if node.kind == Kind::Function
+        && hooks
+            .by_file
+            .iter()
+            .any(|(f, names)| f.matches(file_name, &[]) && names.contains(&&*node.name))
+        && ancestors(graph, node).is_empty()
+    {
+        return true;
+    }
+    let Some(mark) = hooks.member_decorator else {
+        return false;
+    };
+    // The header's first line is the definition's own; the decorators are above it.
+    header(node, lines)
+        .iter()
+        .skip(1)
+        .any(|l| registering_decorator(l, mark, hooks.wrappers))
+}
+
+/// Whether `line` is `<mark><a>.<b>[...]` (two or more dotted parts, then anything) and
+/// its last part is not one of `wrappers` ([`lang::Hooks::member_decorator`]).
+fn registering_decorator(line: &str, mark: &str, wrappers: &[&str]) -> bool {
+    let Some(rest) = line.strip_prefix(mark) else {
+        return false;
+    };
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
+        .collect();
+    let parts: Vec<&str> = name.split('.').collect();
+    parts.len() >= 2
+        && parts.iter().all(|p| !p.is_empty())
+        && parts.last().is_some_and(|last| !wrappers.contains(last))
+}
+
 /// Enclosing definitions, innermost first, through `contains` edges (file nodes excluded).
 pub fn ancestors<'g>(graph: &'g CodeGraph, node: &Node) -> Vec<&'g Node> {
     let mut out: Vec<&'g Node> = Vec::new();
@@ -472,6 +531,29 @@ fn package_clause(node: &Node, lines: &dyn LineSource) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn member_decorators_register_and_wrappers_do_not() {
+        let w = &["wraps", "overload", "setter"][..];
+        for l in [
+            "@app.route(\"/\")",
+            "@bp.before_app_request",
+            "@app.cli.command(\"init-db\")",
+        ] {
+            assert!(registering_decorator(l, "@", w), "{l}");
+        }
+        for l in [
+            "@functools.wraps(f)",
+            "@t.overload",
+            "@name.setter",
+            "@staticmethod",
+            "@setupmethod",
+            "def f():",
+            "@.x",
+        ] {
+            assert!(!registering_decorator(l, "@", w), "{l}");
+        }
+    }
 
     #[test]
     fn test_paths_per_language() {

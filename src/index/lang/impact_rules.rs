@@ -29,6 +29,13 @@ pub struct ImpactRules {
     /// Names of definitions the runtime calls by itself (Python's `__dunder__` methods),
     /// never dead code for want of a caller in the graph.
     pub implicit_names: &'static [NamePattern],
+    /// Definitions a framework calls by itself, found by its conventions: entry points.
+    pub hooks: Hooks,
+    /// The word that makes an `impl` block a trait implementation when its first line has
+    /// it (`for`: `impl Display for Size`; Rust). Its methods are the trait's: code calls
+    /// them through the trait (a library's trait, `Drop`, `fmt::Display`, or a call the
+    /// graph files under the trait's own method), so dead code never lists them.
+    pub trait_impl_word: Option<&'static str>,
 }
 
 impl ImpactRules {
@@ -43,6 +50,37 @@ impl ImpactRules {
         dispatch: Dispatch::Declared,
         package_file: None,
         implicit_names: &[],
+        hooks: Hooks::NONE,
+        trait_impl_word: None,
+    };
+}
+
+/// Definitions a framework or tool calls by itself ([`ImpactRules::hooks`]): no caller in
+/// the repository, yet in use.
+#[derive(Debug, Clone, Copy)]
+pub struct Hooks {
+    /// Module-level functions a tool looks up by name in a file of a given name (the last
+    /// path segment): `(file, function names)`. Sphinx calls `setup(app)` of a
+    /// documentation project's `conf.py` (Sphinx docs, "Configuration": a `setup` function
+    /// there makes the project its own extension).
+    pub by_file: &'static [(NamePattern, &'static [&'static str])],
+    /// Decorators that register a definition with an object that calls it later
+    /// (`@app.route("/")`, `@bp.before_app_request`, `@celery.task`, `@click.command()`):
+    /// a header line that starts with this mark and a dotted name of two or more parts,
+    /// the last of which is not one of [`Hooks::wrappers`]. `None`: no such rule.
+    pub member_decorator: Option<&'static str>,
+    /// Last parts of dotted decorators that wrap or describe the definition rather than
+    /// register it (`@functools.wraps(f)`, `@functools.cache`, `@typing.overload`,
+    /// `@contextlib.contextmanager`, `@x.setter`): the definition is used only if called.
+    pub wrappers: &'static [&'static str],
+}
+
+impl Hooks {
+    /// No hooks.
+    pub const NONE: Hooks = Hooks {
+        by_file: &[],
+        member_decorator: None,
+        wrappers: &[],
     };
 }
 

@@ -188,6 +188,7 @@ pub(super) const JAVASCRIPT: LanguageSpec = LanguageSpec {
         later_definition_wins: true,
         bare_super_calls_base_constructor: true,
         guess_untyped_methods: true,
+        classes_are_values: true,
         ..ResolutionRules::DEFAULT
     },
     impact: ImpactRules {

@@ -24,7 +24,7 @@ mod rust;
 mod spec;
 pub(crate) mod token_tree;
 
-pub use impact_rules::{Dispatch, FileEntry, ImpactRules, MainRule, PublicApi, TestCode};
+pub use impact_rules::{Dispatch, FileEntry, Hooks, ImpactRules, MainRule, PublicApi, TestCode};
 pub use names::NamePattern;
 pub use resolution_rules::{ImportSystem, LocalShadowing, NewCalls, ResolutionRules};
 pub use spec::{

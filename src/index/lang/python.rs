@@ -2,8 +2,8 @@
 //! and the rules of Python's import system, scoping, pytest tests and package API.
 
 use super::{
-    split_path, Dispatch, FileEntry, ImpactRules, ImportSystem, LanguageSpec, LocalShadowing,
-    NamePattern, PublicApi, ResolutionRules, TestCode,
+    split_path, Dispatch, FileEntry, Hooks, ImpactRules, ImportSystem, LanguageSpec,
+    LocalShadowing, NamePattern, PublicApi, ResolutionRules, TestCode,
 };
 
 pub(super) const SPEC: LanguageSpec = LanguageSpec {
@@ -25,6 +25,7 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
         later_definition_wins: true,
         local_shadowing: LocalShadowing::WholeFunction,
         guess_untyped_methods: true,
+        classes_are_values: true,
         ..ResolutionRules::DEFAULT
     },
     impact: ImpactRules {
@@ -45,6 +46,35 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
         dispatch: Dispatch::DuckTyping,
         package_file: Some("__init__.py"),
         implicit_names: &[NamePattern::PrefixSuffix("__", "__")],
+        hooks: Hooks {
+            by_file: &[(NamePattern::Exact("conf.py"), &["setup"])],
+            member_decorator: Some("@"),
+            // The standard library's decorators that return a wrapper or mark a
+            // declaration (functools, contextlib, typing, abc, dataclasses, enum) and the
+            // property accessors.
+            wrappers: &[
+                "wraps",
+                "cache",
+                "lru_cache",
+                "cached_property",
+                "total_ordering",
+                "singledispatch",
+                "singledispatchmethod",
+                "contextmanager",
+                "asynccontextmanager",
+                "overload",
+                "final",
+                "override",
+                "no_type_check",
+                "runtime_checkable",
+                "abstractmethod",
+                "dataclass",
+                "unique",
+                "setter",
+                "getter",
+                "deleter",
+            ],
+        },
         ..ImpactRules::DEFAULT
     },
     ..LanguageSpec::DEFAULT

@@ -80,6 +80,11 @@ pub struct ResolutionRules {
     pub qualified_type_names: bool,
     /// What `new Foo(..)` resolves to.
     pub new_calls: NewCalls,
+    /// Whether a class named as a value (`factory = Widget`, `register(Widget)`,
+    /// `cls=Widget`) is a `references` edge to it: classes are objects that code passes
+    /// around and calls later (Python, JavaScript). Elsewhere a type's name in an argument
+    /// is a type use (Go `new(T)`), and only functions and methods used as values are.
+    pub classes_are_values: bool,
     /// Whether a bare `super(..)` call runs the base class's constructor (the class when it
     /// declares none; JavaScript/TypeScript `super(...)` in a constructor).
     pub bare_super_calls_base_constructor: bool,
@@ -150,6 +155,7 @@ impl ResolutionRules {
         namespaces_need_using: false,
         qualified_type_names: false,
         new_calls: NewCalls::Class,
+        classes_are_values: false,
         bare_super_calls_base_constructor: false,
         bare_calls_reach_members: false,
         local_shadowing: LocalShadowing::Never,

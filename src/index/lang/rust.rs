@@ -64,6 +64,7 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
                 NamePattern::Contains("src/bin/"),
             ],
         },
+        trait_impl_word: Some("for"),
         ..ImpactRules::DEFAULT
     },
     ..LanguageSpec::DEFAULT

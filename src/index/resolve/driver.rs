@@ -195,7 +195,10 @@ fn resolve_file(ctx: &Ctx<'_>, offsets: &[u32], fi: u32) -> (Vec<RawEdge>, Vec<U
             // A value use names a function only when a certain tier finds one; anything
             // else is a plain variable, neither an edge nor an unresolved call.
             if let Ok((t, tier)) = resolved {
-                if tier != Tier::UniqueName && ctx.def(t).kind.is_callable() {
+                let kind = ctx.def(t).kind;
+                let value =
+                    kind.is_callable() || (ctx.rules(fi).classes_are_values && kind == Kind::Class);
+                if tier != Tier::UniqueName && value {
                     add(
                         caller,
                         node(t),

@@ -31,6 +31,8 @@ impl App {
         if self.overlay != Overlay::None && self.overlay_action(a) {
             return;
         }
+        // A count is for the action right after it.
+        let count = self.count.take();
         match a {
             Action::Quit => self.quit = true,
             Action::Escape => {
@@ -59,6 +61,13 @@ impl App {
             Action::Bottom => self.move_by(isize::MAX / 2),
             Action::Expand => self.expand(true),
             Action::Collapse => self.expand(false),
+            Action::ExpandDepth => self.expand_depth(count),
+            Action::Count(d) => {
+                self.count = Some(d);
+                self.status.message = Some(format!("{d}: * expands {d} levels"));
+            }
+            Action::CopyId => self.copy(false),
+            Action::CopyLocation => self.copy(true),
             Action::Activate => self.activate(),
             Action::Back => self.history_step(-1),
             Action::Forward => self.history_step(1),

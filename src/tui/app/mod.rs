@@ -12,6 +12,7 @@
 //! [`Action`]: super::keymap::Action
 
 mod actions;
+mod copy;
 mod goto;
 mod mouse;
 mod source_sync;
@@ -35,6 +36,8 @@ use super::tree::{CallTree, Filters, Row};
 use crate::index::Walk;
 use crate::worker::{IndexCommand, IndexEvent, Phase, Snapshot};
 
+pub use copy::osc52;
+
 /// How long one [`App::tick`] waits for the symbol matcher, in milliseconds. A match that
 /// finishes within it is drawn in the frame right after the key; a longer one (a short
 /// pattern over a million symbols takes 100 ms or more on two cores) is drawn when the
@@ -43,6 +46,26 @@ use crate::worker::{IndexCommand, IndexEvent, Phase, Snapshot};
 /// frame (16.7 ms) with room for drawing; `docs/benchmarks.md#tui-latency` has the
 /// measurement.
 pub const MATCH_WAIT_MS: u64 = 4;
+
+/// The TUI's settings from the config file (`docs/contracts.md#configuration-file`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// Levels `*` expands without a count before it (`tree_expand_depth`, 3).
+    pub expand_depth: u32,
+    /// `y` and `Y` also set the terminal's clipboard with OSC 52 (`clipboard_osc52`,
+    /// off: a program writing to the clipboard unasked is what terminal-injection attacks
+    /// use, so it is the user's choice).
+    pub osc52: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            expand_depth: 3,
+            osc52: false,
+        }
+    }
+}
 
 /// One event of the loop.
 #[derive(Debug, Clone)]
@@ -167,6 +190,13 @@ pub struct App {
     pub root: PathBuf,
     /// Colours.
     pub theme: Theme,
+    /// Settings from the config file.
+    pub settings: Settings,
+    /// The text `y`/`Y` copied, for the event loop to send as OSC 52 (set only when
+    /// [`Settings::osc52`] allows).
+    pub clipboard: Option<String>,
+    /// A count typed before `*` (1-9), until the next action.
+    count: Option<u8>,
     /// The newest snapshot, once the first run finished.
     pub snapshot: Option<Arc<Snapshot>>,
     /// Newest worker generation seen; older events are dropped.
@@ -236,6 +266,9 @@ impl App {
         App {
             root,
             theme,
+            settings: Settings::default(),
+            clipboard: None,
+            count: None,
             snapshot: None,
             generation: 0,
             focus: Focus::Search,

@@ -35,7 +35,7 @@ impl App {
 
     /// The symbol the views in the tree's place are about: the search selection while
     /// the search has focus, else the selected row of the outline, list or tree.
-    fn shown_symbol(&self) -> Option<Arc<str>> {
+    pub(super) fn shown_symbol(&self) -> Option<Arc<str>> {
         match self.focus {
             Focus::Search => self.search_selection(),
             _ => self
@@ -180,6 +180,52 @@ impl App {
             }
             _ => {}
         }
+        self.clamp_tree();
+    }
+
+    /// `*`: the selected node's subtree expanded `count` levels (else the setting's), within
+    /// [`EXPAND_BUDGET`] rows; the status bar says how far it went and how many nodes the
+    /// budget left closed.
+    ///
+    /// [`EXPAND_BUDGET`]: crate::tui::tree::EXPAND_BUDGET
+    pub(super) fn expand_depth(&mut self, count: Option<u8>) {
+        if self.outline.is_some() || self.list.is_some() {
+            self.status.message =
+                Some("* expands the call tree: its view's key shows the tree again".into());
+            return;
+        }
+        let (Some(row), Some(snap)) = (self.selected_tree_row(), self.snapshot.clone()) else {
+            return;
+        };
+        let levels = count.map_or(self.settings.expand_depth, u32::from).max(1);
+        let Some(t) = &mut self.tree else { return };
+        let Row::Node(i) = row else {
+            self.status.message = Some("* expands a symbol's row".into());
+            return;
+        };
+        if t.nodes[i].cycle {
+            self.status.message = Some("cycle: this symbol is already above".into());
+            return;
+        }
+        let budget = crate::tui::tree::EXPAND_BUDGET;
+        let e = t.expand_to(&snap, i, levels, budget);
+        let nodes = if e.rows == 1 { "node" } else { "nodes" };
+        self.status.message = Some(if e.rows == 0 {
+            "nothing below this node to expand".to_string()
+        } else if e.left_closed > 0 {
+            format!(
+                "expanded {} of {levels} levels fully, {} {nodes}; {} more left closed \
+                 (budget {budget} rows; Right opens one)",
+                e.levels, e.rows, e.left_closed
+            )
+        } else if e.levels < levels {
+            format!(
+                "expanded all {} levels there are, {} {nodes}",
+                e.levels, e.rows
+            )
+        } else {
+            format!("expanded {levels} levels, {} {nodes}", e.rows)
+        });
         self.clamp_tree();
     }
 

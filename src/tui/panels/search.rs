@@ -12,7 +12,10 @@ use crate::tui::chunks::SearchMode;
 
 pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let counts = if app.mode != SearchMode::Symbols {
-        if app.chunks.busy() {
+        if let Some(b) = app.chunks.building().filter(|_| app.chunks.busy()) {
+            // Short: the title beside it names the mode; the list's hint says what is built.
+            format!(" building… {:.1} s ", b.since.elapsed().as_secs_f64())
+        } else if app.chunks.busy() {
             " searching… ".to_string()
         } else {
             format!(" {} hits ", app.chunks.hits.len())
@@ -217,7 +220,13 @@ fn draw_hits(f: &mut Frame, app: &mut App, list: Rect) {
             app.search.query.is_empty(),
         ) {
             (Some(e), _, _) => e.clone(),
-            (None, true, _) => "searching… (the first query builds the index)".to_string(),
+            (None, true, _) => match app.chunks.building() {
+                Some(b) => format!(
+                    "{} (once per snapshot; the query runs when it is done)",
+                    crate::tui::chunks::building_line(b)
+                ),
+                None => "searching…".to_string(),
+            },
             (None, false, true) => "type words to search the code".to_string(),
             (None, false, false) => "no chunk matches".to_string(),
         };
