@@ -48,10 +48,7 @@ fn answers(home: &Path, repo: &Path, cached: bool) -> (String, Vec<(String, f64)
     (stdout_of(g), hits_of(&stdout_of(s)))
 }
 
-/// `search --json` reduced to what must not depend on how the text index was built: each
-/// hit's id, lines and rank, with its score apart (an index updated in place scores within
-/// a fraction of a percent of a fresh one: tantivy estimates a merged segment's token
-/// count from its 1-byte field norms).
+/// `search --json` reduced to each hit's id and lines, with its score apart.
 fn hits_of(json: &str) -> Vec<(String, f64)> {
     let v: serde_json::Value = serde_json::from_str(json).expect("search JSON");
     v["hits"]
@@ -59,10 +56,7 @@ fn hits_of(json: &str) -> Vec<(String, f64)> {
         .expect("hits")
         .iter()
         .map(|h| {
-            let key = format!(
-                "{} {}-{} {}",
-                h["id"], h["start_line"], h["end_line"], h["text_rank"]
-            );
+            let key = format!("{} {}-{}", h["id"], h["start_line"], h["end_line"]);
             (key, h["score"].as_f64().expect("score"))
         })
         .collect()
@@ -148,17 +142,41 @@ fn assert_consistent(home: &Path, repo: &Path, what: &str) {
         got.0 == expected.0,
         "{what}: the graph from the cache differs from --no-cache"
     );
-    let keys = |h: &[(String, f64)]| h.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
-    assert_eq!(
-        keys(&got.1),
-        keys(&expected.1),
-        "{what}: search from the cache differs"
-    );
-    for ((k, a), (_, b)) in got.1.iter().zip(&expected.1) {
-        assert!(
-            (a - b).abs() <= 0.01 * b.abs(),
-            "{what}: score of {k}: {a} against {b}"
-        );
+    same_hits(&got.1, &expected.1, what);
+}
+
+/// `got` holds the hits of `expected` in the same order, each scored within 1%; two hits
+/// whose scores are that close may trade places, and a hit scored within 1% of the last
+/// one may fall off the end (an index updated in place does not score exactly as a fresh
+/// one: tantivy estimates a merged segment's token count from its 1-byte field norms).
+fn same_hits(got: &[(String, f64)], expected: &[(String, f64)], what: &str) {
+    let near = |a: f64, b: f64| (a - b).abs() <= 0.01 * a.abs().max(b.abs());
+    let floor = |h: &[(String, f64)]| h.last().map_or(0.0, |(_, s)| *s);
+    let find = |h: &[(String, f64)], k: &str| h.iter().position(|(key, _)| key == k);
+    for (list, other, name) in [(expected, got, "from the cache"), (got, expected, "fresh")] {
+        for (k, s) in list {
+            match find(other, k) {
+                Some(i) => assert!(
+                    near(*s, other[i].1),
+                    "{what}: score of {k}: {s} against {}",
+                    other[i].1
+                ),
+                None => assert!(
+                    near(*s, floor(list)) || near(*s, floor(other)),
+                    "{what}: {k} ({s}) is missing {name}: {got:?} against {expected:?}"
+                ),
+            }
+        }
+    }
+    for w in got.windows(2) {
+        if let (Some(a), Some(b)) = (find(expected, &w[0].0), find(expected, &w[1].0)) {
+            assert!(
+                a < b || near(w[0].1, w[1].1),
+                "{what}: search from the cache ranks {} above {}: {got:?} against {expected:?}",
+                w[0].0,
+                w[1].0
+            );
+        }
     }
 }
 

@@ -157,6 +157,16 @@ async fn the_handshake_names_the_server_and_lists_every_tool_with_its_schemas() 
     assert_eq!(args("source"), ["context", "symbol"]);
     assert_eq!(args("outline"), ["limit", "path"]);
     assert!(args("status").is_empty());
+    // The schema's bounds are the ones the tools enforce.
+    let callers = &tools
+        .iter()
+        .find(|t| t.name == "callers")
+        .unwrap()
+        .input_schema;
+    let prop = |p: &str, k: &str| callers["properties"][p][k].as_u64();
+    assert_eq!(prop("depth", "minimum"), Some(1), "{callers:?}");
+    assert_eq!(prop("limit", "minimum"), Some(1), "{callers:?}");
+    assert_eq!(prop("limit", "maximum"), Some(5000), "{callers:?}");
     c.cancel().await.unwrap();
 }
 

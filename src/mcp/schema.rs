@@ -56,6 +56,7 @@ pub struct SearchArgs {
     #[serde(default)]
     pub mode: SearchMode,
     /// Most hits (default 50).
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
     pub limit: Option<usize>,
     /// Only hits whose path contains this (repo-relative, `/`-separated).
     pub path: Option<String>,
@@ -73,6 +74,7 @@ pub struct SymbolsArgs {
     /// Fuzzy query over names and qualified names (smart case).
     pub query: String,
     /// Most hits (default 50).
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
     pub limit: Option<usize>,
 }
 
@@ -84,8 +86,10 @@ pub struct WalkArgs {
     /// Node id, qualified name or bare name; exactly one definition must match.
     pub symbol: String,
     /// Hops to follow (default 1: direct callers or callees only).
+    #[schemars(range(min = 1))]
     pub depth: Option<u32>,
     /// Most nodes in the answer, the symbol included (default 150).
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
     pub limit: Option<usize>,
 }
 
@@ -100,8 +104,10 @@ pub struct ImpactArgs {
     /// the working tree against HEAD.
     pub diff: Option<String>,
     /// Caller hops to follow (default 5).
+    #[schemars(range(min = 1))]
     pub depth: Option<u32>,
     /// Most ids in each list of the answer (default 200).
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
     pub limit: Option<usize>,
 }
 
@@ -115,8 +121,10 @@ pub struct PathArgs {
     /// The callee end: node id, qualified name or bare name (exactly one match).
     pub to: String,
     /// Longest path searched, in call hops (default 10).
+    #[schemars(range(min = 1))]
     pub depth: Option<u32>,
     /// Most shortest paths listed, 1 to 100 (default 5).
+    #[schemars(range(min = 1, max = 100))]
     pub max: Option<usize>,
 }
 
@@ -139,6 +147,7 @@ pub struct OutlineArgs {
     /// A file or folder, repo-relative (`""` or `.` for the root).
     pub path: String,
     /// Most definitions (file) or entries (folder) listed (default 300).
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
     pub limit: Option<usize>,
 }
 
