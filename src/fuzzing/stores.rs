@@ -25,7 +25,7 @@ pub(crate) fn memory_text_index() -> &'static TextIndex {
 }
 
 /// The search indexes' own files: `data[0]` picks the vector cache or the saved embedder
-/// fit, the rest is the file (see [`vectors`] and [`fit`] for what the harness adds).
+/// fit, the rest is the file (see `vectors` and `fit` below for what the harness adds).
 pub fn search_files(data: &[u8]) {
     let Some((&pick, body)) = data.split_first() else {
         return;
