@@ -1,7 +1,7 @@
-# bench/benchlib.py (imported, not run): what bench_cache.py, watch_rss.py and
-# verify_incremental.py share.
-"""Shared by the corpus scripts (bench_cache.py, watch_rss.py, verify_incremental.py):
-their command line, a private copy of a corpus tree, and a private cache."""
+# bench/benchlib.py (imported, not run): what the corpus bench scripts share.
+"""Shared by the corpus scripts (bench_cache.py, watch_rss.py, verify_incremental.py,
+mcp_bench.py): their command line, a private copy of a corpus tree, a private cache, and
+a process's memory and CPU time from /proc."""
 import os, shutil, sys, time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -42,3 +42,21 @@ def private_env(tmp):
     """The environment for a run with its own cache folder under `tmp` and no config."""
     return dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "xdg"),
                 CODEGRAPH_CONFIG="/nonexistent/cg.toml")
+
+
+def memory(pid):
+    """VmRSS and VmHWM of `pid` from /proc, in MB (Linux)."""
+    out = {}
+    with open(f"/proc/{pid}/status") as h:
+        for line in h:
+            k, _, v = line.partition(":")
+            if k in ("VmRSS", "VmHWM"):
+                out[k] = int(v.split()[0]) / 1024
+    return out
+
+
+def cpu_ticks(pid):
+    """User plus system CPU time of `pid` so far, in clock ticks (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as h:
+        f = h.read().rsplit(")", 1)[1].split()
+    return int(f[11]) + int(f[12])

@@ -28,7 +28,7 @@ Linux only (it reads /proc); needs tmux for the TUI row.
 import json, os, re, shutil, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import CORPUS as corpus, copy_tree, parse_args, private_env
+from benchlib import CORPUS as corpus, copy_tree, cpu_ticks, memory, parse_args, private_env
 
 args = sys.argv[1:]
 calls = 200
@@ -44,22 +44,6 @@ PROBE = {".py": "\n\ndef cg_mcp_probe_{n}():\n    return {callee}()\n",
          ".rs": "\n\npub fn cg_mcp_probe_{n}() {{ {callee}(); }}\n"}
 TOP_FN = {".py": re.compile(r"^def ([A-Za-z_]\w*)\(", re.M),
           ".rs": re.compile(r"^(?:pub )?fn ([a-z_]\w*)\(", re.M)}
-
-
-def memory(pid):
-    out = {}
-    with open(f"/proc/{pid}/status") as h:
-        for line in h:
-            k, _, v = line.partition(":")
-            if k in ("VmRSS", "VmHWM"):
-                out[k] = int(v.split()[0]) / 1024
-    return out
-
-
-def cpu_ticks(pid):
-    with open(f"/proc/{pid}/stat") as h:
-        f = h.read().rsplit(")", 1)[1].split()
-    return int(f[11]) + int(f[12])
 
 
 def wait_idle(pid, quiet=1.0, timeout=600):

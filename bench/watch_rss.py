@@ -15,7 +15,7 @@ VmRSS and VmHWM from /proc in MB. Linux only.
 import json, os, select, shutil, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import CORPUS as corpus, copy_tree, parse_args, private_env
+from benchlib import CORPUS as corpus, copy_tree, cpu_ticks as cpu, memory as status, parse_args, private_env
 
 binary, edits, trees = parse_args(["npm"], default_edits=8)
 EDIT = {".py": "\n\ndef cg_rss_added_{n}():\n    return {n}\n",
@@ -26,20 +26,6 @@ EDIT = {".py": "\n\ndef cg_rss_added_{n}():\n    return {n}\n",
         ".java": "\nclass CgRssAdded{n} {{ int added() {{ return {n}; }} }}\n"}
 
 
-def status(pid):
-    out = {}
-    with open(f"/proc/{pid}/status") as h:
-        for line in h:
-            k, _, v = line.partition(":")
-            if k in ("VmRSS", "VmHWM"):
-                out[k] = int(v.split()[0]) / 1024
-    return out
-
-
-def cpu(pid):
-    with open(f"/proc/{pid}/stat") as h:
-        f = h.read().rsplit(")", 1)[1].split()
-    return int(f[11]) + int(f[12])
 
 
 def idle(pid):
