@@ -114,15 +114,21 @@ def timed(c, tool, arguments, n):
 
 
 def pick_callee(c):
-    """A definition with 20-200 callers from the root outline's most-called ones."""
-    _, r = c.call("outline", {"path": "", "limit": 5000})
-    best = []
-    for e in r["structuredContent"]["result"].get("entries", []):
-        for t in e.get("top", []):
-            if t["kind"] in ("function", "method") and 20 <= t["callers"] <= 200:
-                best.append((t["callers"], t["id"]))
+    """A definition with 20-200 callers among the most-called ones of the root outline's
+    folders, descending breadth first (at most 50 folders) while none qualifies."""
+    best, folders, seen = [], [""], 0
+    while folders and not best and seen < 50:
+        path = folders.pop(0)
+        seen += 1
+        _, r = c.call("outline", {"path": path, "limit": 5000})
+        for e in r["structuredContent"]["result"].get("entries", []):
+            if e.get("type") == "folder":
+                folders.append(e["path"])
+            for t in e.get("top", []):
+                if t["kind"] in ("function", "method") and 20 <= t["callers"] <= 200:
+                    best.append((t["callers"], t["id"]))
     if not best:
-        raise RuntimeError("no definition with 20-200 callers in the root outline")
+        raise RuntimeError("no definition with 20-200 callers in the first 50 folders")
     best.sort(reverse=True)
     return best[len(best) // 2]
 

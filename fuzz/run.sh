@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the fuzz targets with AFL++ instrumentation and fuzzes one of them.
 # Usage: fuzz/run.sh TARGET SECONDS [afl-fuzz options...]
-#   TARGET   extract | snapshot | search_files | text_index | parsers
+#   TARGET   extract | snapshot | search_files | text_index | parsers | mcp
 #   SECONDS  stop after this long (afl-fuzz -V); the state stays in fuzz/out/TARGET and a
 #            second run resumes it.
 # Limits (the project's fuzzing criteria): inputs up to 64 KiB (-G), 2 s per input (-t),

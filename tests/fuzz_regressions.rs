@@ -58,6 +58,11 @@ fn text_index_findings_replay() {
 }
 
 #[test]
+fn mcp_findings_replay() {
+    replay("mcp", fuzzing::mcp);
+}
+
+#[test]
 fn parser_findings_replay() {
     replay("parsers", fuzzing::parsers);
 }
@@ -75,6 +80,27 @@ fn the_snapshot_harness_loads_its_template_and_refuses_garbage() {
         assert!(
             !fuzzing::snapshot(&[part, 0xff, 0xff, 0xff]),
             "part {part} of three 0xff bytes was trusted"
+        );
+    }
+}
+
+/// The MCP harness serves its seeds (a call of every tool, hostile paths, malformed
+/// messages) within the fuzzing limit each, so a harness that no longer reaches the
+/// server's tools fails here rather than fuzzing nothing.
+#[test]
+fn the_mcp_harness_serves_its_seeds() {
+    let seeds = fuzzing::mcp_seeds();
+    assert!(seeds.len() >= 20, "{} seeds", seeds.len());
+    // The first session starts the server and indexes its repository.
+    fuzzing::mcp(b"");
+    for s in &seeds {
+        let t = Instant::now();
+        fuzzing::mcp(s);
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "{:?}: {:?}",
+            String::from_utf8_lossy(s),
+            t.elapsed()
         );
     }
 }

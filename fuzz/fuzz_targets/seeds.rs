@@ -1,7 +1,7 @@
 //! Writes the starting corpus of every target into `OUT/<target>/`: for `extract`, every
 //! file under the SRC folders (under 64 KiB) behind the selector byte of its path's
 //! language; for `parsers`, sample queries, the built-in themes and config files; for the
-//! cache targets, the harness's own template parts (`codegraph_tui::fuzzing::*_seeds`).
+//! cache targets and `mcp`, the harness's own seeds (`codegraph_tui::fuzzing::*_seeds`).
 //! Usage: `seeds OUT [SRC...]` (`fuzz/run.sh` passes `tests/fixtures` and
 //! `../shared/cases`).
 
@@ -60,6 +60,7 @@ fn main() {
         ("snapshot", fuzzing::snapshot_seeds()),
         ("search_files", fuzzing::search_files_seeds()),
         ("text_index", fuzzing::text_index_seeds()),
+        ("mcp", fuzzing::mcp_seeds()),
     ];
     for (target, seeds) in sets {
         let d = out.join(target);

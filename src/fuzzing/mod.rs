@@ -10,6 +10,7 @@
 //! coverage feedback keeps each choice's own paths apart. `snapshot` holds the cache
 //! harness, whose template snapshot is built once per process.
 
+mod mcp;
 mod snapshot;
 mod stores;
 
@@ -22,6 +23,7 @@ use crate::index::search::Query;
 use crate::index::source::prepare;
 use crate::index::{index_inputs, IndexOptions, RawInput};
 
+pub use self::mcp::{mcp, mcp_seeds};
 pub use self::snapshot::{snapshot, snapshot_seeds};
 pub use self::stores::{search_files, search_files_seeds, text_index, text_index_seeds};
 

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 
 use super::facts::Kind;
-use super::graph::{CodeGraph, Node, Relation, Unresolved, UnresolvedReason, MAX_SUBGRAPH_NODES};
+use super::graph::{CodeGraph, Node, Relation, UnresolvedReason, MAX_SUBGRAPH_NODES};
 
 /// Schema tag of an impact answer.
 pub const IMPACT_SCHEMA: &str = "codegraph-tui/impact@1";
@@ -259,29 +259,19 @@ pub fn impact_union(
     Impactor::new(graph).impact_union(targets, depth, lines)
 }
 
-/// Impact questions over one graph. Construction indexes the unresolved call sites that
-/// could be callers (`ambiguous` and `not_found`, by callee name) in one pass over them,
-/// so each question then costs the size of its answer, not of the repository. A front
-/// end keeps one per graph snapshot.
+/// Impact questions over one graph. The unresolved call sites that could be callers come
+/// from the graph's index of them by callee name
+/// ([`CodeGraph::maybe_callers_named`], built once per graph), so each question costs the
+/// size of its answer, not of the repository.
 #[derive(Debug)]
 pub struct Impactor<'g> {
     graph: &'g CodeGraph,
-    maybe_callers: HashMap<&'g str, Vec<&'g Unresolved>>,
 }
 
 impl<'g> Impactor<'g> {
-    /// Indexes `graph`'s unresolved call sites by name (cost: one pass over them).
+    /// Questions over `graph`.
     pub fn new(graph: &'g CodeGraph) -> Impactor<'g> {
-        let mut maybe_callers: HashMap<&'g str, Vec<&'g Unresolved>> = HashMap::new();
-        for u in graph.all_unresolved() {
-            if u.reason != UnresolvedReason::External {
-                maybe_callers.entry(&*u.name).or_default().push(u);
-            }
-        }
-        Impactor {
-            graph,
-            maybe_callers,
-        }
+        Impactor { graph }
     }
 
     /// The impact of changing `target` (a node id), callers followed up to `depth` hops.
@@ -409,7 +399,7 @@ impl<'g> Impactor<'g> {
         type First<'u> = (&'u str, u32, u32);
         let mut groups: BTreeMap<(&str, UnresolvedReason), (usize, First<'_>)> = BTreeMap::new();
         for name in names {
-            for u in self.maybe_callers.get(name).map_or(&[][..], Vec::as_slice) {
+            for u in self.graph.maybe_callers_named(name) {
                 let site = (&*u.site.file, u.site.line, u.site.column);
                 let g = groups.entry((&*u.name, u.reason)).or_insert((0, site));
                 g.0 += 1;

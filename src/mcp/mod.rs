@@ -15,6 +15,8 @@
 mod files;
 mod render;
 pub mod schema;
+#[doc(hidden)]
+pub mod session;
 mod state;
 mod stdio;
 mod tools;

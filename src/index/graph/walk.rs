@@ -8,10 +8,10 @@ use petgraph::stable_graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 
+use super::Kind;
 use super::{
     CodeGraph, Edge, Node, Relation, Site, Subgraph, Walk, MAX_SUBGRAPH_NODES, SUBGRAPH_SCHEMA,
 };
-use super::{Kind, UnresolvedReason};
 
 impl CodeGraph {
     fn edge_out(&self, ix: petgraph::stable_graph::EdgeIndex) -> Edge {
@@ -151,10 +151,10 @@ impl CodeGraph {
                 .filter(|x| x.kind != Kind::File)
                 .map(|x| &*x.name)
                 .collect();
-            n += self
-                .all_unresolved()
-                .filter(|u| u.reason != UnresolvedReason::External && names.contains(&*u.name))
-                .count();
+            n += names
+                .iter()
+                .map(|name| self.maybe_callers_named(name).count())
+                .sum::<usize>();
         }
         n
     }
