@@ -19,6 +19,8 @@ of the request to the read of its whole answer.
   N calls each, p50 / p99 / max in ms;
 * edit to answer: append a function that calls a top-level function of the same file,
   then call `callers` of that function every 5 ms until the new caller is in the answer;
+  each edit once the server is idle, N edits before any search and N after (when the
+  search indexes are rebuilt in the background after each edit);
 * memory: the server's VmRSS and VmHWM (/proc, MB) once idle after the calls, and the
   TUI's on the same tree and cache (in a 120x40 tmux pane, idle after its first
   snapshot), the comparison the issue asks for.
@@ -155,9 +157,11 @@ def probe_sites(repo, limit=40):
     return found
 
 
-def edit_latency(c, repo, n):
+def edit_latency(c, repo, n, first=0):
+    """Up to `n` edits, each made once the server is idle (probe functions numbered from
+    `first`); seconds from each write to the new caller in the answer."""
     out = []
-    for i, (path, callee) in enumerate(probe_sites(repo)):
+    for i, (path, callee) in enumerate(probe_sites(repo), start=first):
         if len(out) >= n:
             break
         rel = os.path.relpath(path, repo)
@@ -178,7 +182,7 @@ def edit_latency(c, repo, n):
             time.sleep(0.005)
         else:
             print(f"  edit {i}: {probe} not among the callers of {sym} after 30 s")
-        time.sleep(1.5)  # let the update's save finish before the next edit
+        wait_idle(c.p.pid)  # the update's save (and any search rebuild) done
     return out
 
 
@@ -240,6 +244,10 @@ def bench(tree):
         print(f"  callers of {sym} ({n} callers)")
         print(f"  callers depth 1  x{calls}: {percentiles(timed(c, 'callers', {'symbol': sym}, calls))}")
         print(f"  symbols {name!r} x{calls}: {percentiles(timed(c, 'symbols', {'query': name}, calls))}")
+        lat = edit_latency(c, repo, edits)
+        if lat:
+            print(f"  edit to callers answer, no search index built, x{len(lat)}: "
+                  + ", ".join(f"{s * 1000:.0f}" for s in lat) + " ms")
         for mode in ("text", "hybrid"):
             q = {"query": f"{name} error", "mode": mode, "limit": 20}
             s, _ = c.call("search", q)
@@ -248,9 +256,10 @@ def bench(tree):
         wait_idle(c.p.pid)
         m = memory(c.p.pid)
         print(f"  server memory after the calls: VmRSS {m['VmRSS']:.0f} MB, VmHWM {m['VmHWM']:.0f} MB")
-        lat = edit_latency(c, repo, edits)
+        lat = edit_latency(c, repo, edits, first=100)
         if lat:
-            print(f"  edit to callers answer x{len(lat)}: "
+            print(f"  edit to callers answer, search indexes built (rebuilt after each"
+                  f" edit), x{len(lat)}: "
                   + ", ".join(f"{s * 1000:.0f}" for s in lat) + " ms")
         c.close()
 

@@ -6,7 +6,6 @@
 //! agent and a shell user get the same answers and the same errors.
 
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
-use nucleo_matcher::{Config, Matcher, Utf32Str};
 use serde::Serialize;
 
 use super::{CodeGraph, Kind, Node};
@@ -202,23 +201,13 @@ pub struct Hit<'a> {
 /// ([`crate::index::CodeGraph::pinned_matches`]): nucleo alone scores `FlaskTask` and
 /// `Flask` the same for `Flask`.
 pub fn search<'a>(graph: &'a CodeGraph, query: &str, limit: usize) -> Vec<Hit<'a>> {
-    use rayon::prelude::*;
     let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
-    // Scored on every thread, then only the best `limit` sorted: on the 1.17M
-    // definitions of the fetch.sh Rust tree the scan takes 0.22 s on one thread, and a
-    // sort of every hit would come on top.
+    // Scored once per distinct name on every thread (`CodeGraph::fuzzy_matches`), then
+    // only the best `limit` sorted: a sort of every hit would come on top.
     let mut hits: Vec<Hit<'a>> = graph
-        .par_nodes()
-        .filter(|n| n.kind != Kind::File)
-        .map_init(
-            || (Matcher::new(Config::DEFAULT), Vec::new()),
-            |(matcher, buf), n| {
-                let a = pattern.score(Utf32Str::new(&n.name, buf), matcher);
-                let b = pattern.score(Utf32Str::new(&n.qualified_name, buf), matcher);
-                a.max(b).map(|score| Hit { node: n, score })
-            },
-        )
-        .flatten()
+        .fuzzy_matches(&pattern)
+        .into_iter()
+        .map(|(node, score)| Hit { node, score })
         .collect();
     let mut pinned: Vec<&str> = Vec::new();
     for n in graph.pinned_matches(query) {

@@ -15,6 +15,7 @@ mod lookup;
 mod names;
 mod nodes;
 mod serial;
+mod fuzzy;
 mod unresolved;
 mod walk;
 
@@ -269,6 +270,9 @@ pub struct CodeGraph {
     /// rules that name a definition by Go import path or Cargo package name; not part of
     /// the canonical graph.
     packages: Arc<PackageRoots>,
+    /// The distinct names of the definitions, for fuzzy matching (`fuzzy`), made on
+    /// first use.
+    name_table: std::sync::OnceLock<fuzzy::NameTable>,
 }
 
 /// A depth-limited neighbourhood of one node, in the schema of `docs/contracts.md#subgraph1`.

@@ -1,0 +1,206 @@
+//! Fuzzy scores of every definition against a query, computed once per distinct string.
+//!
+//! A definition's fuzzy score is the better of its bare name's and its qualified name's
+//! (`crate::index::symbol::search`). Names repeat across a large repository: the 1.17M
+//! definitions of the fetch.sh Rust tree have 236K distinct names and 626K distinct
+//! qualified names (`clone` alone is 13.8K of them). So the graph keeps, made on first
+//! use from its sorted name indexes (no hashing), one entry per distinct string with the
+//! set of ASCII letters and digits it holds, and each definition's two entries. A query
+//! then scores each distinct string once, and skips a string that lacks a letter or digit
+//! the query needs (every positive atom of a nucleo pattern, whatever its kind, matches
+//! only a haystack holding all of its characters).
+
+use nucleo_matcher::pattern::Pattern;
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+use petgraph::graph::NodeIndex;
+
+use super::{CodeGraph, Node};
+
+/// The distinct names and qualified names of a graph's definitions (see the module
+/// documentation). Shapes: `names`/`quals` one entry per distinct string, a node that
+/// holds it and its [`char_set`]; `name_of`/`qual_of` by `NodeIndex::index`, the entry
+/// of each node, [`NONE`] for file nodes.
+#[derive(Debug, Clone, Default)]
+pub(super) struct NameTable {
+    names: Vec<(NodeIndex, u64)>,
+    quals: Vec<(NodeIndex, u64)>,
+    name_of: Vec<u32>,
+    qual_of: Vec<u32>,
+}
+
+/// The entry of a node that has none (a file node).
+const NONE: u32 = u32::MAX;
+
+/// Every character class a string may hold: what a string with a character this set
+/// cannot describe gets, so it is never skipped.
+const ANY: u64 = u64::MAX;
+
+/// The set of ASCII letters (case folded) and digits in `s`, one bit each; bit 36 for
+/// `_`, bit 37 for `:` and `.`. [`ANY`] for a string with other characters than ASCII:
+/// nucleo's normalization matches `é` for `e`, which this set does not model.
+fn char_set(s: &str) -> u64 {
+    let mut m = 0u64;
+    for b in s.bytes() {
+        m |= match b {
+            b'a'..=b'z' => 1 << (b - b'a'),
+            b'A'..=b'Z' => 1 << (b - b'A'),
+            b'0'..=b'9' => 1 << (26 + b - b'0'),
+            b'_' => 1 << 36,
+            b':' | b'.' => 1 << 37,
+            0x80.. => return ANY,
+            _ => 0,
+        };
+    }
+    m
+}
+
+/// The characters every string must hold to match `pattern`: those of its positive
+/// atoms' needles that [`char_set`] describes (other characters add nothing).
+fn needed(pattern: &Pattern) -> u64 {
+    let mut m = 0u64;
+    for atom in pattern.atoms.iter().filter(|a| !a.negative) {
+        let text: String = atom.needle_text().chars().collect();
+        let set = char_set(&text.replace(|c: char| !c.is_ascii(), ""));
+        m |= set;
+    }
+    m
+}
+
+impl CodeGraph {
+    fn name_table(&self) -> &NameTable {
+        self.name_table.get_or_init(|| {
+            let bound = self.id_rank.len();
+            let mut t = NameTable {
+                name_of: vec![NONE; bound],
+                qual_of: vec![NONE; bound],
+                ..NameTable::default()
+            };
+            let runs = |sorted: &[NodeIndex], key: fn(&Node) -> &str, of: &mut Vec<u32>| {
+                let mut out: Vec<(NodeIndex, u64)> = Vec::new();
+                let mut last: Option<&str> = None;
+                for &ix in sorted {
+                    let s = key(&self.nodes[ix]);
+                    if last != Some(s) {
+                        out.push((ix, char_set(s)));
+                        last = Some(s);
+                    }
+                    of[ix.index()] = (out.len() - 1) as u32;
+                }
+                out
+            };
+            t.names = runs(&self.by_name, |n| &n.name, &mut t.name_of);
+            t.quals = runs(&self.by_qualified, |n| &n.qualified_name, &mut t.qual_of);
+            t
+        })
+    }
+
+    /// Every definition (no file nodes) that `pattern` matches, with the better of its
+    /// name's and its qualified name's nucleo score, in no particular order. Cost: one
+    /// score per distinct string that holds the pattern's characters, on every thread,
+    /// and a pass over the definitions; the first call builds the table (one pass over
+    /// the sorted name indexes).
+    pub fn fuzzy_matches(&self, pattern: &Pattern) -> Vec<(&Node, u32)> {
+        use rayon::prelude::*;
+        let t = self.name_table();
+        let need = needed(pattern);
+        let score = |entries: &[(NodeIndex, u64)], key: fn(&Node) -> &str| -> Vec<Option<u32>> {
+            entries
+                .par_iter()
+                .map_init(
+                    || (Matcher::new(Config::DEFAULT), Vec::new()),
+                    |(matcher, buf), &(ix, set)| {
+                        if set & need != need {
+                            return None;
+                        }
+                        pattern.score(Utf32Str::new(key(&self.nodes[ix]), buf), matcher)
+                    },
+                )
+                .collect()
+        };
+        let names = score(&t.names, |n| &n.name);
+        let quals = score(&t.quals, |n| &n.qualified_name);
+        self.by_name
+            .par_iter()
+            .filter_map(|&ix| {
+                let a = names[t.name_of[ix.index()] as usize];
+                let b = quals[t.qual_of[ix.index()] as usize];
+                a.max(b).map(|s| (&self.nodes[ix], s))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::facts::Kind;
+    use nucleo_matcher::pattern::{CaseMatching, Normalization};
+
+    fn node(file: &str, qualified: &str, kind: Kind) -> Node {
+        let name = qualified.rsplit(['.', ':']).next().unwrap_or(qualified);
+        Node {
+            id: if kind == Kind::File {
+                file.into()
+            } else {
+                format!("{file}::{qualified}").into()
+            },
+            kind,
+            name: if kind == Kind::File { file } else { name }.into(),
+            qualified_name: qualified.into(),
+            file: file.into(),
+            start_line: 1,
+            end_line: 2,
+            language: "python".into(),
+        }
+    }
+
+    /// The table gives every definition exactly the score that scoring its two strings
+    /// directly gives, for queries of every atom kind, with repeated and non-ASCII names.
+    #[test]
+    fn scores_equal_scoring_every_definition_directly() {
+        let mut nodes = Vec::new();
+        for (f, quals) in [
+            ("a.py", &["Counter.count", "Counter", "count", "café", "Parser.parse_args"][..]),
+            ("b.py", &["Counter.count", "count_ones", "Iter.count", "décompte"][..]),
+            ("c.py", &["clone", "Thing.clone", "C0unt", "x_y.z"][..]),
+        ] {
+            nodes.push(node(f, f, Kind::File));
+            for q in quals {
+                let kind = if q.contains('.') { Kind::Method } else { Kind::Function };
+                nodes.push(node(f, q, kind));
+            }
+        }
+        let g = CodeGraph::build(nodes.clone(), Vec::new(), Vec::new());
+        for query in ["count", "cnt", "Count", "^cou", "unt$", "'ount", "count !Iter", "e", "ca", "x_y", "0", "zzz"] {
+            let p = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
+            let mut got: Vec<(String, u32)> = g
+                .fuzzy_matches(&p)
+                .into_iter()
+                .map(|(n, s)| (n.id.to_string(), s))
+                .collect();
+            got.sort();
+            let mut m = Matcher::new(Config::DEFAULT);
+            let mut buf = Vec::new();
+            let mut want: Vec<(String, u32)> = nodes
+                .iter()
+                .filter(|n| n.kind != Kind::File)
+                .filter_map(|n| {
+                    let a = p.score(Utf32Str::new(&n.name, &mut buf), &mut m);
+                    let b = p.score(Utf32Str::new(&n.qualified_name, &mut buf), &mut m);
+                    a.max(b).map(|s| (n.id.to_string(), s))
+                })
+                .collect();
+            want.sort();
+            assert_eq!(got, want, "query {query:?}");
+        }
+    }
+
+    #[test]
+    fn char_sets_fold_case_and_give_up_on_other_scripts() {
+        assert_eq!(char_set("Ab"), char_set("aB"));
+        assert_eq!(char_set("a_1"), 1 | (1 << 36) | (1 << 27));
+        assert_eq!(char_set("café"), ANY);
+        let p = Pattern::parse("cnt !zz ^Fo", CaseMatching::Smart, Normalization::Smart);
+        assert_eq!(needed(&p), char_set("cntfo"));
+    }
+}
