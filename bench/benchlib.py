@@ -1,8 +1,8 @@
 # bench/benchlib.py (imported, not run): what the corpus bench scripts share.
 """Shared by the corpus scripts (bench_cache.py, watch_rss.py, verify_incremental.py,
-mcp_bench.py): their command line, a private copy of a corpus tree, a private cache, and
-a process's memory and CPU time from /proc."""
-import os, shutil, sys, time
+mcp_bench.py, concurrency.py): their command line, a private copy of a corpus tree, a
+private cache, a process's memory and CPU time from /proc, and a minimal MCP client."""
+import json, os, shutil, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.expanduser("~/.cache/codegraph-corpus")
@@ -60,3 +60,42 @@ def cpu_ticks(pid):
     with open(f"/proc/{pid}/stat") as h:
         f = h.read().rsplit(")", 1)[1].split()
     return int(f[11]) + int(f[12])
+
+
+class Client:
+    """A minimal MCP client over the server's stdio (one request in flight)."""
+
+    def __init__(self, argv, env):
+        self.t0 = time.perf_counter()
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, env=env)
+        self.next_id = 0
+
+    def request(self, method, params):
+        self.next_id += 1
+        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        self.p.stdin.write((json.dumps(msg) + "\n").encode())
+        self.p.stdin.flush()
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError(f"server closed stdout during {method}")
+            answer = json.loads(line)
+            if answer.get("id") == self.next_id:
+                if "error" in answer:
+                    raise RuntimeError(f"{method}: {answer['error']}")
+                return answer["result"]
+
+    def notify(self, method):
+        self.p.stdin.write((json.dumps({"jsonrpc": "2.0", "method": method}) + "\n").encode())
+        self.p.stdin.flush()
+
+    def call(self, tool, arguments):
+        """(seconds, result) of one `tools/call`."""
+        t = time.perf_counter()
+        r = self.request("tools/call", {"name": tool, "arguments": arguments})
+        return time.perf_counter() - t, r
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=60)

@@ -5,15 +5,18 @@ Usage: bench/concurrency.py BIN TREE [EDITS] [SECONDS]
 
 Copies TREE to a scratch folder and starts, on that copy, with private XDG folders:
 `index --watch --json` (the first instance: it takes the cache's lock and writes), a
-second `index --watch --json` (read-only) and the TUI in a detached tmux session. Then it
+second `index --watch --json` (read-only), the TUI in a detached tmux session and the MCP
+server (`mcp`, spoken to over stdio, its `status` asked every 50 ms). Then it
 makes EDITS edits (default 1000) spread over SECONDS (default 180): functions appended to
 files, files added, deleted and renamed. Meanwhile it samples `/proc/locks` every 20 ms:
 at no moment may more than one instance hold the cache's lock.
 
 When the edits end and every watcher has been quiet for 5 s, each instance must answer as
 a fresh `--no-cache index --json` of the same tree does: the watchers' last update (files
-and edges), the TUI's status bar (files, symbols, calls). Prints edits per second absorbed
-and, per watcher, the lag from an edit to the first update that followed it (p50, worst).
+and edges), the TUI's status bar (files, symbols, calls), the MCP server's `status`
+(files, definitions, edges). Prints edits per second absorbed and, per watcher and for
+the server, the lag from an edit to the first update (a new snapshot generation, for the
+server) that followed it (p50, worst).
 Exit status 1 when an instance disagrees or two held the lock at once.
 """
 import json
@@ -26,6 +29,9 @@ import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import Client  # noqa: E402
 
 
 def main() -> None:
@@ -83,7 +89,23 @@ def main() -> None:
                     f"XDG_STATE_HOME={env['XDG_STATE_HOME']}",
                     "CODEGRAPH_CONFIG=/nonexistent/codegraph.toml", bin_, repo], check=True)
 
-    pids = {writer.pid: "writer", reader.pid: "reader"}
+    server = Client([bin_, "mcp", repo], env)
+    server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                  "clientInfo": {"name": "concurrency", "version": "1"}})
+    server.notify("notifications/initialized")
+    generations: list[tuple[float, int]] = []
+
+    def mcp_status() -> dict:
+        return server.call("status", {})[1]["structuredContent"]["result"]
+
+    def poll_server() -> None:
+        while not stop.is_set():
+            g = mcp_status().get("generation")
+            if g is not None and (not generations or generations[-1][1] != g):
+                generations.append((time.monotonic(), g))
+            time.sleep(0.05)
+
+    pids = {writer.pid: "writer", reader.pid: "reader", server.p.pid: "mcp"}
     most_holders = [0]
     stop = threading.Event()
 
@@ -107,6 +129,8 @@ def main() -> None:
             time.sleep(0.02)
     sampler = threading.Thread(target=sample_locks, daemon=True)
     sampler.start()
+    poller = threading.Thread(target=poll_server, daemon=True)
+    poller.start()
 
     # The edits: a seeded mix so runs are comparable.
     rnd = random.Random(7)
@@ -141,15 +165,17 @@ def main() -> None:
         edit_times.append(time.monotonic())
     edits_done = time.monotonic()
 
-    # Quiet: no update from either watcher for 5 s (at most 120 s).
+    # Quiet: no update from either watcher or the server for 5 s (at most 120 s).
     while time.monotonic() - edits_done < 120:
-        last = max([t for u in updates.values() for t, _ in u[-1:]] or [edits_done])
+        last = max([t for u in updates.values() for t, _ in u[-1:]]
+                   + [t for t, _ in generations[-1:]] or [edits_done])
         if time.monotonic() - last > 5:
             break
         time.sleep(0.5)
     time.sleep(2)
     stop.set()
     sampler.join()
+    poller.join()
 
     want = fresh()
     want_files = want["files_indexed"] + want["files_windowed"]
@@ -172,6 +198,20 @@ def main() -> None:
               f"(fresh: {want_files}, {want_edges}) {'same' if same else 'DIFFERENT'}; "
               f"lag edit -> update p50 {statistics.median(lags) * 1000:.0f} ms, "
               f"worst {max(lags) * 1000:.0f} ms")
+    st = mcp_status()
+    counts = st.get("counts", {})
+    got_files = counts.get("files_indexed", 0) + counts.get("files_windowed", 0)
+    mcp_same = (got_files == want_files and counts.get("definitions") == want["definitions"]
+                and counts.get("edges") == want_edges)
+    ok &= mcp_same
+    times = [t for t, _ in generations]
+    lags = [next(t for t in times if t >= e) - e for e in edit_times if times and times[-1] >= e]
+    lag = (f"lag edit -> new generation p50 {statistics.median(lags) * 1000:.0f} ms, worst "
+           f"{max(lags) * 1000:.0f} ms") if lags else "no new generation after an edit"
+    print(f"mcp: {len(generations)} generations seen; last {got_files} files, "
+          f"{counts.get('definitions')} definitions, {counts.get('edges')} edges (fresh: "
+          f"{want_files}, {want['definitions']}, {want_edges}) "
+          f"{'same' if mcp_same else 'DIFFERENT'}; read_only {st['cache']['read_only']}; {lag}")
     screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
                             capture_output=True, text=True).stdout
     # The status bar is the screen's last line with the counts.
@@ -187,6 +227,7 @@ def main() -> None:
           f"edits/s; most lock holders at one moment: {most_holders[0]}")
     ok &= most_holders[0] <= 1
     subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    server.close()
     for p in (writer, reader):
         p.terminate()
         p.wait(timeout=30)

@@ -30,7 +30,7 @@ Linux only (it reads /proc); needs tmux for the TUI row.
 import json, os, re, shutil, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import CORPUS as corpus, copy_tree, cpu_ticks, memory, parse_args, private_env
+from benchlib import CORPUS as corpus, Client, copy_tree, cpu_ticks, memory, parse_args, private_env
 
 args = sys.argv[1:]
 calls = 200
@@ -58,45 +58,6 @@ def wait_idle(pid, quiet=1.0, timeout=600):
         if now == last:
             return
         last = now
-
-
-class Client:
-    """A minimal MCP client over the server's stdio (one request in flight)."""
-
-    def __init__(self, argv, env):
-        self.t0 = time.perf_counter()
-        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, env=env)
-        self.next_id = 0
-
-    def request(self, method, params):
-        self.next_id += 1
-        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
-        self.p.stdin.write((json.dumps(msg) + "\n").encode())
-        self.p.stdin.flush()
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError(f"server closed stdout during {method}")
-            answer = json.loads(line)
-            if answer.get("id") == self.next_id:
-                if "error" in answer:
-                    raise RuntimeError(f"{method}: {answer['error']}")
-                return answer["result"]
-
-    def notify(self, method):
-        self.p.stdin.write((json.dumps({"jsonrpc": "2.0", "method": method}) + "\n").encode())
-        self.p.stdin.flush()
-
-    def call(self, tool, arguments):
-        """(seconds, result) of one `tools/call`."""
-        t = time.perf_counter()
-        r = self.request("tools/call", {"name": tool, "arguments": arguments})
-        return time.perf_counter() - t, r
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=60)
 
 
 def percentiles(seconds):

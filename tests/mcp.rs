@@ -500,11 +500,24 @@ async fn an_edit_saved_on_disk_changes_the_next_answers() {
     project(repo.path());
     let c = start(home.path(), repo.path()).await;
     let before = ready(&c).await["result"]["generation"].as_u64().unwrap();
+    // A search index exists before the edit, so the search below is one after an update.
+    let words = json!({"query": "report slugify", "mode": "text"});
+    ok("search", call(&c, "search", words.clone()).await);
 
     std::fs::write(repo.path().join("report.py"), REPORT).unwrap();
     let has = |ids: &[String]| ids.iter().any(|i| i == "report.py::report");
     let a = callers_until(&c, "slugify", has).await;
-    assert!(a["snapshot"]["generation"].as_u64().unwrap() > before);
+    let generation = a["snapshot"]["generation"].as_u64().unwrap();
+    assert!(generation > before);
+    // A small tree's index is rebuilt before the search answers: the new function is
+    // found, from the snapshot that has it, not stale.
+    let found = ok("search", call(&c, "search", words).await);
+    assert_eq!(
+        found["result"]["hits"][0]["id"], "report.py::report",
+        "{found}"
+    );
+    assert_eq!(found["snapshot"]["generation"], generation, "{found}");
+    assert_eq!(found["snapshot"]["stale"], false, "{found}");
 
     std::fs::remove_file(repo.path().join("report.py")).unwrap();
     callers_until(&c, "slugify", |ids| !has(ids)).await;

@@ -122,10 +122,12 @@ impl InProcess {
                 loop {
                     line.clear();
                     match lines.read_line(&mut line).await {
-                        Ok(0) | Err(_) => return Err(format!(
+                        Ok(0) | Err(_) => {
+                            return Err(format!(
                             "the server closed its output after {} lines, with requests unanswered",
                             out.len()
-                        )),
+                        ))
+                        }
                         Ok(_) => {}
                     }
                     if let Some(k) = answered(&line) {

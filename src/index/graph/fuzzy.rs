@@ -160,18 +160,47 @@ mod tests {
     fn scores_equal_scoring_every_definition_directly() {
         let mut nodes = Vec::new();
         for (f, quals) in [
-            ("a.py", &["Counter.count", "Counter", "count", "café", "Parser.parse_args"][..]),
-            ("b.py", &["Counter.count", "count_ones", "Iter.count", "décompte"][..]),
+            (
+                "a.py",
+                &[
+                    "Counter.count",
+                    "Counter",
+                    "count",
+                    "café",
+                    "Parser.parse_args",
+                ][..],
+            ),
+            (
+                "b.py",
+                &["Counter.count", "count_ones", "Iter.count", "décompte"][..],
+            ),
             ("c.py", &["clone", "Thing.clone", "C0unt", "x_y.z"][..]),
         ] {
             nodes.push(node(f, f, Kind::File));
             for q in quals {
-                let kind = if q.contains('.') { Kind::Method } else { Kind::Function };
+                let kind = if q.contains('.') {
+                    Kind::Method
+                } else {
+                    Kind::Function
+                };
                 nodes.push(node(f, q, kind));
             }
         }
         let g = CodeGraph::build(nodes.clone(), Vec::new(), Vec::new());
-        for query in ["count", "cnt", "Count", "^cou", "unt$", "'ount", "count !Iter", "e", "ca", "x_y", "0", "zzz"] {
+        for query in [
+            "count",
+            "cnt",
+            "Count",
+            "^cou",
+            "unt$",
+            "'ount",
+            "count !Iter",
+            "e",
+            "ca",
+            "x_y",
+            "0",
+            "zzz",
+        ] {
             let p = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
             let mut got: Vec<(String, u32)> = g
                 .fuzzy_matches(&p)

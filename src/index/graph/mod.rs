@@ -11,11 +11,11 @@
 //! (the forms the cache stores) and `lookup` (the rules of SYMBOL arguments).
 
 mod build;
+mod fuzzy;
 mod lookup;
 mod names;
 mod nodes;
 mod serial;
-mod fuzzy;
 mod unresolved;
 mod walk;
 
