@@ -4,11 +4,13 @@
 //! (`crate::index::symbol::search`). Names repeat across a large repository: the 1.17M
 //! definitions of the fetch.sh Rust tree have 236K distinct names and 626K distinct
 //! qualified names (`clone` alone is 13.8K of them). So the graph keeps, made on first
-//! use from its sorted name indexes (no hashing), one entry per distinct string with the
-//! set of ASCII letters and digits it holds, and each definition's two entries. A query
-//! then scores each distinct string once, and skips a string that lacks a letter or digit
-//! the query needs (every positive atom of a nucleo pattern, whatever its kind, matches
-//! only a haystack holding all of its characters).
+//! use from its sorted name indexes (no hashing), each distinct string once, copied into
+//! one contiguous buffer (scattered, each string a separate allocation, the scan waited on
+//! memory more than it scored), with the set of ASCII letters and digits it holds and
+//! where its run of definitions starts in the sorted index. A query scores each distinct
+//! string once, skips a string that lacks a letter or digit the query needs (every
+//! positive atom of a nucleo pattern, whatever its kind, matches only a haystack holding
+//! all of its characters), and touches only the definitions of the strings that matched.
 
 use nucleo_matcher::pattern::Pattern;
 use nucleo_matcher::{Config, Matcher, Utf32Str};
@@ -16,20 +18,33 @@ use petgraph::graph::NodeIndex;
 
 use super::{CodeGraph, Node};
 
-/// The distinct names and qualified names of a graph's definitions (see the module
-/// documentation). Shapes: `names`/`quals` one entry per distinct string, a node that
-/// holds it and its [`char_set`]; `name_of`/`qual_of` by `NodeIndex::index`, the entry
-/// of each node, [`NONE`] for file nodes.
+/// The distinct strings of one sorted name index, in its order.
 #[derive(Debug, Clone, Default)]
-pub(super) struct NameTable {
-    names: Vec<(NodeIndex, u64)>,
-    quals: Vec<(NodeIndex, u64)>,
-    name_of: Vec<u32>,
-    qual_of: Vec<u32>,
+struct Strings {
+    /// Every distinct string, one after another.
+    text: String,
+    /// One per distinct string, in order.
+    entries: Vec<Entry>,
 }
 
-/// The entry of a node that has none (a file node).
-const NONE: u32 = u32::MAX;
+/// A distinct string: bytes `at..at + len` of [`Strings::text`], its [`char_set`], and the
+/// position in the sorted index of the first definition holding it (its run ends where
+/// the next entry's starts).
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    at: usize,
+    len: u32,
+    run: u32,
+    set: u64,
+}
+
+/// The distinct names and qualified names of a graph's definitions (see the module
+/// documentation).
+#[derive(Debug, Clone, Default)]
+pub(super) struct NameTable {
+    names: Strings,
+    quals: Strings,
+}
 
 /// Every character class a string may hold: what a string with a character this set
 /// cannot describe gets, so it is never skipped.
@@ -66,66 +81,94 @@ fn needed(pattern: &Pattern) -> u64 {
     m
 }
 
+/// The distinct strings of `sorted` (node indices sorted by `key`).
+fn distinct(graph: &CodeGraph, sorted: &[NodeIndex], key: fn(&Node) -> &str) -> Strings {
+    let mut out = Strings::default();
+    let mut last: Option<&str> = None;
+    for (pos, &ix) in sorted.iter().enumerate() {
+        let s = key(&graph.nodes[ix]);
+        if last != Some(s) {
+            out.entries.push(Entry {
+                at: out.text.len(),
+                len: s.len() as u32,
+                run: pos as u32,
+                set: char_set(s),
+            });
+            out.text.push_str(s);
+            last = Some(s);
+        }
+    }
+    out
+}
+
+/// The definitions of the strings of `strings` that `pattern` matches, as (node index,
+/// score) pairs; `need` is the pattern's [`needed`] set.
+fn matches(
+    strings: &Strings,
+    sorted: &[NodeIndex],
+    pattern: &Pattern,
+    need: u64,
+) -> Vec<(u32, u32)> {
+    use rayon::prelude::*;
+    let hit: Vec<(usize, u32)> = strings
+        .entries
+        .par_iter()
+        .enumerate()
+        .filter(|(_, e)| e.set & need == need)
+        .map_init(
+            || (Matcher::new(Config::DEFAULT), Vec::new()),
+            |(matcher, buf), (i, e)| {
+                let s = &strings.text[e.at..e.at + e.len as usize];
+                // A set other than ANY is of a string of ASCII only.
+                let haystack = if e.set == ANY {
+                    Utf32Str::new(s, buf)
+                } else {
+                    Utf32Str::Ascii(s.as_bytes())
+                };
+                pattern.score(haystack, matcher).map(|score| (i, score))
+            },
+        )
+        .flatten()
+        .collect();
+    let mut out = Vec::new();
+    for (i, score) in hit {
+        let start = strings.entries[i].run as usize;
+        let end = strings
+            .entries
+            .get(i + 1)
+            .map_or(sorted.len(), |e| e.run as usize);
+        out.extend(
+            sorted[start..end]
+                .iter()
+                .map(|ix| (ix.index() as u32, score)),
+        );
+    }
+    out
+}
+
 impl CodeGraph {
     fn name_table(&self) -> &NameTable {
-        self.name_table.get_or_init(|| {
-            let bound = self.id_rank.len();
-            let mut t = NameTable {
-                name_of: vec![NONE; bound],
-                qual_of: vec![NONE; bound],
-                ..NameTable::default()
-            };
-            let runs = |sorted: &[NodeIndex], key: fn(&Node) -> &str, of: &mut Vec<u32>| {
-                let mut out: Vec<(NodeIndex, u64)> = Vec::new();
-                let mut last: Option<&str> = None;
-                for &ix in sorted {
-                    let s = key(&self.nodes[ix]);
-                    if last != Some(s) {
-                        out.push((ix, char_set(s)));
-                        last = Some(s);
-                    }
-                    of[ix.index()] = (out.len() - 1) as u32;
-                }
-                out
-            };
-            t.names = runs(&self.by_name, |n| &n.name, &mut t.name_of);
-            t.quals = runs(&self.by_qualified, |n| &n.qualified_name, &mut t.qual_of);
-            t
+        self.name_table.get_or_init(|| NameTable {
+            names: distinct(self, &self.by_name, |n| &n.name),
+            quals: distinct(self, &self.by_qualified, |n| &n.qualified_name),
         })
     }
 
     /// Every definition (no file nodes) that `pattern` matches, with the better of its
     /// name's and its qualified name's nucleo score, in no particular order. Cost: one
     /// score per distinct string that holds the pattern's characters, on every thread,
-    /// and a pass over the definitions; the first call builds the table (one pass over
-    /// the sorted name indexes).
+    /// then the definitions of the strings that matched; the first call builds the table
+    /// (one pass over the sorted name indexes).
     pub fn fuzzy_matches(&self, pattern: &Pattern) -> Vec<(&Node, u32)> {
-        use rayon::prelude::*;
         let t = self.name_table();
         let need = needed(pattern);
-        let score = |entries: &[(NodeIndex, u64)], key: fn(&Node) -> &str| -> Vec<Option<u32>> {
-            entries
-                .par_iter()
-                .map_init(
-                    || (Matcher::new(Config::DEFAULT), Vec::new()),
-                    |(matcher, buf), &(ix, set)| {
-                        if set & need != need {
-                            return None;
-                        }
-                        pattern.score(Utf32Str::new(key(&self.nodes[ix]), buf), matcher)
-                    },
-                )
-                .collect()
-        };
-        let names = score(&t.names, |n| &n.name);
-        let quals = score(&t.quals, |n| &n.qualified_name);
-        self.by_name
-            .par_iter()
-            .filter_map(|&ix| {
-                let a = names[t.name_of[ix.index()] as usize];
-                let b = quals[t.qual_of[ix.index()] as usize];
-                a.max(b).map(|s| (&self.nodes[ix], s))
-            })
+        let mut all = matches(&t.names, &self.by_name, pattern, need);
+        all.extend(matches(&t.quals, &self.by_qualified, pattern, need));
+        // A definition whose name and qualified name both matched: the better score.
+        all.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        all.dedup_by_key(|m| m.0);
+        all.into_iter()
+            .map(|(ix, score)| (&self.nodes[NodeIndex::new(ix as usize)], score))
             .collect()
     }
 }
