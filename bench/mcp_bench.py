@@ -19,8 +19,8 @@ of the request to the read of its whole answer.
   N calls each, p50 / p99 / max in ms;
 * edit to answer: append a function that calls a top-level function of the same file,
   then call `callers` of that function every 5 ms until the new caller is in the answer;
-  each edit once the server is idle, N edits before any search and N after (when the
-  search indexes are rebuilt in the background after each edit);
+  each edit once the server is idle, N edits before any search and N after it (the
+  search indexes then follow at the next search, not at the edit);
 * memory: the server's VmRSS and VmHWM (/proc, MB) once idle after the calls, and the
   TUI's on the same tree and cache (in a 120x40 tmux pane, idle after its first
   snapshot), the comparison the issue asks for.
@@ -219,8 +219,8 @@ def bench(tree):
         print(f"  server memory after the calls: VmRSS {m['VmRSS']:.0f} MB, VmHWM {m['VmHWM']:.0f} MB")
         lat = edit_latency(c, repo, edits, first=100)
         if lat:
-            print(f"  edit to callers answer, search indexes built (rebuilt after each"
-                  f" edit), x{len(lat)}: "
+            print(f"  edit to callers answer, search indexes built (they follow at the next"
+                  f" search), x{len(lat)}: "
                   + ", ".join(f"{s * 1000:.0f}" for s in lat) + " ms")
         c.close()
 
