@@ -4,7 +4,8 @@
 //! The SDK drops a line that is not JSON without a word, and answers a `tools/call` whose
 //! `params` lack a tool name as "method not found". JSON-RPC 2.0 (section 5.1) gives both
 //! their own errors, which a client can act on: `-32700` (parse error, `id` null),
-//! `-32600` (invalid request: not an object, no `method`, `jsonrpc` not `"2.0"`; batches,
+//! `-32600` (invalid request: not an object, no `method`, `jsonrpc` not `"2.0"`, what the
+//! SDK cannot decode, such as a key given twice; batches,
 //! which MCP 2025-06-18 removed) and `-32602` (invalid params). So every line is read
 //! here; a bad one is answered here, a good one is passed on unchanged to the SDK through
 //! an in-memory pipe, and the SDK's output and these answers go to stdout as whole lines
@@ -167,6 +168,11 @@ fn check(line: &str) -> Result<(), String> {
             }
         }
     }
+    // What the SDK cannot decode (a key given twice, `params` or `_meta` not an object)
+    // it refuses without the request's id, which leaves the client waiting for an answer.
+    if let Err(e) = serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(line) {
+        return Err(error(id, -32600, &format!("invalid request: {e}")));
+    }
     Ok(())
 }
 
@@ -225,5 +231,36 @@ mod tests {
             ),
             Some((json!(7), -32602))
         );
+    }
+
+    #[test]
+    fn a_repeated_key_is_answered_with_the_requests_id() {
+        // The SDK refuses these without echoing the id (found by the `mcp` fuzz target).
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"ping","id":1}"#),
+            Some((json!(1), -32600))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":2,"method":"x","method":"tools/list"}"#),
+            Some((json!(2), -32600))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":4,"method":"ping","params":"src/"}"#),
+            Some((json!(4), -32600))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":5,"method":"ping","params":{"_meta":5}}"#),
+            Some((json!(5), -32600))
+        );
+        // What the SDK answers itself passes: an unknown method (-32601 with the id), a
+        // tool's arguments with a repeated key (the last value counts), params null.
+        for good in [
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/s/call","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"status","arguments":{"a":1,"a":2}}}"#,
+            r#"{"jsonrpc":"2.0","id":8,"method":"tools/list","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"a","name":"b"}}"#,
+        ] {
+            assert_eq!(code(good), None, "{good}");
+        }
     }
 }
