@@ -319,7 +319,7 @@ pub(crate) fn open_session(cli: &Cli, root: &Path) -> Session {
 }
 
 /// The cache folder of `root`, `None` with `--no-cache`.
-fn session_dir(cli: &Cli, root: &Path) -> Option<std::path::PathBuf> {
+pub(crate) fn session_dir(cli: &Cli, root: &Path) -> Option<std::path::PathBuf> {
     if cli.no_cache {
         None
     } else {

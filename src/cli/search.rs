@@ -10,7 +10,8 @@ use clap::Args;
 
 use super::{output, Cli};
 use crate::config::Config;
-use crate::index::search::{Hit, Mode, Query, Searcher};
+use crate::index::search::hybrid::BuildStats;
+use crate::index::search::{text_hits, Hit, Mode, Query, Searcher, TextIndex};
 
 /// Arguments of `search`.
 #[derive(Debug, Args)]
@@ -74,15 +75,78 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
         (None, Some(f)) => read_batch(f)?,
         _ => bail!("give either QUERY or --batch FILE"),
     };
+    if a.mode == Mode::Text {
+        if let Some((text, stats, source_bytes)) = saved_text_index(cli, root, config) {
+            let answer = |q: &str| text_hits(&text, q, a.limit).map_err(anyhow::Error::from);
+            let status = answer_all(a, &queries, answer, color, &stats, source_bytes)?;
+            std::mem::forget(text);
+            return Ok(status);
+        }
+    }
     let (idx, session) = super::open_index(cli, root, config, a.json || a.batch.is_some())?;
-    let searcher = Searcher::build(
+    let searcher = Searcher::build_for(
         &idx,
+        session.snapshot(),
         a.mode,
         session.writable_dir(),
         None,
         config.embedding.clone(),
     )
     .context("building the search index")?;
+    let answer = |q: &str| {
+        searcher
+            .search(q, a.mode, a.limit)
+            .map_err(anyhow::Error::from)
+    };
+    let status = answer_all(a, &queries, answer, color, &searcher.stats, idx.stats.bytes)?;
+    // The process ends now: freeing the index and chunks piece by piece is wasted time.
+    std::mem::forget((idx, searcher));
+    Ok(status)
+}
+
+/// The saved text index when the tree is as the live snapshot has it and the index was
+/// built from that snapshot, with its build counts and the snapshot's source bytes: a
+/// warm text search then reads the manifest, stats the tree and opens the index, and
+/// neither loads the snapshot nor makes a chunk. `None` otherwise (the caller builds).
+fn saved_text_index(
+    cli: &Cli,
+    root: &Path,
+    config: &Config,
+) -> Option<(TextIndex, BuildStats, u64)> {
+    let t = Instant::now();
+    // Reading only: a running TUI or watcher holding the lock is no reason to wait.
+    let mut session =
+        crate::index::session::Session::open_for_command(super::session_dir(cli, root).as_deref());
+    let (digest, index_stats) = session.unchanged_snapshot(root, &config.index_options())?;
+    let text = TextIndex::open_for_snapshot(&session.dir()?.join("text"), digest)?;
+    let mut stats = BuildStats {
+        chunks: text.len() as usize,
+        text_reused: true,
+        text_index_bytes: text.size_bytes(),
+        ..BuildStats::default()
+    };
+    stats
+        .elapsed_ms
+        .insert("text".into(), t.elapsed().as_millis() as u64);
+    tracing::info!(
+        ms = t.elapsed().as_millis() as u64,
+        "saved text index of the live snapshot"
+    );
+    Some((text, stats, index_stats.bytes))
+}
+
+/// Answers every query with `answer` and prints the hits, then `--stats`; exit status 1
+/// when a single query has no hit.
+///
+/// Errors: `answer`'s, or writing the output.
+fn answer_all(
+    a: &SearchArgs,
+    queries: &[String],
+    answer: impl Fn(&str) -> Result<Vec<Hit>>,
+    color: bool,
+    build: &BuildStats,
+    source_bytes: u64,
+) -> Result<i32> {
     let mut latencies = Vec::with_capacity(queries.len());
     let mut any = false;
     for (n, q) in queries.iter().enumerate() {
@@ -98,7 +162,7 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
                     n + 1
                 );
             }
-            searcher.search(q, a.mode, a.limit)?
+            answer(q)?
         };
         latencies.push(t.elapsed().as_secs_f64() * 1000.0);
         any |= !hits.is_empty();
@@ -115,15 +179,13 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
         eprintln!(
             "{}",
             serde_json::json!({
-                "build": searcher.stats,
-                "source_bytes": idx.stats.bytes,
+                "build": build,
+                "source_bytes": source_bytes,
                 "queries": latencies.len(),
                 "latency_ms": {"p50": pct(0.5), "p99": pct(0.99)},
             })
         );
     }
-    // The process ends now: freeing the index and chunks piece by piece is wasted time.
-    std::mem::forget((idx, searcher));
     if !any && a.batch.is_none() {
         // Exit status 1 as grep's; say why on stderr, stdout stays the (empty) answer.
         eprintln!(

@@ -21,7 +21,7 @@ fn chunks() -> &'static [SearchChunk] {
 /// The template's text index in RAM, for the query target.
 pub(crate) fn memory_text_index() -> &'static TextIndex {
     static T: OnceLock<TextIndex> = OnceLock::new();
-    T.get_or_init(|| TextIndex::open_or_build(chunks(), None).expect("in-memory text index"))
+    T.get_or_init(|| TextIndex::open_or_build(chunks(), None, None).expect("in-memory text index"))
 }
 
 /// The search indexes' own files: `data[0]` picks the vector cache or the saved embedder
@@ -150,7 +150,7 @@ pub fn text_index(data: &[u8]) {
     if std::fs::write(dir.join("index").join(name), body).is_err() {
         return;
     }
-    if let Ok(t) = TextIndex::open_or_build(chunks(), Some(&dir)) {
+    if let Ok(t) = TextIndex::open_or_build(chunks(), Some(&dir), None) {
         let _ = t.search(&Query::parse("parse helper"), 10);
     }
 }
@@ -161,7 +161,7 @@ fn text_template() -> &'static [(String, Vec<u8>)] {
     F.get_or_init(|| {
         let dir = work_dir("text-template").join("text");
         let _ = std::fs::remove_dir_all(&dir);
-        drop(TextIndex::open_or_build(chunks(), Some(&dir)).expect("template text index"));
+        drop(TextIndex::open_or_build(chunks(), Some(&dir), None).expect("template text index"));
         let mut files = Vec::new();
         for e in std::fs::read_dir(dir.join("index"))
             .expect("text index folder")

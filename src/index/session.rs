@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::incremental::{reconcile, unchanged_since, walk_matches, Changes, Reconciled};
-use super::store::{LoadError, Store, Summary};
+use super::store::{LoadError, SnapshotDigest, Store, Summary};
 use super::{index_repo, CodeGraph, Index, IndexError, IndexOptions, IndexStats};
 
 /// How long a watcher waits without a change before it saves an updated index (`index
@@ -83,6 +83,8 @@ impl GraphOnly {
 #[derive(Debug)]
 pub struct Session {
     store: Option<Store>,
+    /// The saved snapshot the index this session last loaded, reconciled or saved holds.
+    snapshot: Option<SnapshotDigest>,
     /// What the cache did.
     pub report: CacheReport,
 }
@@ -124,7 +126,11 @@ impl Session {
                 None
             }
         };
-        Session { store, report }
+        Session {
+            store,
+            snapshot: None,
+            report,
+        }
     }
 
     /// Discards the cached snapshot and search indexes (`index --rebuild`).
@@ -144,8 +150,9 @@ impl Session {
     pub fn load(&mut self, root: &Path, options: &IndexOptions) -> Option<Index> {
         let store = self.store.as_ref()?;
         let t = std::time::Instant::now();
-        match store.load(root, options) {
-            Ok(idx) => {
+        match store.load_current(root, options) {
+            Ok((idx, digest)) => {
+                self.snapshot = Some(digest);
                 self.report.state = CacheState::Warm;
                 self.report.load_ms = Some(t.elapsed().as_millis() as u64);
                 tracing::info!(files = idx.files.len(), ms = ?self.report.load_ms, "cache loaded");
@@ -212,6 +219,7 @@ impl Session {
             .ok()?;
         let ms = t.elapsed().as_millis() as u64;
         tracing::info!(ms, "cached graph loaded: nothing changed");
+        self.snapshot = Some(summary.digest());
         self.report.state = CacheState::Warm;
         self.report.load_ms = Some(ms);
         Some(GraphOnly {
@@ -297,10 +305,14 @@ impl Session {
         let (idx, changes) = match prev {
             Some(p) => match reconcile(root, p, options)? {
                 Reconciled::Unchanged => return Ok(None),
-                Reconciled::Updated(idx, ch) => (*idx, ch),
+                Reconciled::Updated(idx, ch) => {
+                    self.snapshot = None;
+                    (*idx, ch)
+                }
             },
             None => {
                 let idx = index_repo(root, options)?;
+                self.snapshot = None;
                 let added = idx.files.iter().map(|f| f.path.clone()).collect();
                 (
                     idx,
@@ -317,13 +329,15 @@ impl Session {
     /// Writes `idx` when this instance may; failures are logged and reported.
     pub fn save(&mut self, idx: &Index, options: &IndexOptions) {
         self.report.saved = false;
+        self.snapshot = None;
         let Some(store) = &self.store else { return };
         if !store.is_writer() {
             return;
         }
         let t = std::time::Instant::now();
         match store.save(idx, options) {
-            Ok(()) => {
+            Ok(digest) => {
+                self.snapshot = Some(digest);
                 self.report.saved = true;
                 tracing::info!(ms = t.elapsed().as_millis() as u64, "cache saved");
             }
@@ -332,6 +346,43 @@ impl Session {
                 self.report.reason = Some(format!("cannot save the cache: {e}"));
             }
         }
+    }
+
+    /// The saved snapshot whose content is the index this session last loaded ([`load`],
+    /// [`load_graph`]), brought up to date ([`refresh`]) or saved: what a search index
+    /// built from that index may record as its source ([`crate::index::search::text`]).
+    /// `None` when that index was not saved (caching off, read-only, a failed save, or an
+    /// update not saved yet).
+    ///
+    /// [`load`]: Session::load
+    /// [`load_graph`]: Session::load_graph
+    /// [`refresh`]: Session::refresh
+    pub fn snapshot(&self) -> Option<SnapshotDigest> {
+        self.snapshot
+    }
+
+    /// The identity of the live snapshot of `root` when the tree has not changed since
+    /// it was saved, with its counts, reading only the manifest and stat'ing the tree
+    /// ([`unchanged_since`]); nothing else of the snapshot is read or checked. `None` as
+    /// for [`load_graph`](Session::load_graph).
+    pub fn unchanged_snapshot(
+        &mut self,
+        root: &Path,
+        options: &IndexOptions,
+    ) -> Option<(SnapshotDigest, IndexStats)> {
+        let t = std::time::Instant::now();
+        let (_, summary) = self.unchanged(root, options)?;
+        let ms = t.elapsed().as_millis() as u64;
+        tracing::info!(ms, "cache manifest checked: nothing changed");
+        self.report.state = CacheState::Warm;
+        self.report.load_ms = Some(ms);
+        self.snapshot = Some(summary.digest());
+        Some((summary.digest(), summary.stats))
+    }
+
+    /// The cache folder, read-only or not; `None` when caching is off.
+    pub fn dir(&self) -> Option<&Path> {
+        self.store.as_ref().map(|s| s.dir())
     }
 
     /// The cache folder when this instance may write search indexes into it: `None`

@@ -18,6 +18,7 @@ use super::query::Query;
 use super::text::TextIndex;
 use super::vector::{embed_inputs, inputs_and_keys, EmbedStats, VectorIndex};
 use super::{collect_chunks, SearchChunk, SearchError};
+use crate::index::store::SnapshotDigest;
 use crate::index::Index;
 
 /// The `k` of reciprocal rank fusion. Measured on the searchbench
@@ -201,6 +202,23 @@ impl Searcher {
         embedder: Option<Box<dyn Embedder>>,
         openai: Option<OpenAiConfig>,
     ) -> Result<Searcher, SearchError> {
+        Searcher::build_for(idx, None, mode, cache_dir, embedder, openai)
+    }
+
+    /// [`build`](Searcher::build) for an index that is the content of the saved
+    /// `snapshot` ([`crate::index::session::Session::snapshot`]): the text index records
+    /// it, so a later process that finds the tree unchanged answers text queries from the
+    /// saved index alone ([`text_hits`]).
+    ///
+    /// Errors: as [`build`](Searcher::build).
+    pub fn build_for(
+        idx: &Index,
+        snapshot: Option<SnapshotDigest>,
+        mode: Mode,
+        cache_dir: Option<&Path>,
+        embedder: Option<Box<dyn Embedder>>,
+        openai: Option<OpenAiConfig>,
+    ) -> Result<Searcher, SearchError> {
         let mut stats = BuildStats::default();
         let t = std::time::Instant::now();
         let (chunks, unreadable) = collect_chunks(idx);
@@ -211,7 +229,7 @@ impl Searcher {
         stats.files_unreadable = unreadable;
         let t = std::time::Instant::now();
         let text_dir = cache_dir.map(|d| d.join("text"));
-        let text = TextIndex::open_or_build(&chunks, text_dir.as_deref())?;
+        let text = TextIndex::open_or_build(&chunks, text_dir.as_deref(), snapshot)?;
         stats.text_reused = text.reused;
         stats.text_files_updated = text.files_updated;
         stats.text_index_bytes = text.size_bytes();
@@ -398,4 +416,41 @@ impl Searcher {
             })
             .collect())
     }
+}
+
+/// The best `limit` hits for `query` in mode `text` from the text index alone, exactly as
+/// [`Searcher::search`] ranks them over the chunks the index was built from: BM25 score,
+/// ties in chunk order (path, then position in the file). For a saved index opened with
+/// [`TextIndex::open_for_snapshot`], which makes no chunk and reads no source.
+///
+/// Errors: [`SearchError::Tantivy`] reading the index.
+pub fn text_hits(text: &TextIndex, query: &str, limit: usize) -> Result<Vec<Hit>, SearchError> {
+    let q = Query::parse(query);
+    let mut hits: Vec<(Hit, u64)> = text
+        .search(&q, limit)?
+        .into_iter()
+        .enumerate()
+        .map(|(r, h)| {
+            let (path, lines) = h.key.rsplit_once(':').unwrap_or((&h.key, ""));
+            let (start, end) = lines.split_once('-').unwrap_or((lines, lines));
+            let hit = Hit {
+                id: h.id,
+                path: path.to_string(),
+                start_line: start.parse().unwrap_or(0),
+                end_line: end.parse().unwrap_or(0),
+                kind: h.kind,
+                score: f64::from(h.score),
+                text_rank: Some(r + 1),
+                semantic_rank: None,
+            };
+            (hit, h.ord)
+        })
+        .collect();
+    hits.sort_by(|a, b| {
+        b.0.score
+            .total_cmp(&a.0.score)
+            .then_with(|| a.0.path.cmp(&b.0.path))
+            .then(a.1.cmp(&b.1))
+    });
+    Ok(hits.into_iter().map(|(h, _)| h).collect())
 }

@@ -23,7 +23,7 @@ use super::facts::ChunkKind;
 use super::{Index, Relation};
 
 pub use embed::{EmbedError, Embedder};
-pub use hybrid::{Hit, Mode, Searcher};
+pub use hybrid::{text_hits, Hit, Mode, Searcher};
 pub use query::Query;
 pub use text::TextIndex;
 pub use vector::VectorIndex;

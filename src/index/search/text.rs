@@ -30,6 +30,7 @@ use tantivy::{Index as TvIndex, IndexReader, TantivyDocument, Term};
 use super::query::Query;
 use super::tokenize::{tokenize, CodeTokenizer, CODE_TOKENIZER};
 use super::{SearchChunk, SearchError};
+use crate::index::store::SnapshotDigest;
 
 /// Field boosts: a query word in the definition's name counts this many times a word
 /// in its content.
@@ -54,6 +55,11 @@ struct Fields {
     kind: Field,
     /// The chunk's path as one raw term: what an update deletes by.
     file: Field,
+    /// Stored only: the chunk's definition id ([`SearchChunk::id`]).
+    id: Field,
+    /// Stored only: the chunk's position among its file's chunks (0-based), so hits
+    /// answered from the index alone tie in chunk order as [`super::Searcher`]'s do.
+    ord: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -71,14 +77,16 @@ fn schema() -> (Schema, Fields) {
         content: b.add_text_field("content", code.clone()),
         path: b.add_text_field("path", code),
         lang: b.add_text_field("lang", STRING),
-        kind: b.add_text_field("kind", STRING),
+        kind: b.add_text_field("kind", STRING | STORED),
         file: b.add_text_field("file", STRING),
+        id: b.add_text_field("id", STORED),
+        ord: b.add_u64_field("ord", STORED),
     };
     (b.build(), f)
 }
 
-/// The tantivy document of one chunk.
-fn document(f: Fields, c: &SearchChunk) -> TantivyDocument {
+/// The tantivy document of one chunk, the `ord`-th (0-based) of its file.
+fn document(f: Fields, c: &SearchChunk, ord: u64) -> TantivyDocument {
     let mut d = TantivyDocument::default();
     d.add_text(f.key, &c.key);
     d.add_text(f.name, &c.name);
@@ -89,14 +97,38 @@ fn document(f: Fields, c: &SearchChunk) -> TantivyDocument {
     d.add_text(f.lang, &c.language);
     d.add_text(f.kind, &c.kind);
     d.add_text(f.file, &c.path);
+    d.add_text(f.id, &c.id);
+    d.add_u64(f.ord, ord);
     d
 }
 
-/// A BM25 hit: the chunk's key and tantivy's score (higher is better).
+/// Each chunk with its position among its file's chunks (`chunks` in path order).
+fn with_ords(chunks: &[SearchChunk]) -> impl Iterator<Item = (&SearchChunk, u64)> {
+    let mut prev: Option<&str> = None;
+    let mut ord = 0;
+    chunks.iter().map(move |c| {
+        ord = if prev == Some(c.path.as_str()) {
+            ord + 1
+        } else {
+            0
+        };
+        prev = Some(c.path.as_str());
+        (c, ord)
+    })
+}
+
+/// A BM25 hit: the chunk's key, what the index stores of it, and tantivy's score
+/// (higher is better).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextHit {
-    /// [`SearchChunk::key`].
+    /// [`SearchChunk::key`]: `<path>:<start_line>-<end_line>`.
     pub key: String,
+    /// [`SearchChunk::id`].
+    pub id: String,
+    /// [`SearchChunk::kind`].
+    pub kind: String,
+    /// The chunk's position among its file's chunks, 0-based.
+    pub ord: u64,
     /// BM25 score, summed over fields with their boosts.
     pub score: f32,
 }
@@ -117,11 +149,16 @@ pub struct TextIndex {
 /// Version tag of the commit payload.
 const PAYLOAD_VERSION: u32 = 1;
 
-/// The commit payload: the file fingerprints the index holds.
+/// The commit payload: the file fingerprints the index holds and, when known, the saved
+/// snapshot whose chunks its documents are.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Payload {
     version: u32,
     files: BTreeMap<String, String>,
+    /// [`SnapshotDigest::to_hex`]; absent when the documents were made from an index that
+    /// was not saved.
+    #[serde(default)]
+    snapshot: Option<String>,
 }
 
 /// Per file (path), BLAKE3 over everything its chunks' documents are built from.
@@ -167,10 +204,17 @@ impl TextIndex {
     ///
     /// Errors: [`SearchError::Io`] or [`SearchError::Tantivy`] naming the directory; the
     /// previous on-disk index is then still in place.
+    ///
+    /// `snapshot` is the saved snapshot `chunks` were made from, when they were: recorded
+    /// with the documents so that [`open_for_snapshot`](TextIndex::open_for_snapshot)
+    /// can trust them later. Any change of documents records it (or its absence); an
+    /// index reused as is keeps what it recorded unless `snapshot` names one.
     pub fn open_or_build(
         chunks: &[SearchChunk],
         dir: Option<&Path>,
+        snapshot: Option<SnapshotDigest>,
     ) -> Result<TextIndex, SearchError> {
+        let snapshot = snapshot.map(|d| d.to_hex());
         let Some(dir) = dir else {
             let (schema, fields) = schema();
             let index = TvIndex::create_in_ram(schema);
@@ -184,9 +228,18 @@ impl TextIndex {
             Ok(t) if !matches!(t.index.validate_checksum(), Ok(ref bad) if bad.is_empty()) => {
                 tracing::warn!("text index fails its checksums, rebuilding");
             }
-            Ok(mut t) => match t.indexed_files() {
-                Some(have) if have == want => return Ok(t),
-                Some(have) => match t.update(chunks, &have, &want) {
+            Ok(mut t) => match t.payload() {
+                Some(have) if have.files == want => {
+                    if snapshot.is_some() && have.snapshot != snapshot {
+                        match t.commit_payload(&want, snapshot.clone()) {
+                            Ok(()) => return Ok(t),
+                            Err(e) => tracing::warn!("text index update failed, rebuilding: {e}"),
+                        }
+                    } else {
+                        return Ok(t);
+                    }
+                }
+                Some(have) => match t.update(chunks, &have.files, &want, snapshot.clone()) {
                     Ok(n) => {
                         t.reused = false;
                         t.files_updated = n;
@@ -214,12 +267,17 @@ impl TextIndex {
             let (schema, fields) = schema();
             let index = TvIndex::create_in_dir(tmp.join("index"), schema)
                 .map_err(tv_err(&tmp.join("index")))?;
+            let payload = Payload {
+                version: PAYLOAD_VERSION,
+                files: want,
+                snapshot,
+            };
             drop(TextIndex::fill(
                 index,
                 fields,
                 chunks,
                 tmp.join("index"),
-                Some(&want),
+                Some(&payload),
             )?);
             Ok::<(), SearchError>(())
         })();
@@ -242,11 +300,52 @@ impl TextIndex {
         Ok(t)
     }
 
-    /// The file map of the last commit; `None` when absent or unreadable.
-    fn indexed_files(&self) -> Option<BTreeMap<String, String>> {
+    /// The saved text index in `dir` when its documents are the chunks of `snapshot`
+    /// and its files pass their checksums: what a process that found the tree as
+    /// `snapshot` has it searches without making any chunk (`None`: build as usual with
+    /// [`open_or_build`](TextIndex::open_or_build)). Reads only tantivy's metadata and
+    /// the segment files' checksums.
+    pub fn open_for_snapshot(dir: &Path, snapshot: SnapshotDigest) -> Option<TextIndex> {
+        let t = TextIndex::open(&dir.join("index")).ok()?;
+        let p = t.payload()?;
+        if p.snapshot != Some(snapshot.to_hex()) {
+            return None;
+        }
+        // As in `open_or_build`: a damaged byte must not become a wrong hit.
+        match t.index.validate_checksum() {
+            Ok(bad) if bad.is_empty() => Some(t),
+            _ => {
+                tracing::warn!("text index fails its checksums, rebuilding");
+                None
+            }
+        }
+    }
+
+    /// The payload of the last commit; `None` when absent, unreadable or of another
+    /// version.
+    fn payload(&self) -> Option<Payload> {
         let metas = self.index.load_metas().ok()?;
         let p: Payload = serde_json::from_str(metas.payload.as_deref()?).ok()?;
-        (p.version == PAYLOAD_VERSION).then_some(p.files)
+        (p.version == PAYLOAD_VERSION).then_some(p)
+    }
+
+    /// Commits no document change, only a new payload.
+    fn commit_payload(
+        &mut self,
+        files: &BTreeMap<String, String>,
+        snapshot: Option<String>,
+    ) -> Result<(), SearchError> {
+        let err = tv_err(&self.location);
+        let mut w = self
+            .index
+            .writer_with_num_threads::<TantivyDocument>(1, WRITER_HEAP_BYTES)
+            .map_err(&err)?;
+        let payload = encode_payload(files, snapshot, &self.location)?;
+        let mut prepared = w.prepare_commit().map_err(&err)?;
+        prepared.set_payload(&payload);
+        prepared.commit().map_err(&err)?;
+        w.wait_merging_threads().map_err(&err)?;
+        self.reader.reload().map_err(&err)
     }
 
     /// Replaces the documents of every file whose fingerprint differs between `have`
@@ -258,6 +357,7 @@ impl TextIndex {
         chunks: &[SearchChunk],
         have: &BTreeMap<String, String>,
         want: &BTreeMap<String, String>,
+        snapshot: Option<String>,
     ) -> Result<usize, SearchError> {
         let f = self.fields;
         let err = tv_err(&self.location);
@@ -272,20 +372,13 @@ impl TextIndex {
                 changed += 1;
             }
         }
-        for c in chunks {
+        for (c, ord) in with_ords(chunks) {
             if have.get(&c.path) != want.get(&c.path) {
-                w.add_document(document(f, c)).map_err(&err)?;
+                w.add_document(document(f, c, ord)).map_err(&err)?;
             }
         }
         changed += want.keys().filter(|p| !have.contains_key(*p)).count();
-        let payload = serde_json::to_string(&Payload {
-            version: PAYLOAD_VERSION,
-            files: want.clone(),
-        })
-        .map_err(|e| SearchError::Tantivy {
-            path: self.location.clone(),
-            source: tantivy::TantivyError::InternalError(e.to_string()),
-        })?;
+        let payload = encode_payload(want, snapshot, &self.location)?;
         let mut prepared = w.prepare_commit().map_err(&err)?;
         prepared.set_payload(&payload);
         prepared.commit().map_err(&err)?;
@@ -332,20 +425,19 @@ impl TextIndex {
         f: Fields,
         chunks: &[SearchChunk],
         location: PathBuf,
-        files: Option<&BTreeMap<String, String>>,
+        payload: Option<&Payload>,
     ) -> Result<TextIndex, SearchError> {
         register(&index);
         let err = tv_err(&location);
         let mut w = index
             .writer_with_num_threads::<TantivyDocument>(1, WRITER_HEAP_BYTES)
             .map_err(&err)?;
-        for c in chunks {
-            w.add_document(document(f, c)).map_err(&err)?;
+        for (c, ord) in with_ords(chunks) {
+            w.add_document(document(f, c, ord)).map_err(&err)?;
         }
         let mut prepared = w.prepare_commit().map_err(&err)?;
-        if let Some(files) = files {
-            let payload = serde_json::json!({"version": PAYLOAD_VERSION, "files": files});
-            prepared.set_payload(&payload.to_string());
+        if let Some(p) = payload {
+            prepared.set_payload(&encode_payload(&p.files, p.snapshot.clone(), &location)?);
         }
         prepared.commit().map_err(&err)?;
         w.wait_merging_threads().map_err(&err)?;
@@ -502,11 +594,13 @@ impl TextIndex {
         let mut hits = Vec::with_capacity(top.len());
         for (score, addr) in top {
             let doc: TantivyDocument = searcher.doc(addr).map_err(&err)?;
-            let key = doc
-                .get_first(f.key)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string();
+            let text = |field| {
+                doc.get_first(field)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            let key = text(f.key);
             if !q.paths.is_empty() {
                 let path = key.rsplit_once(':').map(|(p, _)| p).unwrap_or(&key);
                 if !q.paths.iter().all(|p| path.contains(p.as_str())) {
@@ -514,6 +608,9 @@ impl TextIndex {
                 }
             }
             hits.push(TextHit {
+                id: text(f.id),
+                kind: text(f.kind),
+                ord: doc.get_first(f.ord).and_then(|v| v.as_u64()).unwrap_or(0),
                 key,
                 score: if has_words || !q.phrases.is_empty() {
                     score
@@ -540,6 +637,32 @@ impl TextIndex {
     pub fn tantivy(&self) -> &TvIndex {
         &self.index
     }
+}
+
+/// The payload as committed.
+///
+/// Errors: [`SearchError::Tantivy`] naming `location` (serialising cannot fail for these
+/// types; the error keeps it from being a panic).
+fn encode_payload(
+    files: &BTreeMap<String, String>,
+    snapshot: Option<String>,
+    location: &Path,
+) -> Result<String, SearchError> {
+    #[derive(serde::Serialize)]
+    struct Borrowed<'a> {
+        version: u32,
+        files: &'a BTreeMap<String, String>,
+        snapshot: Option<String>,
+    }
+    serde_json::to_string(&Borrowed {
+        version: PAYLOAD_VERSION,
+        files,
+        snapshot,
+    })
+    .map_err(|e| SearchError::Tantivy {
+        path: location.to_path_buf(),
+        source: tantivy::TantivyError::InternalError(e.to_string()),
+    })
 }
 
 fn register(index: &TvIndex) {

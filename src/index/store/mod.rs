@@ -154,6 +154,37 @@ struct Parts {
     names: [u8; 32],
 }
 
+/// The identity of a saved snapshot's content: BLAKE3 over the engine and options
+/// fingerprints and the checksums of the snapshot's parts. Snapshots with equal digests
+/// hold the same facts and graph, whoever saved them and when. The text index records
+/// the digest of the snapshot its documents are the chunks of, so a later process that
+/// finds the tree unchanged answers from it without reading any chunk back
+/// ([`crate::index::search::text`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SnapshotDigest(pub [u8; 32]);
+
+impl SnapshotDigest {
+    /// The digest as 64 lowercase hex digits.
+    pub fn to_hex(&self) -> String {
+        blake3::Hash::from_bytes(self.0).to_hex().to_string()
+    }
+}
+
+impl Manifest {
+    fn digest(&self) -> SnapshotDigest {
+        let mut h = blake3::Hasher::new();
+        for s in [engine_fingerprint().as_str(), self.options.as_str()] {
+            h.update(&(s.len() as u64).to_le_bytes());
+            h.update(s.as_bytes());
+        }
+        let p = &self.parts;
+        for part in [&p.facts, &p.nodes, &p.edges, &p.unresolved, &p.names] {
+            h.update(part);
+        }
+        SnapshotDigest(*h.finalize().as_bytes())
+    }
+}
+
 /// A snapshot's record of the tree, from its manifest ([`Store::summary`]). Paths are
 /// repo-relative; `skipped` and `stamps` are sorted by path.
 #[derive(Debug, Clone)]
@@ -175,6 +206,15 @@ pub struct Summary {
     nodes: u64,
     /// The graph's package roots, from the manifest.
     packages: PackageRoots,
+    /// The snapshot's identity.
+    digest: SnapshotDigest,
+}
+
+impl Summary {
+    /// The identity of the snapshot's content.
+    pub fn digest(&self) -> SnapshotDigest {
+        self.digest
+    }
 }
 
 /// One repository's cache folder, opened as the writer or read-only.
@@ -362,8 +402,20 @@ impl Store {
     /// another engine build, other options or another root; [`LoadError::Corrupt`] for
     /// any damage (the reason names the file).
     pub fn load(&self, root: &Path, options: &IndexOptions) -> Result<Index, LoadError> {
+        self.load_current(root, options).map(|(index, _)| index)
+    }
+
+    /// [`load`](Store::load), also returning the loaded snapshot's identity.
+    ///
+    /// Errors: as [`load`](Store::load).
+    pub fn load_current(
+        &self,
+        root: &Path,
+        options: &IndexOptions,
+    ) -> Result<(Index, SnapshotDigest), LoadError> {
         let started = std::time::Instant::now();
         let (snap, manifest) = self.manifest(root, options)?;
+        let digest = manifest.digest();
         let counts = (manifest.files, manifest.nodes);
         let (graph, files) = read_graph(&snap, &manifest.parts, counts, true)?;
         let graph = graph.with_packages(manifest.packages);
@@ -372,7 +424,7 @@ impl Store {
         stats
             .elapsed_ms
             .insert("load".into(), started.elapsed().as_millis() as u64);
-        Ok(Index {
+        let index = Index {
             root: Some(manifest.root),
             files,
             graph: Arc::new(graph),
@@ -381,7 +433,8 @@ impl Store {
             stamps: manifest.stamps.into_iter().collect(),
             stamped_at_ns: manifest.stamped_at_ns,
             tables: std::sync::OnceLock::new(),
-        })
+        };
+        Ok((index, digest))
     }
 
     /// The graph of the snapshot `summary` describes, without the facts it was resolved
@@ -429,6 +482,7 @@ impl Store {
     pub fn summary(&self, root: &Path, options: &IndexOptions) -> Result<Summary, LoadError> {
         let (snap, manifest) = self.manifest(root, options)?;
         Ok(Summary {
+            digest: manifest.digest(),
             stats: manifest.stats,
             skipped: manifest.skipped,
             stamps: manifest.stamps,
@@ -466,7 +520,11 @@ impl Store {
     ///
     /// Errors: [`StoreError::ReadOnly`] when another instance holds the lock;
     /// [`StoreError::Io`] for a disk problem (the previous snapshot stays live).
-    pub fn save(&self, index: &Index, options: &IndexOptions) -> Result<(), StoreError> {
+    pub fn save(
+        &self,
+        index: &Index,
+        options: &IndexOptions,
+    ) -> Result<SnapshotDigest, StoreError> {
         self.hold_lock()?;
         let root = index
             .root
@@ -529,12 +587,16 @@ impl Store {
                 ..manifest
             };
             write_value(&tmp.join("manifest.bin"), &manifest)?;
-            sync_dir(&tmp)
+            sync_dir(&tmp)?;
+            Ok(manifest.digest())
         })();
-        if let Err(e) = written {
-            let _ = std::fs::remove_dir_all(&tmp);
-            return Err(e);
-        }
+        let digest = match written {
+            Ok(d) => d,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&tmp);
+                return Err(e);
+            }
+        };
         let snap = self.dir.join(&id);
         std::fs::rename(&tmp, &snap).map_err(io(&snap))?;
         let cur_tmp = self.dir.join(".CURRENT.tmp");
@@ -553,7 +615,7 @@ impl Store {
         sync_dir(&self.dir)?;
         self.collect_garbage(&id);
         tracing::debug!(rss_mib = ?super::rss_mib(), "cache saved");
-        Ok(())
+        Ok(digest)
     }
 
     /// Deletes snapshot folders other than `keep` (and leftovers of interrupted saves).
