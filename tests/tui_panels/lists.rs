@@ -80,6 +80,7 @@ fn references_list_uses_as_a_value_and_imports() {
     assert!(s.contains("→ fn register [import]  b.py:5"), "{s}");
     assert!(s.contains("files that import a.py:"), "{s}");
     assert!(s.contains("⇠ fi (top level)  b.py:1"), "{s}");
+    snapshot("references_callback", s);
     // The source shows the reference's site.
     assert_eq!(app.source.path, "b.py");
     assert_eq!(app.source.sites.first().map(|s| s.0), Some(5));
