@@ -70,8 +70,8 @@ fn segment_starts(name: &str) -> Vec<usize> {
 /// 1. the path is shortened ([`fit_path`]) down to about its file name;
 /// 2. the qualifier loses whole segments from the module side, down to the last two
 ///    segments of the name (`…StaticFilesHandler.__call__`);
-/// 3. the path is shortened further, down to `…`, then one of the two spaces before it
-///    goes;
+/// 3. the path is shortened further, down to `…` (one space before it, not two, when
+///    that is the column the last two segments lack);
 /// 4. the second-last segment loses its middle (or goes, when too short to give enough),
 ///    then the last segment (the name) loses its middle.
 ///
@@ -119,15 +119,15 @@ pub fn fit_row(width: usize, fixed: usize, name: &str, path: &str, tail: &str) -
     }
     // The path is `…`; the segment before the name, then the name itself, loses its
     // middle (both ends are what tell siblings apart).
-    if shown(two) + 2 + 1 + tlen <= avail {
-        return Fitted::skipping(two, format!("  …{tail}"));
-    }
-    // One space, not two, before a place that is only `…` and the line: a column for the
-    // name before the name itself is cut.
-    let room = avail.saturating_sub(1 + 1 + tlen).max(1);
-    let place = format!(" …{tail}");
+    let room = avail.saturating_sub(2 + 1 + tlen).max(1);
+    let place = format!("  …{tail}");
     if shown(two) <= room {
         return Fitted::skipping(two, place);
+    }
+    // One space, not two, before a place that is only `…` and the line, when that column
+    // is all the last two segments lack.
+    if shown(two) + 1 + 1 + tlen <= avail {
+        return Fitted::skipping(two, format!(" …{tail}"));
     }
     // Chars to take out of the name (one more for the `…` put in their place).
     let over = shown(two) - room;
@@ -353,7 +353,7 @@ mod tests {
         assert_eq!(r, "…StaticFilesHandler.__call__ …:290");
         // Narrower still: the class name loses its middle, `__call__` and 290 stay.
         let r = row(24, 0, name, path, ":290");
-        assert_eq!(r, "…Stat…ler.__call__ …:290");
+        assert_eq!(r, "…Sta…ler.__call__  …:290");
         // Too narrow for even that: the name's last segment and the line stay whole.
         let r = row(10, 0, name, path, ":290");
         assert!(r.contains("__call__") && r.ends_with(":290"), "{r}");
@@ -379,7 +379,7 @@ mod tests {
             "app/render.py",
             ":6-11  0.812",
         );
-        assert_eq!(r, "…re…on …:6-11  0.812");
+        assert_eq!(r, "…re…n  …:6-11  0.812");
         assert_eq!(segment_starts("a::b::C::f"), vec![0, 3, 6, 9]);
         assert_eq!(row(9, 0, "f", "a.rs", ":1"), "f  a.rs:1");
         assert_eq!(row(8, 0, "f", "a.rs", ":1"), "f  …:1");
