@@ -2,10 +2,10 @@
 //! fixture, waits for indexing, types a symbol name, presses Enter, checks the call tree
 //! shows a known caller, expands a node, exports the subgraph and checks the JSON, opens
 //! the outline and a member's callers from it, goes to a definition from the source
-//! panel and back, quits
-//! with q and checks the terminal was restored (alternate screen left, cursor shown,
-//! mouse released). Also: SIGTERM and Ctrl-Z/continue restore the terminal; `copy` has
-//! the OSC 52 copy and expand-to-depth, `injection` the escape-injection checks.
+//! panel and back, quits with q and checks the terminal was restored (alternate screen
+//! left, cursor shown, mouse released). Also: the type hierarchy on a repository with
+//! subclasses; SIGTERM and Ctrl-Z/continue restore the terminal; `copy` has the OSC 52
+//! copy and expand-to-depth, `injection` the escape-injection checks.
 //!
 //! Every session runs on its own tmux server; dropping a [`Session`] (also when an
 //! assertion failed) kills that server and any TUI process left under it.
@@ -358,6 +358,47 @@ fn search_enter_expand_export_quit_in_a_real_terminal() {
         "search symbols (from any other panel)",
     ]);
     s.escape();
+    s.keys(&["q"]);
+    s.assert_restored(0);
+}
+
+/// The type hierarchy (`i`) in a real terminal, on a repository with inheritance (the
+/// Python fixture has none): a base class and two subclasses, one overriding a method.
+#[test]
+fn the_type_hierarchy_in_a_real_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::write(
+        repo.join("shapes.py"),
+        "class Shape:\n    def area(self):\n        return 0\n\n    def name(self):\n        return 'shape'\n\n\n\
+         class Square(Shape):\n    def area(self):\n        return 4\n\n\n\
+         class Blob(Shape):\n    pass\n",
+    )
+    .unwrap();
+    let Some(s) = Session::start("hierarchy", &repo, dir.path(), &[]) else {
+        return;
+    };
+    s.wait_for(&["ready", "Search symbols"]);
+    s.text("Shape");
+    s.wait_for(&["> Shape", "cl shapes.Shape"]);
+    s.keys(&["Enter"]);
+    s.wait_for(&["Callers of Shape"]);
+    s.keys(&["i"]);
+    // Shape itself, then its subtypes by name: Blob plain, Square overriding area.
+    s.wait_for(&[
+        "Type hierarchy of Shape",
+        "● cl Shape (this type)  shapes.py:1",
+        "subtypes:",
+        "▼ cl Blob  shapes.py:14",
+        "▼ cl Square overrides area  shapes.py:9",
+    ]);
+    // Enter on the last row (Square): its hierarchy, Shape above it as its base.
+    s.keys(&["G", "Enter"]);
+    s.wait_for(&["Type hierarchy of Square", "▲ cl Shape  shapes.py:1"]);
+    // i: back to the tree it came from.
+    s.keys(&["i"]);
+    s.wait_for(&["Callers of Shape"]);
     s.keys(&["q"]);
     s.assert_restored(0);
 }

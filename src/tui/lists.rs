@@ -42,6 +42,11 @@ pub struct ListRow {
     pub text: String,
     /// What follows the node's name (`overrides dispatch, route`, `[import]`).
     pub note: String,
+    /// Shorter forms of `note`, longest first (`maybe used` for `maybe used (27
+    /// unresolved)`): a narrow panel draws the longest that leaves the name's last two
+    /// segments and the file name whole, or no note at all, since a cut name or place
+    /// makes siblings identical.
+    pub short: Vec<String>,
     /// The site of a reference or an import: (file, 1-based line, 1-based char column);
     /// `None` for a row that stands for a definition (its first line is the node's).
     pub site: Option<(Arc<str>, u32, u32)>,
@@ -54,6 +59,7 @@ impl ListRow {
             id: None,
             text: text.into(),
             note: String::new(),
+            short: Vec::new(),
             site: None,
         }
     }
@@ -64,8 +70,14 @@ impl ListRow {
             id: Some(n.id.clone()),
             text: mark.to_string(),
             note,
+            short: Vec::new(),
             site: None,
         }
+    }
+
+    fn shortened(mut self, short: Vec<String>) -> ListRow {
+        self.short = short;
+        self
     }
 }
 
@@ -129,12 +141,13 @@ impl SymbolList {
         ))];
         for c in &d.candidates {
             if let Some(n) = g.node(&c.id) {
-                let note = if c.maybe_used {
-                    format!("maybe used ({} unresolved)", c.unresolved_calls)
+                let row = if c.maybe_used {
+                    let note = format!("maybe used ({} unresolved)", c.unresolved_calls);
+                    ListRow::node(1, "", n, note).shortened(vec!["maybe used".into()])
                 } else {
-                    String::new()
+                    ListRow::node(1, "", n, String::new())
                 };
-                rows.push(ListRow::node(1, "", n, note));
+                rows.push(row);
             }
         }
         SymbolList {
@@ -201,7 +214,8 @@ fn method_names(g: &CodeGraph, id: &str) -> HashSet<Arc<str>> {
 /// Appends the types reached from `root` over `inherits`/`implements` edges in direction
 /// `walk` (`Callees`: base types, `Callers`: subtypes), depth first with each type's own
 /// under it, to `MAX_HIERARCHY_DEPTH`; a type met again is listed once more as "(seen
-/// above)" and not walked again. `note` gives the other rows' note. With none, one
+/// above)" and not walked again. `note` gives the other rows' note and its shorter
+/// forms ([`ListRow::short`]). With none, one
 /// "(none in the repository)" row.
 fn walk_hierarchy<'g>(
     g: &'g CodeGraph,
@@ -209,7 +223,7 @@ fn walk_hierarchy<'g>(
     walk: Walk,
     marker: &'static str,
     rows: &mut Vec<ListRow>,
-    note: impl Fn(&Node) -> String,
+    note: impl Fn(&Node) -> (String, Vec<String>),
 ) {
     let mut seen: HashSet<Arc<str>> = HashSet::from([root.id.clone()]);
     let mut stack: Vec<(&Node, u32)> = step(g, &root.id, walk)
@@ -221,12 +235,12 @@ fn walk_hierarchy<'g>(
     while let Some((n, d)) = stack.pop() {
         any = true;
         let again = !seen.insert(n.id.clone());
-        let text = if again {
-            "(seen above)".to_string()
+        let (text, short) = if again {
+            ("(seen above)".to_string(), Vec::new())
         } else {
             note(n)
         };
-        rows.push(ListRow::node(d, marker, n, text));
+        rows.push(ListRow::node(d, marker, n, text).shortened(short));
         if !again && d < MAX_HIERARCHY_DEPTH {
             stack.extend(step(g, &n.id, walk).into_iter().rev().map(|b| (b, d + 1)));
         }
@@ -243,7 +257,9 @@ fn hierarchy(g: &CodeGraph, id: &str) -> Option<SymbolList> {
     }
     let mut rows = vec![ListRow::heading("base types:")];
     // Bases, nearest first, each one's own bases under it.
-    walk_hierarchy(g, root, Walk::Callees, "▲", &mut rows, |_| String::new());
+    walk_hierarchy(g, root, Walk::Callees, "▲", &mut rows, |_| {
+        (String::new(), Vec::new())
+    });
     rows.push(ListRow::node(0, "●", root, "(this type)".into()));
     rows.push(ListRow::heading("subtypes:"));
     // The methods a subtype may override: the root's and its bases'.
@@ -259,10 +275,16 @@ fn hierarchy(g: &CodeGraph, id: &str) -> Option<SymbolList> {
             .filter(|m| inherited.contains(m))
             .collect();
         over.sort();
-        if over.is_empty() {
-            String::new()
-        } else {
-            format!("overrides {}", over.join(", "))
+        match over.len() {
+            0 => (String::new(), Vec::new()),
+            1 => (format!("overrides {}", over[0]), vec!["overrides".into()]),
+            n => (
+                format!("overrides {}", over.join(", ")),
+                vec![
+                    format!("overrides {}, +{}", over[0], n - 1),
+                    "overrides".into(),
+                ],
+            ),
         }
     });
     let selected = rows

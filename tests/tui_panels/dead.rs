@@ -53,3 +53,49 @@ fn the_dead_code_view_lists_candidates_and_enter_goes_to_one() {
     key(&mut app, KeyCode::Char('D'));
     assert!(app.list.is_none());
 }
+
+/// At 100 columns the list is narrow: the `maybe used` note gives way (shortened, then
+/// dropped) before the names' last two segments and the file and line, so the two `save`
+/// methods stay told apart and each row still says where it is.
+#[test]
+fn narrow_dead_code_rows_keep_the_class_and_the_line() {
+    let mut app = focused_render_json();
+    key(&mut app, KeyCode::Char('D'));
+    let s = screen(&mut app, 100, 30);
+    let a = app.areas.tree;
+    let rows: Vec<String> = s
+        .lines()
+        .skip(a.y as usize + 1)
+        .take(a.height as usize - 2)
+        .map(|l| {
+            l.chars()
+                .skip(a.x as usize + 1)
+                .take(a.width as usize - 2)
+                .collect::<String>()
+        })
+        .collect();
+    for (name, line) in [("AuditLog.save", 28), ("MemoryStore.save", 9)] {
+        let row = rows
+            .iter()
+            .find(|r| r.contains(&format!(" {name} ")))
+            .unwrap_or_else(|| panic!("no whole {name} row:\n{s}"));
+        assert!(
+            row.trim_end().ends_with(&format!("store.py:{line}")),
+            "{row:?}\n{s}"
+        );
+    }
+    for r in rows
+        .iter()
+        .filter(|r| r.contains("me ") || r.contains("fn "))
+    {
+        assert!(
+            r.trim_end()
+                .rsplit(':')
+                .next()
+                .unwrap()
+                .parse::<u32>()
+                .is_ok(),
+            "{r:?}"
+        );
+    }
+}

@@ -7,7 +7,7 @@ use codegraph_tui::tui::Theme;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::style::Modifier;
 
-use super::{app_on, common, draw, key, python, screen, typ};
+use super::{app_on, common, draw, key, python, screen, snapshot, typ};
 
 #[test]
 fn help_lists_every_binding() {
@@ -123,6 +123,7 @@ fn the_skipped_files_are_listed_with_their_reasons() {
         s.contains("blob.py  binary (a NUL byte, or not UTF-8)"),
         "{s}"
     );
+    snapshot("skipped_files_overlay", screen(&mut app, 100, 24));
     key(&mut app, KeyCode::Esc);
     assert_eq!(app.overlay, Overlay::None);
     // Nothing left out: the key says so.

@@ -101,6 +101,22 @@ fn star_opens_the_settings_depth_and_a_count_before_it_sets_another() {
         1,
         "the setting's depth, not the count"
     );
+    // One level, one node: singular.
+    assert_eq!(
+        app2.status.message.as_deref(),
+        Some("expanded 1 level, 1 node")
+    );
+    key(&mut app2, KeyCode::Char('1'));
+    assert_eq!(app2.status.message.as_deref(), Some("1: * expands 1 level"));
+    // f5 has one caller, f6, which has none: the one level there is.
+    let mut app3 = generated(2).1;
+    focus(&mut app3, "chain.f5");
+    key(&mut app3, KeyCode::Char('3'));
+    key(&mut app3, KeyCode::Char('*'));
+    assert_eq!(
+        app3.status.message.as_deref(),
+        Some("expanded the one level there is, 1 node")
+    );
 }
 
 #[test]

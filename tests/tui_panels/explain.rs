@@ -193,3 +193,82 @@ fn a_filter_that_hides_every_child_says_so() {
         .unwrap()
         .contains("t shows test code"));
 }
+
+/// A callees list's unresolved calls that are not `ambiguous` say their own reason: a
+/// call into a standard module is `external`, a name missing from a repository module it
+/// qualifies is `not_found`; neither has candidates.
+#[test]
+fn external_and_not_found_calls_say_why_they_are_unresolved() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::write(repo.join("a.py"), "def helper():\n    return 1\n").unwrap();
+    std::fs::write(
+        repo.join("b.py"),
+        "import json\nimport a\n\n\ndef user():\n    a.missing()\n    return json.dumps(a.helper())\n",
+    )
+    .unwrap();
+    let mut app = app_on(&repo, Theme::load("dark", None).unwrap());
+    typ(&mut app, "b.user");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('c'));
+    let at = app
+        .tree_rows()
+        .iter()
+        .position(|r| matches!(r, Row::Unresolved { count: 2, .. }))
+        .unwrap_or_else(|| panic!("{:?}", app.tree_rows()));
+    app.tree.as_mut().unwrap().selected = at;
+    let s = screen(&mut app, 160, 30);
+    assert!(
+        s.contains("▸ ? 2 unresolved calls (targets unknown)"),
+        "{s}"
+    );
+    key(&mut app, KeyCode::Enter);
+    let rows = app.tree_rows();
+    assert_eq!(
+        rows.iter()
+            .filter(|r| matches!(r, Row::Candidate { .. }))
+            .count(),
+        0,
+        "{rows:?}"
+    );
+    let calls: Vec<usize> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| matches!(r, Row::Call { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(calls.len(), 2, "{rows:?}");
+    // In site order: a.missing() on line 6, json.dumps(…) on line 7.
+    let want = [
+        (
+            "× a.missing [not_found]  b.py:6:7",
+            "missing: not_found: the qualifier points into the repo, the name is not there",
+        ),
+        (
+            "× json.dumps [external]  b.py:7:17",
+            "dumps: external: defined outside the repository",
+        ),
+    ];
+    for (i, (row, detail)) in calls.into_iter().zip(want) {
+        app.tree.as_mut().unwrap().selected = i;
+        let s = screen(&mut app, 160, 30);
+        assert!(s.contains(row), "{row}:\n{s}");
+        // The detail line at the panel's foot wraps: read the tree panel's rows as one.
+        let a = app.areas.tree;
+        let panel: Vec<String> = s
+            .lines()
+            .skip(a.y as usize + 1)
+            .take(a.height as usize - 2)
+            .map(|l| {
+                let r: String = l
+                    .chars()
+                    .skip(a.x as usize + 1)
+                    .take(a.width as usize - 2)
+                    .collect();
+                r.trim().to_string()
+            })
+            .collect();
+        assert!(panel.join(" ").contains(detail), "{detail}:\n{s}");
+    }
+}

@@ -6,7 +6,7 @@ use codegraph_tui::tui::app::{External, Focus};
 use codegraph_tui::tui::lists::ListKind;
 use ratatui::crossterm::event::KeyCode;
 
-use super::{key, python, screen, snapshot, typ};
+use super::{draw, key, python, screen, snapshot, typ};
 
 /// Router.dispatch focused, then the source panel (Tab from the tree).
 fn in_dispatch_source() -> codegraph_tui::tui::App {
@@ -18,9 +18,37 @@ fn in_dispatch_source() -> codegraph_tui::tui::App {
     app
 }
 
+/// The source panel's highlighted word (the cursor's, drawn in the selection colours)
+/// and its line number, read from a `w`×`h` screen.
+fn cursor_on_screen(app: &mut codegraph_tui::tui::App, w: u16, h: u16) -> Option<(u32, String)> {
+    let sel = app.theme.get("ui.selection").bg;
+    let t = draw(app, w, h);
+    let buf = t.backend().buffer();
+    let a = app.areas.source;
+    for y in a.y + 1..a.y + a.height - 1 {
+        let row: Vec<_> = (a.x + 1..a.x + a.width - 1).map(|x| &buf[(x, y)]).collect();
+        let word: String = row
+            .iter()
+            .filter(|c| sel.is_some() && c.bg == sel.unwrap())
+            .map(|c| c.symbol())
+            .collect();
+        if !word.is_empty() {
+            let line: String = row
+                .iter()
+                .map(|c| c.symbol())
+                .take_while(|s| *s != "▌")
+                .collect();
+            return Some((line.trim().parse().ok()?, word));
+        }
+    }
+    None
+}
+
 #[test]
 fn enter_on_a_call_goes_to_its_definition_and_back_returns() {
     let mut app = in_dispatch_source();
+    // Drawn once, as the app draws before it reads a key: the panel knows its height.
+    screen(&mut app, 120, 30);
     // The cursor starts on the definition's first word.
     assert_eq!(app.source.cursor, Some((40, 5)));
     key(&mut app, KeyCode::Down);
@@ -29,6 +57,11 @@ fn enter_on_a_call_goes_to_its_definition_and_back_returns() {
     assert_eq!(app.source.cursor, Some((41, 20)), "onto `split_path`");
     let s = screen(&mut app, 120, 30);
     assert!(s.contains("segments = split_path(request"), "{s}");
+    assert_eq!(
+        cursor_on_screen(&mut app, 120, 30),
+        Some((41, "split_path".to_string()))
+    );
+    snapshot("goto_cursor_on_split_path", s);
     key(&mut app, KeyCode::Enter);
     assert_eq!(
         &**app.tree.as_ref().unwrap().root(),
@@ -39,6 +72,11 @@ fn enter_on_a_call_goes_to_its_definition_and_back_returns() {
     assert_eq!(app.source.cursor, Some((57, 1)));
     let msg = app.status.message.clone().unwrap();
     assert!(msg.contains("split_path: the call's definition"), "{msg}");
+    assert_eq!(
+        cursor_on_screen(&mut app, 120, 30),
+        Some((57, "def".to_string()))
+    );
+    snapshot("goto_after_jump_to_split_path", screen(&mut app, 120, 30));
     // `e` opens the editor at the cursor's line.
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Char('e'));

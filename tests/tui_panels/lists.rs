@@ -80,6 +80,7 @@ fn references_list_uses_as_a_value_and_imports() {
     assert!(s.contains("→ fn register [import]  b.py:5"), "{s}");
     assert!(s.contains("files that import a.py:"), "{s}");
     assert!(s.contains("⇠ fi (top level)  b.py:1"), "{s}");
+    snapshot("references_callback", s);
     // The source shows the reference's site.
     assert_eq!(app.source.path, "b.py");
     assert_eq!(app.source.sites.first().map(|s| s.0), Some(5));
@@ -87,4 +88,74 @@ fn references_list_uses_as_a_value_and_imports() {
     key(&mut app, KeyCode::Enter);
     assert!(app.list.is_none());
     assert_eq!(&**app.tree.as_ref().unwrap().root(), "b.py::register");
+}
+
+/// Two subclasses overriding three methods each, in a deep path: at 100 columns the long
+/// `overrides …` note is shortened before the class names or their file and line are cut.
+#[test]
+fn a_long_overrides_note_gives_way_to_the_names_and_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let dir = repo.join("framework/contrib/handlers");
+    std::fs::create_dir_all(&dir).unwrap();
+    let methods = ["handle_request", "close_connection", "finish_response"];
+    let body: String = methods
+        .iter()
+        .map(|m| format!("    def {m}(self):\n        pass\n\n"))
+        .collect();
+    std::fs::write(
+        dir.join("requests.py"),
+        format!(
+            "class RequestHandlerBase:\n{body}\n\
+             class StaticFilesRequestHandler(RequestHandlerBase):\n{body}\n\
+             class MediaFilesRequestHandler(RequestHandlerBase):\n{body}"
+        ),
+    )
+    .unwrap();
+    let mut app = app_on(&repo, Theme::load("dark", None).unwrap());
+    typ(&mut app, "RequestHandlerBase");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('i'));
+    let l = app.list.as_ref().expect("hierarchy");
+    let full = "overrides close_connection, finish_response, handle_request";
+    assert_eq!(l.rows.iter().filter(|r| r.note == full).count(), 2);
+    for w in [140, 100] {
+        let s = screen(&mut app, w, 30);
+        let a = app.areas.tree;
+        let rows: Vec<String> = s
+            .lines()
+            .skip(a.y as usize + 1)
+            .take(a.height as usize - 2)
+            .map(|l| {
+                l.chars()
+                    .skip(a.x as usize + 1)
+                    .take(a.width as usize - 2)
+                    .collect::<String>()
+            })
+            .collect();
+        // The subclasses start at lines 12 and 23 (after the base's three methods).
+        for (class, line) in [
+            ("StaticFilesRequestHandler", 12),
+            ("MediaFilesRequestHandler", 23),
+        ] {
+            let row = rows
+                .iter()
+                .find(|r| r.contains(&format!("▼ cl {class} ")))
+                .unwrap_or_else(|| panic!("{w}: no whole {class} row:\n{s}"));
+            let row = row.trim_end();
+            assert!(row.ends_with(&format!(":{line}")), "{w}: {row:?}\n{s}");
+            // With room for the class, the file name and a short note, all three show;
+            // narrower, the note goes first.
+            if w == 140 {
+                assert!(
+                    row.contains(&format!("{class} overrides  ")),
+                    "{row:?}\n{s}"
+                );
+                assert!(
+                    row.ends_with(&format!("requests.py:{line}")),
+                    "{row:?}\n{s}"
+                );
+            }
+        }
+    }
 }

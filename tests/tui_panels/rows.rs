@@ -1,6 +1,7 @@
 //! Rows that never lie: cut to a panel's width, a row keeps its line number and the last
 //! two segments of its name (the path and the module side give way first), in the call
-//! tree, the search results, the text hits and the impact list.
+//! tree, the search results, the text hits and the impact list (the list views' rows are
+//! in `dead` and `lists`).
 
 use codegraph_tui::tui::Theme;
 use ratatui::crossterm::event::KeyCode;
@@ -145,4 +146,46 @@ fn cut_search_and_text_rows_keep_their_lines_and_ranges() {
         .find(|r| r.starts_with("function") && r.contains(":281-282"))
         .unwrap_or_else(|| panic!("{s}"));
     assert!(def.contains(":281-282  "), "{def:?}\n{s}");
+}
+
+/// The impact list's caller rows at 80×24: each keeps its class and method
+/// (`StaticFilesHandler.__call__`) and its definition line, the module side and the path
+/// giving way.
+#[test]
+fn cut_impact_rows_keep_the_class_method_and_line() {
+    let (_tmp, repo) = deep_repo();
+    let mut app = app_on(&repo, Theme::load("dark", None).unwrap());
+    typ(&mut app, "serve_the_static_file_response");
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&mut app, 80, 24);
+    let a = app.areas.impact;
+    let rows = panel_rows(
+        &s,
+        a.x as usize + 1,
+        (a.x + a.width) as usize - 1,
+        a.y as usize + 1,
+        (a.y + a.height) as usize - 1,
+    );
+    let d1: Vec<&str> = rows
+        .iter()
+        .map(|r| r.trim_end())
+        .filter(|r| r.starts_with("d1 "))
+        .collect();
+    assert_eq!(d1.len(), 3, "{s}");
+    let want = [
+        ("ASGIStaticFilesHandler.__call__", ":291"),
+        ("StaticFilesHandler.__call__", ":287"),
+        ("StaticFilesHandlerMixin.__call__", ":283"),
+    ];
+    for (class_method, line) in want {
+        let row = d1
+            .iter()
+            .find(|r| r.ends_with(line))
+            .unwrap_or_else(|| panic!("no d1 row ending {line}:\n{s}"));
+        // The class whole: the module side before it is cut (`…`) or whole (`.`).
+        let whole = ["…", "."]
+            .iter()
+            .any(|before| row.contains(&format!("{before}{class_method} ")));
+        assert!(whole, "{row:?}\n{s}");
+    }
 }

@@ -36,6 +36,7 @@ fn search_mode_switch_text_semantic_hybrid_and_back() {
     let mut app = python();
     ctrl(&mut app, 't');
     assert_eq!(app.mode, SearchMode::Text);
+    assert_eq!(app.status.message.as_deref(), Some("search mode: text"));
     typ(&mut app, "render_json");
     app.chunks.settle(Duration::from_secs(30));
     app.tick();
@@ -57,6 +58,8 @@ fn search_mode_switch_text_semantic_hybrid_and_back() {
     // Semantic: the same query again, ranked by embeddings only.
     ctrl(&mut app, 't');
     assert_eq!((app.mode, app.focus), (SearchMode::Semantic, Focus::Search));
+    // The mode's name alone (it once read "search mode: Search semantic").
+    assert_eq!(app.status.message.as_deref(), Some("search mode: semantic"));
     app.chunks.settle(Duration::from_secs(30));
     app.tick();
     assert_eq!(app.chunks.error, None);
@@ -342,4 +345,27 @@ fn a_mode_change_clears_the_hits_and_the_build_shows_a_progress_line() {
     assert_eq!(app.chunks.building(), None);
     assert!(!app.chunks.hits.is_empty());
     assert!(app.chunks.hits.iter().all(|h| h.text_rank.is_none()));
+}
+
+/// The text mode's title counts its hits, singular for one (it read ` 1 hits `).
+#[test]
+fn one_text_hit_is_counted_as_one_hit() {
+    use codegraph_tui::tui::chunks::SearchMode;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.py"),
+        "def unmistakable_name():\n    return 1\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("b.py"), "def other():\n    return 2\n").unwrap();
+    let mut app = app_on(dir.path(), Theme::load("dark", None).unwrap());
+    ctrl(&mut app, 't');
+    typ(&mut app, "unmistakable_name");
+    app.chunks.settle(Duration::from_secs(30));
+    app.tick();
+    assert_eq!(app.mode, SearchMode::Text);
+    assert_eq!(app.chunks.hits.len(), 1, "{:?}", app.chunks.hits);
+    let s = screen(&mut app, 120, 30);
+    assert!(s.contains(" 1 hit "), "{s}");
+    assert!(!s.contains(" 1 hits "), "{s}");
 }

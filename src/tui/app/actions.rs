@@ -64,7 +64,8 @@ impl App {
             Action::ExpandDepth => self.expand_depth(count),
             Action::Count(d) => {
                 self.count = Some(d);
-                self.status.message = Some(format!("{d}: * expands {d} levels"));
+                let levels = crate::tui::panels::count(d as usize, "level", "levels");
+                self.status.message = Some(format!("{d}: * expands {levels}"));
             }
             Action::CopyId => self.copy(false),
             Action::CopyLocation => self.copy(true),

@@ -10,6 +10,7 @@ use super::{App, Focus};
 use crate::index::{Kind, Walk};
 use crate::tui::lists::{ListKind, SymbolList};
 use crate::tui::outline::Outline;
+use crate::tui::panels;
 use crate::tui::tree::Row;
 use crate::worker::Snapshot;
 
@@ -209,22 +210,27 @@ impl App {
         }
         let budget = crate::tui::tree::EXPAND_BUDGET;
         let e = t.expand_to(&snap, i, levels, budget);
-        let nodes = if e.rows == 1 { "node" } else { "nodes" };
+        let nodes = panels::count(e.rows, "node", "nodes");
         self.status.message = Some(if e.rows == 0 {
             "nothing below this node to expand".to_string()
         } else if e.left_closed > 0 {
             format!(
-                "expanded {} of {levels} levels fully, {} {nodes}; {} more left closed \
+                "expanded {} of {} fully, {nodes}; {} more left closed \
                  (budget {budget} rows; Right opens one)",
-                e.levels, e.rows, e.left_closed
+                e.levels,
+                panels::count(levels as usize, "level", "levels"),
+                e.left_closed
             )
         } else if e.levels < levels {
-            format!(
-                "expanded all {} levels there are, {} {nodes}",
-                e.levels, e.rows
-            )
+            match e.levels {
+                1 => format!("expanded the one level there is, {nodes}"),
+                n => format!("expanded all {n} levels there are, {nodes}"),
+            }
         } else {
-            format!("expanded {levels} levels, {} {nodes}", e.rows)
+            format!(
+                "expanded {}, {nodes}",
+                panels::count(levels as usize, "level", "levels")
+            )
         });
         self.clamp_tree();
     }

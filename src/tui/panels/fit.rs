@@ -70,8 +70,10 @@ fn segment_starts(name: &str) -> Vec<usize> {
 /// 1. the path is shortened ([`fit_path`]) down to about its file name;
 /// 2. the qualifier loses whole segments from the module side, down to the last two
 ///    segments of the name (`…StaticFilesHandler.__call__`);
-/// 3. the path is shortened further, down to `…`;
-/// 4. the second-last segment is cut from its front; the last segment (the name) never.
+/// 3. the path is shortened further, down to `…` (one space before it, not two, when
+///    that is the column the last two segments lack);
+/// 4. the second-last segment loses its middle (or goes, when too short to give enough),
+///    then the last segment (the name) loses its middle.
 ///
 /// The tail is always whole: a row too narrow even for `…` and the name's last segment
 /// overflows at the edge with its line number still next to the name.
@@ -122,6 +124,11 @@ pub fn fit_row(width: usize, fixed: usize, name: &str, path: &str, tail: &str) -
     if shown(two) <= room {
         return Fitted::skipping(two, place);
     }
+    // One space, not two, before a place that is only `…` and the line, when that column
+    // is all the last two segments lack.
+    if shown(two) + 1 + 1 + tlen <= avail {
+        return Fitted::skipping(two, format!(" …{tail}"));
+    }
     // Chars to take out of the name (one more for the `…` put in their place).
     let over = shown(two) - room;
     let sep = if own > 0 {
@@ -162,6 +169,41 @@ pub fn fit_row(width: usize, fixed: usize, name: &str, path: &str, tail: &str) -
         mid,
         place,
     }
+}
+
+/// Whether `f` (a [`fit_row`] of `name`, `path` and `tail`) shows the name's last two
+/// segments and the path's file name whole: what a row's optional parts give way to.
+pub fn keeps_name_and_file(name: &str, path: &str, tail: &str, f: &Fitted) -> bool {
+    let starts = segment_starts(name);
+    let two = if starts.len() >= 2 {
+        starts[starts.len() - 2]
+    } else {
+        0
+    };
+    let file = path.rsplit('/').next().unwrap_or(path);
+    // `fit_path` keeps the file name whole or ends its cut in `…`.
+    f.skip <= two && f.mid.is_none() && f.place.ends_with(&format!("{file}{tail}"))
+}
+
+/// [`fit_row`] for a row with a note drawn after its name (` maybe used (2 unresolved)`),
+/// offered in `notes`, longest first: the first note with which the row keeps the name's
+/// last two segments and the file name ([`keeps_name_and_file`]), else no note (`""`).
+/// `fixed` leaves the note out; a note takes its chars and one space.
+pub fn fit_noted_row<'n>(
+    width: usize,
+    fixed: usize,
+    notes: &[&'n str],
+    name: &str,
+    path: &str,
+    tail: &str,
+) -> (&'n str, Fitted) {
+    for &note in notes.iter().filter(|n| !n.is_empty()) {
+        let f = fit_row(width, fixed + 1 + note.chars().count(), name, path, tail);
+        if keeps_name_and_file(name, path, tail, &f) {
+            return (note, f);
+        }
+    }
+    ("", fit_row(width, fixed, name, path, tail))
 }
 
 /// Columns a symbol or caller row of a panel `width` columns wide keeps for its file and
@@ -306,10 +348,12 @@ mod tests {
         assert!(r.starts_with("…StaticFilesHandler.__call__  "), "{r}");
         assert!(r.ends_with(":290"), "{r}");
         assert!(r.chars().count() <= 36, "{r}");
-        // Narrower still: the class name is cut from its front, `__call__` and 290 stay.
+        // One column short of that: one space before the `…` goes, not a char of the name.
+        let r = row(34, 0, name, path, ":290");
+        assert_eq!(r, "…StaticFilesHandler.__call__ …:290");
+        // Narrower still: the class name loses its middle, `__call__` and 290 stay.
         let r = row(24, 0, name, path, ":290");
-        assert!(r.ends_with(".__call__  …:290"), "{r}");
-        assert_eq!(r.chars().count(), 24, "{r}");
+        assert_eq!(r, "…Sta…ler.__call__  …:290");
         // Too narrow for even that: the name's last segment and the line stay whole.
         let r = row(10, 0, name, path, ":290");
         assert!(r.contains("__call__") && r.ends_with(":290"), "{r}");
@@ -339,5 +383,24 @@ mod tests {
         assert_eq!(segment_starts("a::b::C::f"), vec![0, 3, 6, 9]);
         assert_eq!(row(9, 0, "f", "a.rs", ":1"), "f  a.rs:1");
         assert_eq!(row(8, 0, "f", "a.rs", ":1"), "f  …:1");
+    }
+
+    /// A note gives way (its shorter form, then none) before the name's last two
+    /// segments and the file name.
+    #[test]
+    fn notes_give_way_before_the_name_and_the_file() {
+        let notes = ["maybe used (27 unresolved)", "maybe used"];
+        let noted = |w| {
+            let (note, f) = fit_noted_row(w, 6, &notes, "AuditLog.save", "app/store.py", ":28");
+            format!("{}|{note}|{}", cut_name("AuditLog.save", &f), f.place)
+        };
+        assert_eq!(
+            noted(80),
+            "AuditLog.save|maybe used (27 unresolved)|  app/store.py:28"
+        );
+        assert_eq!(noted(43), "AuditLog.save|maybe used|  store.py:28");
+        assert_eq!(noted(36), "AuditLog.save||  app/store.py:28");
+        // Narrower than the name and file alone: no note, the row cut as fit_row cuts it.
+        assert_eq!(noted(25), "AuditLog.save||  …:28");
     }
 }

@@ -1,13 +1,14 @@
 //! The type hierarchy and the references, drawn in the call tree's place: headings, and
 //! one row per node with its marker (`▲` base, `▼` subtype, `→` used as a value, `⇠`
-//! imports), kind, name, note (`overrides …`, the tier) and place.
+//! imports), kind, name, note (`overrides …`, the tier) and place. The note is the first
+//! to give way in a narrow panel ([`fit_noted_row`]).
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::{cut_name, fit_line, fit_row, follow, kind_marker, panel, position, safe};
+use super::{cut_name, fit_line, fit_noted_row, follow, kind_marker, panel, position, safe};
 use crate::index::Kind;
 use crate::tui::app::{App, Focus};
 use crate::tui::lists::ListKind;
@@ -62,23 +63,29 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
                     Kind::File => "(top level)".to_string(),
                     _ => safe(n.id.split_once("::").map_or(&*n.id, |(_, r)| r)).into_owned(),
                 };
-                let note = if r.note.is_empty() {
-                    String::new()
-                } else {
-                    format!(" {}", safe(&r.note))
-                };
                 let (file, line) = match &r.site {
                     Some((file, line, _)) => (file.clone(), *line),
                     None => (n.file.clone(), n.start_line),
                 };
                 let lead = format!("{indent}{} {} ", r.text, kind_marker(n.kind));
-                let fitted = fit_row(
+                let note = safe(&r.note);
+                let short: Vec<_> = r.short.iter().map(|s| safe(s)).collect();
+                let notes: Vec<&str> = std::iter::once(&*note)
+                    .chain(short.iter().map(|s| &**s))
+                    .collect();
+                let (note, fitted) = fit_noted_row(
                     width,
-                    lead.chars().count() + note.chars().count(),
+                    lead.chars().count(),
+                    &notes,
                     &label,
                     &safe(&file),
                     &format!(":{line}"),
                 );
+                let note = if note.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {note}")
+                };
                 Line::from(vec![
                     Span::styled(lead, t.get("ui.kind")),
                     Span::styled(cut_name(&label, &fitted), t.get("ui.text")),

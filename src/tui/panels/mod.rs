@@ -21,7 +21,10 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
 
-pub use self::fit::{cut_name, fit_line, fit_path, fit_row, fit_spans, min_path, Fitted};
+pub use self::fit::{
+    cut_name, fit_line, fit_noted_row, fit_path, fit_row, fit_spans, keeps_name_and_file, min_path,
+    Fitted,
+};
 use super::app::{Areas, Focus, Overlay};
 use super::App;
 use crate::index::Kind;

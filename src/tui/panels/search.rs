@@ -18,7 +18,7 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
         } else if app.chunks.busy() {
             " searching… ".to_string()
         } else {
-            format!(" {} hits ", app.chunks.hits.len())
+            format!(" {} ", super::count(app.chunks.hits.len(), "hit", "hits"))
         }
     } else if app.snapshot.is_some() {
         format!(
