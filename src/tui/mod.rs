@@ -24,6 +24,7 @@ pub mod theme;
 pub mod tree;
 pub mod twins;
 pub mod unresolved;
+pub mod words;
 
 use std::io::{stdout, IsTerminal, Stdout};
 use std::path::PathBuf;

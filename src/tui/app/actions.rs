@@ -64,7 +64,7 @@ impl App {
             Action::ExpandDepth => self.expand_depth(count),
             Action::Count(d) => {
                 self.count = Some(d);
-                let levels = crate::tui::panels::count(d as usize, "level", "levels");
+                let levels = crate::tui::words::count(d as usize, "level", "levels");
                 self.status.message = Some(format!("{d}: * expands {levels}"));
             }
             Action::CopyId => self.copy(false),
@@ -456,8 +456,8 @@ impl App {
                 };
                 self.status.message = Some(format!(
                     "exported {}, {} to {}{inside}",
-                    plural(sub.nodes.len(), "node", "nodes"),
-                    plural(sub.edges.len(), "edge", "edges"),
+                    crate::tui::words::count(sub.nodes.len(), "node", "nodes"),
+                    crate::tui::words::count(sub.edges.len(), "edge", "edges"),
                     shown.display()
                 ));
             }
@@ -480,11 +480,6 @@ impl App {
     pub fn inside_repo(&self, path: &Path) -> bool {
         std::path::absolute(path).is_ok_and(|abs| abs.starts_with(&self.root))
     }
-}
-
-/// `n` and the noun, singular for one (as the panels count).
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A file-name-safe version of a symbol name.

@@ -10,8 +10,8 @@ use super::{App, Focus};
 use crate::index::{Kind, Walk};
 use crate::tui::lists::{ListKind, SymbolList};
 use crate::tui::outline::Outline;
-use crate::tui::panels;
 use crate::tui::tree::Row;
+use crate::tui::words;
 use crate::worker::Snapshot;
 
 impl App {
@@ -210,7 +210,7 @@ impl App {
         }
         let budget = crate::tui::tree::EXPAND_BUDGET;
         let e = t.expand_to(&snap, i, levels, budget);
-        let nodes = panels::count(e.rows, "node", "nodes");
+        let nodes = words::count(e.rows, "node", "nodes");
         self.status.message = Some(if e.rows == 0 {
             "nothing below this node to expand".to_string()
         } else if e.left_closed > 0 {
@@ -218,7 +218,7 @@ impl App {
                 "expanded {} of {} fully, {nodes}; {} more left closed \
                  (budget {budget} rows; Right opens one)",
                 e.levels,
-                panels::count(levels as usize, "level", "levels"),
+                words::count(levels as usize, "level", "levels"),
                 e.left_closed
             )
         } else if e.levels < levels {
@@ -229,7 +229,7 @@ impl App {
         } else {
             format!(
                 "expanded {}, {nodes}",
-                panels::count(levels as usize, "level", "levels")
+                words::count(levels as usize, "level", "levels")
             )
         });
         self.clamp_tree();

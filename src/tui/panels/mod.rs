@@ -157,10 +157,7 @@ fn hint<'a>(app: &App, text: &'a str) -> Paragraph<'a> {
         .wrap(ratatui::widgets::Wrap { trim: true })
 }
 
-/// `n` and the noun, singular for one (`1 file`, `2 files`, `0 files`).
-pub fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
+pub use super::words::count;
 
 /// The selection's place in a list, for a panel's bottom title: ` row 120/904 `
 /// (1-based), empty for an empty list.
