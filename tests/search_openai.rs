@@ -1,15 +1,17 @@
 //! The OpenAI-compatible embeddings client against a real HTTP/1.1 server on loopback,
 //! started by each test: success, 429 then success, 5xx until retries run out, a
-//! timeout, malformed JSON, the wrong number of vectors, the wrong dimension; and a
-//! failed run that leaves the cached vectors intact.
+//! timeout, malformed JSON, the wrong number of vectors, the wrong dimension; hostile
+//! servers (a body that stalls half-way, a body without end, a connection closed
+//! early, an HTML page with 200); and a failed run that leaves the cached vectors intact.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use codegraph_tui::index::search::embed::openai::{OpenAiConfig, OpenAiEmbedder};
+use codegraph_tui::index::search::embed::openai::{body_limit, OpenAiConfig, OpenAiEmbedder};
 use codegraph_tui::index::search::embed::{EmbedError, Embedder};
 use codegraph_tui::index::search::vector::{cache_file, embed_chunks};
 use codegraph_tui::index::search::{SearchChunk, SearchError};
@@ -27,6 +29,16 @@ enum Reply {
     Raw(&'static str),
     /// Waits, then answers like `Vectors`.
     Slow(Duration, usize),
+    /// Sends the headers and half the body of a `Vectors` answer, then waits this long
+    /// before the rest.
+    StallMidBody(Duration),
+    /// 200 with `Content-Length: 1000000000`, then writes until the client hangs up,
+    /// adding each byte written to the counter.
+    Endless(Arc<AtomicU64>),
+    /// Sends the headers and a part of the body, then closes the connection.
+    CloseEarly,
+    /// 200 with an HTML page, as a proxy or captive portal answers.
+    Html,
 }
 
 /// A request as the server saw it.
@@ -132,6 +144,53 @@ fn handle(mut stream: TcpStream, reply: Reply, log: Arc<Mutex<Vec<Seen>>>) {
         Reply::Slow(d, dim) => {
             thread::sleep(d);
             (200, "", vectors(inputs.len(), dim))
+        }
+        Reply::StallMidBody(d) => {
+            let text = vectors(inputs.len(), 4);
+            let (a, b) = text.split_at(text.len() / 2);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{a}",
+                text.len()
+            );
+            let _ = stream.flush();
+            thread::sleep(d);
+            let _ = stream.write_all(b.as_bytes());
+            return;
+        }
+        Reply::Endless(written) => {
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{{\"data\": [{{\"embedding\": ["
+            );
+            let block = "0.5, ".repeat(13_000);
+            let mut total = 0u64;
+            while total < 1_000_000_000 && stream.write_all(block.as_bytes()).is_ok() {
+                total += block.len() as u64;
+                written.store(total, Ordering::Relaxed);
+            }
+            return;
+        }
+        Reply::CloseEarly => {
+            let text = vectors(inputs.len(), 4);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{}",
+                text.len(),
+                &text[..text.len() / 3]
+            );
+            let _ = stream.flush();
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+            return;
+        }
+        Reply::Html => {
+            let page = "<!DOCTYPE html><html><head><title>Sign in</title></head><body>Welcome to the hotel network</body></html>";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                page.len()
+            );
+            return;
         }
     };
     let _ = write!(
@@ -374,6 +433,87 @@ fn wrong_dimension() {
         ),
         "{err}"
     );
+}
+
+#[test]
+fn a_body_that_stalls_half_way_times_out() {
+    let s = serve(vec![Reply::StallMidBody(Duration::from_secs(3))]);
+    let mut c = config(&s.url);
+    c.timeout_secs = 0.3;
+    c.max_retries = 1;
+    let e = OpenAiEmbedder::new(c).expect("client");
+    let t = std::time::Instant::now();
+    let err = e.embed(&texts(1)).expect_err("must time out");
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    match &err {
+        EmbedError::RetriesExhausted { attempts: 2, last } => {
+            assert!(matches!(**last, EmbedError::Timeout { .. }), "{last}");
+        }
+        other => panic!("unexpected error {other}"),
+    }
+}
+
+#[test]
+fn a_body_without_end_is_cut_at_the_limit_and_not_retried() {
+    let written = Arc::new(AtomicU64::new(0));
+    let s = serve(vec![Reply::Endless(written.clone())]);
+    let e = OpenAiEmbedder::new(config(&s.url)).expect("client");
+    let t = std::time::Instant::now();
+    let err = e.embed(&texts(2)).expect_err("must fail");
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    let limit = body_limit(2);
+    match &err {
+        EmbedError::TooLarge {
+            limit_bytes,
+            inputs: 2,
+            ..
+        } => assert_eq!(*limit_bytes, limit),
+        other => panic!("unexpected error {other}"),
+    }
+    assert!(
+        err.to_string()
+            .contains(&format!("answered more than {limit} bytes for 2 inputs")),
+        "{err}"
+    );
+    assert_eq!(s.seen.lock().expect("lock").len(), 1, "not retried");
+    // The client hung up after the limit: the server got no further than the limit
+    // and what the two sockets' buffers hold, far from the gigabyte it announced.
+    thread::sleep(Duration::from_millis(200));
+    let sent = written.load(Ordering::Relaxed);
+    assert!(sent >= limit, "the server wrote only {sent} bytes");
+    assert!(
+        sent < limit + (32 << 20),
+        "the client read on: {sent} bytes"
+    );
+}
+
+#[test]
+fn a_connection_closed_early_is_retried_then_reported() {
+    let s = serve(vec![Reply::CloseEarly]);
+    let e = OpenAiEmbedder::new(config(&s.url)).expect("client");
+    let err = e.embed(&texts(2)).expect_err("must fail");
+    match &err {
+        EmbedError::RetriesExhausted { attempts: 3, last } => {
+            assert!(matches!(**last, EmbedError::Transport { .. }), "{last}");
+        }
+        other => panic!("unexpected error {other}"),
+    }
+    assert!(err.to_string().contains("cannot reach"), "{err}");
+    assert_eq!(s.seen.lock().expect("lock").len(), 3);
+    assert_no_key(&err);
+}
+
+#[test]
+fn an_html_page_with_200_is_named_as_such() {
+    let s = serve(vec![Reply::Html]);
+    let e = OpenAiEmbedder::new(config(&s.url)).expect("client");
+    let err = e.embed(&texts(1)).expect_err("must fail");
+    assert!(matches!(err, EmbedError::Malformed { .. }), "{err}");
+    let msg = err.to_string();
+    assert!(msg.contains("got text/html"), "{msg}");
+    assert!(msg.contains("<!DOCTYPE html>"), "{msg}");
+    assert!(msg.contains("is the base URL right?"), "{msg}");
+    assert_eq!(s.seen.lock().expect("lock").len(), 1, "not retried");
 }
 
 fn chunk(i: usize, text: &str) -> SearchChunk {

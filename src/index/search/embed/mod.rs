@@ -50,6 +50,18 @@ pub enum EmbedError {
         /// What is wrong.
         message: String,
     },
+    /// The answer is longer than any honest answer for the inputs sent
+    /// ([`openai::body_limit`]): the endpoint is not an embeddings API, or is broken.
+    /// Not retried.
+    #[error("{url} answered more than {limit_bytes} bytes for {inputs} inputs")]
+    TooLarge {
+        /// Endpoint URL.
+        url: String,
+        /// The limit that was reached, bytes.
+        limit_bytes: u64,
+        /// Inputs sent.
+        inputs: usize,
+    },
     /// The answer has a different number of vectors than inputs sent.
     #[error("{url} returned {got} vectors for {expected} inputs")]
     Count {

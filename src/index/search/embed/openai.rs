@@ -183,6 +183,14 @@ enum Role {
     Passage,
 }
 
+/// The most bytes read from one answer to `inputs` inputs: 1 MiB plus 256 KiB per input.
+/// A vector of 8,192 dimensions written as JSON floats of up to 25 characters each
+/// (`-0.0123456789012345678,` is 23) is about 200 KiB, so every real model fits; a
+/// server streaming without end costs a bounded read, not the machine's memory.
+pub fn body_limit(inputs: usize) -> u64 {
+    (1 << 20) + (inputs as u64) * (256 << 10)
+}
+
 /// A batch's outcome after retries: vectors, or a timeout of a batch that can be split.
 enum Batch {
     Done(Vec<Vec<f32>>),
@@ -290,8 +298,22 @@ impl OpenAiEmbedder {
             .and_then(|v| v.trim().parse::<f64>().ok())
             .filter(|s| s.is_finite() && *s >= 0.0)
             .map(Duration::from_secs_f64);
-        let text = match resp.body_mut().read_to_string() {
+        let content_type = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let limit = body_limit(inputs.len());
+        let text = match resp.body_mut().with_config().limit(limit).read_to_string() {
             Ok(t) => t,
+            Err(ureq::Error::BodyExceedsLimit(_)) => {
+                return Err(EmbedError::TooLarge {
+                    url: self.url.clone(),
+                    limit_bytes: limit,
+                    inputs: inputs.len(),
+                })
+            }
             Err(e) => return Ok(Err((self.transport(e), None))),
         };
         if status != 200 {
@@ -305,6 +327,18 @@ impl OpenAiEmbedder {
             } else {
                 Err(e)
             };
+        }
+        // A proxy's or captive portal's page answered with 200 is the common case of a
+        // wrong base URL: name what came instead of a JSON parser's column.
+        if content_type.contains("html") || text.trim_start().starts_with('<') {
+            return Err(EmbedError::Malformed {
+                url: self.url.clone(),
+                message: format!(
+                    "expected the embeddings API's JSON, got {} starting {:?} (is the base URL right?)",
+                    if content_type.is_empty() { "a page" } else { content_type.as_str() },
+                    truncate_chars(text.trim(), 60)
+                ),
+            });
         }
         let parsed: Response = serde_json::from_str(&text).map_err(|e| EmbedError::Malformed {
             url: self.url.clone(),
