@@ -120,6 +120,22 @@ fn screen(app: &mut App, w: u16, h: u16) -> String {
 }
 
 /// A snapshot taken in a topic module, filed like this file's (`snapshots/tui_panels__NAME`).
+/// The text inside a panel's border: the rows of `area` below its top border (and
+/// `skip` more), each cut to the columns inside the side borders.
+fn inner_rows(screen: &str, area: ratatui::layout::Rect, skip: usize) -> Vec<String> {
+    let (x0, y0) = (area.x as usize + 1, area.y as usize + 1 + skip);
+    let (x1, y1) = (
+        (area.x + area.width) as usize - 1,
+        (area.y + area.height) as usize - 1,
+    );
+    screen
+        .lines()
+        .skip(y0)
+        .take(y1.saturating_sub(y0))
+        .map(|l| l.chars().skip(x0).take(x1 - x0).collect::<String>())
+        .collect()
+}
+
 fn snapshot(name: &str, screen: String) {
     insta::assert_snapshot!(name, screen);
 }

@@ -5,7 +5,7 @@ use codegraph_tui::tui::app::Focus;
 use codegraph_tui::tui::lists::ListKind;
 use ratatui::crossterm::event::KeyCode;
 
-use super::{focused_render_json, key, screen, snapshot};
+use super::{focused_render_json, inner_rows, key, screen, snapshot};
 
 #[test]
 fn the_dead_code_view_lists_candidates_and_enter_goes_to_one() {
@@ -63,17 +63,7 @@ fn narrow_dead_code_rows_keep_the_class_and_the_line() {
     key(&mut app, KeyCode::Char('D'));
     let s = screen(&mut app, 100, 30);
     let a = app.areas.tree;
-    let rows: Vec<String> = s
-        .lines()
-        .skip(a.y as usize + 1)
-        .take(a.height as usize - 2)
-        .map(|l| {
-            l.chars()
-                .skip(a.x as usize + 1)
-                .take(a.width as usize - 2)
-                .collect::<String>()
-        })
-        .collect();
+    let rows: Vec<String> = inner_rows(&s, a, 0);
     for (name, line) in [("AuditLog.save", 28), ("MemoryStore.save", 9)] {
         let row = rows
             .iter()

@@ -4,7 +4,7 @@ use codegraph_tui::tui::app::Focus;
 use codegraph_tui::tui::Theme;
 use ratatui::crossterm::event::KeyCode;
 
-use super::{app_on, key, screen, snapshot, typ};
+use super::{app_on, inner_rows, key, screen, snapshot, typ};
 
 /// `Base` ← `Mid` ← `Leaf`, `Base` ← `Other`; `callback` passed as a value in b.py,
 /// which imports a.py.
@@ -122,17 +122,7 @@ fn a_long_overrides_note_gives_way_to_the_names_and_lines() {
     for w in [140, 100] {
         let s = screen(&mut app, w, 30);
         let a = app.areas.tree;
-        let rows: Vec<String> = s
-            .lines()
-            .skip(a.y as usize + 1)
-            .take(a.height as usize - 2)
-            .map(|l| {
-                l.chars()
-                    .skip(a.x as usize + 1)
-                    .take(a.width as usize - 2)
-                    .collect::<String>()
-            })
-            .collect();
+        let rows: Vec<String> = inner_rows(&s, a, 0);
         // The subclasses start at lines 12 and 23 (after the base's three methods).
         for (class, line) in [
             ("StaticFilesRequestHandler", 12),

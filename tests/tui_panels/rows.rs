@@ -6,7 +6,7 @@
 use codegraph_tui::tui::Theme;
 use ratatui::crossterm::event::KeyCode;
 
-use super::{app_on, ctrl, key, screen, typ};
+use super::{app_on, ctrl, inner_rows, key, screen, typ};
 
 /// A repository with long paths and qualified names, definitions far down their files,
 /// and two handler classes whose `__call__` methods both call `serve`.
@@ -41,15 +41,6 @@ pub(super) fn deep_repo() -> (tempfile::TempDir, std::path::PathBuf) {
     (tmp, repo)
 }
 
-/// The rows of one panel: the lines of `s` between columns `x0..x1` from row `y0`.
-fn panel_rows(s: &str, x0: usize, x1: usize, y0: usize, y1: usize) -> Vec<String> {
-    s.lines()
-        .skip(y0)
-        .take(y1 - y0)
-        .map(|l| l.chars().skip(x0).take(x1 - x0).collect::<String>())
-        .collect()
-}
-
 #[test]
 fn cut_caller_rows_keep_their_call_lines_and_tell_siblings_apart() {
     let (_tmp, repo) = deep_repo();
@@ -61,13 +52,7 @@ fn cut_caller_rows_keep_their_call_lines_and_tell_siblings_apart() {
     for (w, h) in [(140, 40), (120, 40), (100, 30), (80, 24)] {
         let s = screen(&mut app, w, h);
         let a = app.areas.tree;
-        let rows = panel_rows(
-            &s,
-            a.x as usize + 1,
-            (a.x + a.width) as usize - 1,
-            a.y as usize + 1,
-            (a.y + a.height) as usize - 1,
-        );
+        let rows = inner_rows(&s, a, 0);
         let callers: Vec<&String> = rows.iter().filter(|r| r.contains("me ")).collect();
         assert_eq!(callers.len(), 3, "{w}x{h}:\n{s}");
         for (row, line) in callers.iter().zip(want) {
@@ -106,13 +91,7 @@ fn cut_search_and_text_rows_keep_their_lines_and_ranges() {
     for w in [140, 100, 80] {
         let s = screen(&mut app, w, 30);
         let a = app.areas.search;
-        let rows = panel_rows(
-            &s,
-            a.x as usize + 1,
-            (a.x + a.width) as usize - 1,
-            a.y as usize + 2,
-            (a.y + a.height) as usize - 1,
-        );
+        let rows = inner_rows(&s, a, 1);
         let hits: Vec<&String> = rows.iter().filter(|r| r.contains("__call__")).collect();
         assert_eq!(hits.len(), 3, "{w}:\n{s}");
         for r in &hits {
@@ -134,13 +113,7 @@ fn cut_search_and_text_rows_keep_their_lines_and_ranges() {
     app.tick();
     let s = screen(&mut app, 80, 30);
     let a = app.areas.search;
-    let rows = panel_rows(
-        &s,
-        a.x as usize + 1,
-        (a.x + a.width) as usize - 1,
-        a.y as usize + 2,
-        (a.y + a.height) as usize - 1,
-    );
+    let rows = inner_rows(&s, a, 1);
     let def = rows
         .iter()
         .find(|r| r.starts_with("function") && r.contains(":281-282"))
@@ -159,13 +132,7 @@ fn cut_impact_rows_keep_the_class_method_and_line() {
     key(&mut app, KeyCode::Enter);
     let s = screen(&mut app, 80, 24);
     let a = app.areas.impact;
-    let rows = panel_rows(
-        &s,
-        a.x as usize + 1,
-        (a.x + a.width) as usize - 1,
-        a.y as usize + 1,
-        (a.y + a.height) as usize - 1,
-    );
+    let rows = inner_rows(&s, a, 0);
     let d1: Vec<&str> = rows
         .iter()
         .map(|r| r.trim_end())
