@@ -148,21 +148,16 @@ fn handle(mut stream: TcpStream, reply: Reply, log: Arc<Mutex<Vec<Seen>>>) {
         Reply::StallMidBody(d) => {
             let text = vectors(inputs.len(), 4);
             let (a, b) = text.split_at(text.len() / 2);
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{a}",
-                text.len()
-            );
+            head(&mut stream, "application/json", text.len());
+            let _ = stream.write_all(a.as_bytes());
             let _ = stream.flush();
             thread::sleep(d);
             let _ = stream.write_all(b.as_bytes());
             return;
         }
         Reply::Endless(written) => {
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{{\"data\": [{{\"embedding\": ["
-            );
+            head(&mut stream, "application/json", 1_000_000_000);
+            let _ = stream.write_all(br#"{"data": [{"embedding": ["#);
             let block = "0.5, ".repeat(13_000);
             let mut total = 0u64;
             while total < 1_000_000_000 && stream.write_all(block.as_bytes()).is_ok() {
@@ -173,23 +168,16 @@ fn handle(mut stream: TcpStream, reply: Reply, log: Arc<Mutex<Vec<Seen>>>) {
         }
         Reply::CloseEarly => {
             let text = vectors(inputs.len(), 4);
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{}",
-                text.len(),
-                &text[..text.len() / 3]
-            );
+            head(&mut stream, "application/json", text.len());
+            let _ = stream.write_all(&text.as_bytes()[..text.len() / 3]);
             let _ = stream.flush();
             let _ = stream.shutdown(std::net::Shutdown::Both);
             return;
         }
         Reply::Html => {
             let page = "<!DOCTYPE html><html><head><title>Sign in</title></head><body>Welcome to the hotel network</body></html>";
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
-                page.len()
-            );
+            head(&mut stream, "text/html; charset=utf-8", page.len());
+            let _ = stream.write_all(page.as_bytes());
             return;
         }
     };
@@ -199,6 +187,14 @@ fn handle(mut stream: TcpStream, reply: Reply, log: Arc<Mutex<Vec<Seen>>>) {
         text.len()
     );
     let _ = stream.flush();
+}
+
+/// Writes a 200 status line and headers announcing `len` bytes of `content_type`.
+fn head(stream: &mut TcpStream, content_type: &str, len: usize) {
+    let _ = write!(
+        stream,
+        "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n"
+    );
 }
 
 fn config(url: &str) -> OpenAiConfig {
@@ -308,26 +304,33 @@ fn client_errors_are_not_retried() {
     assert_eq!(s.seen.lock().expect("lock").len(), 1);
 }
 
-#[test]
-fn timeout() {
-    let s = serve(vec![Reply::Slow(Duration::from_millis(1500), 3)]);
+/// Embeds one text against a server giving `reply`, with `timeout_secs` and one retry;
+/// asserts it ends in two timeouts within `within`, and returns the error.
+fn times_out_twice(reply: Reply, timeout_secs: f64, within: Duration) -> EmbedError {
+    let s = serve(vec![reply]);
     let mut c = config(&s.url);
-    c.timeout_secs = 0.2;
+    c.timeout_secs = timeout_secs;
     c.max_retries = 1;
     let e = OpenAiEmbedder::new(c).expect("client");
     let t = std::time::Instant::now();
     let err = e.embed(&texts(1)).expect_err("must time out");
-    assert!(
-        t.elapsed() < Duration::from_millis(1400),
-        "{:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() < within, "{:?}", t.elapsed());
     match &err {
         EmbedError::RetriesExhausted { attempts: 2, last } => {
             assert!(matches!(**last, EmbedError::Timeout { .. }), "{last}");
         }
         other => panic!("unexpected error {other}"),
     }
+    err
+}
+
+#[test]
+fn timeout() {
+    let err = times_out_twice(
+        Reply::Slow(Duration::from_millis(1500), 3),
+        0.2,
+        Duration::from_millis(1400),
+    );
     assert!(
         err.to_string().contains("did not answer within 0.2 s"),
         "{err}"
@@ -437,20 +440,11 @@ fn wrong_dimension() {
 
 #[test]
 fn a_body_that_stalls_half_way_times_out() {
-    let s = serve(vec![Reply::StallMidBody(Duration::from_secs(3))]);
-    let mut c = config(&s.url);
-    c.timeout_secs = 0.3;
-    c.max_retries = 1;
-    let e = OpenAiEmbedder::new(c).expect("client");
-    let t = std::time::Instant::now();
-    let err = e.embed(&texts(1)).expect_err("must time out");
-    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
-    match &err {
-        EmbedError::RetriesExhausted { attempts: 2, last } => {
-            assert!(matches!(**last, EmbedError::Timeout { .. }), "{last}");
-        }
-        other => panic!("unexpected error {other}"),
-    }
+    times_out_twice(
+        Reply::StallMidBody(Duration::from_secs(3)),
+        0.3,
+        Duration::from_secs(2),
+    );
 }
 
 #[test]

@@ -67,13 +67,13 @@ impl InProcess {
 
     /// One MCP client connection: the client's `initialize` and
     /// `notifications/initialized`, then `input` as the client's bytes (a newline added
-    /// when it lacks one), then a `ping` with id [`END_ID`]. Returns every line the server wrote, in order, until it has
-    /// answered that ping and every request id of `input` (of a line that is a JSON
-    /// object with a string `method` and an `id` that is a string or an integer; tool
-    /// calls run concurrently, so their answers may come after the ping's). An id sent
-    /// again while in flight is awaited once: MCP forbids reusing an id on one
-    /// connection, and the SDK answers only one of the two. The connection's pipes are then
-    /// closed and its tasks ended.
+    /// when it lacks one), then a `ping` with id [`END_ID`]. Returns every line the server
+    /// wrote, in order, until it has answered that ping and every request id of `input` (of
+    /// a line that is a JSON object with a string `method` and an `id` that is a string or
+    /// an integer; tool calls run concurrently, so their answers may come after the
+    /// ping's). An id sent again while in flight is awaited once: MCP forbids reusing an id
+    /// on one connection, and the SDK answers only one of the two. The connection's pipes
+    /// are then closed and its tasks ended.
     ///
     /// Errors: the server closed its output before answering them all (it would have
     /// ended a real client's connection), or `timeout` passed first.
