@@ -119,7 +119,6 @@ fn screen(app: &mut App, w: u16, h: u16) -> String {
     out
 }
 
-/// A snapshot taken in a topic module, filed like this file's (`snapshots/tui_panels__NAME`).
 /// The text inside a panel's border: the rows of `area` below its top border (and
 /// `skip` more), each cut to the columns inside the side borders.
 fn inner_rows(screen: &str, area: ratatui::layout::Rect, skip: usize) -> Vec<String> {
@@ -136,6 +135,7 @@ fn inner_rows(screen: &str, area: ratatui::layout::Rect, skip: usize) -> Vec<Str
         .collect()
 }
 
+/// A snapshot taken in a topic module, filed like this file's (`snapshots/tui_panels__NAME`).
 fn snapshot(name: &str, screen: String) {
     insta::assert_snapshot!(name, screen);
 }

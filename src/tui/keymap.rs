@@ -61,7 +61,7 @@ pub enum Action {
     /// Show the type hierarchy (base types, subtypes) of the shown symbol in the call
     /// tree's place, or the tree again.
     ToggleHierarchy,
-    /// Show the references (uses as a value, imports of its file) of the shown symbol in
+    /// Show the references (uses as a value, imports naming it) of the shown symbol in
     /// the call tree's place, or the tree again.
     ToggleReferences,
     /// Source panel: the cursor to the previous word of its line.
@@ -363,7 +363,7 @@ pub const BINDINGS: &[Binding] = &[
         "R",
         Sc::Panels,
         A::ToggleReferences,
-        "references: used as a value, imports of its file (Enter: callers) / back",
+        "references: used as a value, imports naming it (Enter: callers) / back",
     ),
     b(
         &[(K::Char('D'), N), (K::Char('D'), S)],

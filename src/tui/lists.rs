@@ -2,15 +2,15 @@
 //! hierarchy (`i`: the base types above a class, trait or interface and its subtypes
 //! below, over the graph's `inherits` and `implements` edges, subtypes' methods that
 //! override one of the type's marked) and the references (`R`: the definitions that use
-//! the symbol as a value, over `references` edges, and the files that import its file,
-//! over `imports` edges, each at its site). Enter on a row of the hierarchy shows that
+//! the symbol as a value, over `references` edges, and the imports of its file whose
+//! statement names it or a type holding it, over `imports` edges, each at its site). Enter on a row of the hierarchy shows that
 //! type's hierarchy; on a reference, that definition's callers.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::index::dead::dead_code;
-use crate::index::impact::LineSource;
+use crate::index::impact::{LineSource, SourceLines};
 use crate::index::{CodeGraph, Kind, Node, Relation, Walk};
 
 /// How deep the hierarchy is followed each way (cycle-safe; a deeper one is cut).
@@ -111,11 +111,17 @@ impl SymbolList {
     }
 
     /// The list of `kind` for `id` on `g` (`None` when `id` is not a node). The hierarchy
-    /// of a member (a method) is its container's.
-    pub fn of(g: &CodeGraph, kind: ListKind, id: &str) -> Option<SymbolList> {
+    /// of a member (a method) is its container's. `lines` reads the import statements
+    /// of the references view (an import that names other definitions is not listed).
+    pub fn of(
+        g: &CodeGraph,
+        kind: ListKind,
+        id: &str,
+        lines: &dyn LineSource,
+    ) -> Option<SymbolList> {
         match kind {
             ListKind::Hierarchy => hierarchy(g, id),
-            ListKind::References => references(g, id),
+            ListKind::References => references(g, id, lines),
             ListKind::Definitions => Some(definitions(g, id)),
             ListKind::Dead => None,
         }
@@ -188,11 +194,14 @@ fn step<'g>(g: &'g CodeGraph, id: &str, dir: Walk) -> Vec<&'g Node> {
     out
 }
 
-/// The names of the methods a type defines (its members, and those of the `impl`
-/// blocks it contains).
+/// The names of the methods a type defines (its members, those of the `impl` blocks it
+/// contains, and those of its `impl` blocks elsewhere, [`CodeGraph::impls_of`]).
 fn method_names(g: &CodeGraph, id: &str) -> HashSet<Arc<str>> {
     let mut out = HashSet::new();
     let mut stack = vec![Arc::<str>::from(id)];
+    if let Some(n) = g.node(id) {
+        stack.extend(g.impls_of(n).into_iter().map(|i| i.id.clone()));
+    }
     while let Some(c) = stack.pop() {
         for e in g.edges_of(&c, Walk::Callees, &[Relation::Contains]) {
             if e.source != *c {
@@ -300,7 +309,7 @@ fn hierarchy(g: &CodeGraph, id: &str) -> Option<SymbolList> {
     })
 }
 
-fn references(g: &CodeGraph, id: &str) -> Option<SymbolList> {
+fn references(g: &CodeGraph, id: &str, lines: &dyn LineSource) -> Option<SymbolList> {
     let n = g.node(id)?;
     let mut rows = vec![ListRow::heading(
         "used as a value (passed, stored; not called):",
@@ -323,8 +332,15 @@ fn references(g: &CodeGraph, id: &str) -> Option<SymbolList> {
         rows.push(ListRow::heading("  (none found)"));
     }
     rows.extend(refs);
-    rows.push(ListRow::heading(format!("files that import {}:", n.file)));
+    // An import edge is file → file; the statement at its site says which names it
+    // binds. Only those naming the symbol (or a type that holds it) are its imports.
+    let names = imported_names(g, n);
+    rows.push(ListRow::heading(format!(
+        "imports naming {}:",
+        names.last().map_or(&*n.name, |s| s.as_str())
+    )));
     let mut imports: Vec<ListRow> = Vec::new();
+    let mut others = 0usize;
     for e in g.edges_of(&n.file, Walk::Callers, &[Relation::Imports]) {
         if *e.target != *n.file {
             continue;
@@ -333,6 +349,14 @@ fn references(g: &CodeGraph, id: &str) -> Option<SymbolList> {
             continue;
         };
         for s in &e.sites {
+            let text = lines
+                .lines(&s.file)
+                .map(|l| import_statement(&l, s.line))
+                .unwrap_or_default();
+            if !names.iter().any(|name| names_word(&text, name)) {
+                others += 1;
+                continue;
+            }
             let mut row = ListRow::node(1, "⇠", src, String::new());
             row.site = Some((s.file.clone(), s.line, s.column));
             imports.push(row);
@@ -342,6 +366,16 @@ fn references(g: &CodeGraph, id: &str) -> Option<SymbolList> {
         rows.push(ListRow::heading("  (none found)"));
     }
     rows.extend(imports);
+    if others > 0 {
+        rows.push(ListRow::heading(format!(
+            "{others} other import{} of {}:",
+            if others == 1 { "" } else { "s" },
+            n.file
+        )));
+        rows.push(ListRow::heading(
+            "  other names, or the whole module (may use it)",
+        ));
+    }
     let selected = rows.iter().position(|r| r.id.is_some()).unwrap_or(0);
     Some(SymbolList {
         kind: ListKind::References,
@@ -349,6 +383,65 @@ fn references(g: &CodeGraph, id: &str) -> Option<SymbolList> {
         rows,
         selected,
         offset: 0,
+    })
+}
+
+/// The names an import of `n` may bind: its own and those of the definitions holding it
+/// (`Mid` for the method `Mid.handle`), innermost first. Cycle-safe.
+fn imported_names(g: &CodeGraph, n: &Node) -> Vec<String> {
+    let mut names = vec![n.name.to_string()];
+    let mut at = n.id.clone();
+    for _ in 0..MAX_HIERARCHY_DEPTH {
+        let parent = g
+            .edges_of(&at, Walk::Callers, &[Relation::Contains])
+            .into_iter()
+            .find(|e| *e.target == *at)
+            .and_then(|e| g.node(&e.source));
+        match parent {
+            Some(p) if p.kind != Kind::File && !names.iter().any(|x| **x == *p.name) => {
+                names.push(p.name.to_string());
+                at = p.id.clone();
+            }
+            _ => break,
+        }
+    }
+    names
+}
+
+/// The import statement that starts at 1-based `line`: that line and the following ones
+/// while a bracket it opened is still open or the line is continued (`\\`, a trailing
+/// comma), at most [`MAX_IMPORT_LINES`] lines.
+fn import_statement(lines: &SourceLines, line: u32) -> String {
+    let mut text = String::new();
+    let mut depth = 0i32;
+    let first = line.saturating_sub(1) as usize;
+    for l in (first..first + MAX_IMPORT_LINES).filter_map(|i| lines.get(i)) {
+        text.push_str(l);
+        text.push('\n');
+        for c in l.chars() {
+            match c {
+                '(' | '{' | '[' => depth += 1,
+                ')' | '}' | ']' => depth -= 1,
+                _ => {}
+            }
+        }
+        let t = l.trim_end();
+        if depth <= 0 && !t.ends_with('\\') && !t.ends_with(',') {
+            break;
+        }
+    }
+    text
+}
+
+/// The most lines one import statement is read over (a long `from m import (...)`).
+const MAX_IMPORT_LINES: usize = 64;
+
+/// `true` when `word` occurs in `text` with no identifier character on either side.
+fn names_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    text.match_indices(word).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(ident)
+            && !text[i + word.len()..].chars().next().is_some_and(ident)
     })
 }
 

@@ -45,6 +45,8 @@ fn the_lower_bound_is_one_line_and_the_callers_stay_reachable() {
     );
     assert!(!s.contains("could be more c"), "reasons listed: {s}");
     assert!(s.contains("d1 a.f00  a.py:4"), "callers pushed off: {s}");
+    let line = s.lines().find(|l| l.contains("risk ")).expect("headline");
+    assert!(line.contains("20 direct") && !line.contains('…'), "{s}");
     snapshot("impact_lower_bound_summary", s);
     // Focus the impact panel: the lower-bound row opens and closes its reasons.
     key(&mut app, KeyCode::Tab);
@@ -102,4 +104,15 @@ fn the_headline_says_unknown_when_unresolved_calls_dominate() {
         "{s}"
     );
     assert!(!s.contains("risk low ·"), "{s}");
+    // Narrower (the screenshots' 110 columns): a shorter wording, never a cut count.
+    let s = screen(&mut app, 110, 32);
+    let line = s
+        .lines()
+        .find(|l| l.contains("risk unknown"))
+        .expect("headline");
+    assert!(
+        line.contains("0 found") && line.contains("30 unresolved"),
+        "{s}"
+    );
+    assert!(!line.contains('…'), "{s}");
 }

@@ -4,10 +4,10 @@ use codegraph_tui::tui::app::Focus;
 use codegraph_tui::tui::Theme;
 use ratatui::crossterm::event::KeyCode;
 
-use super::{app_on, inner_rows, key, screen, snapshot, typ};
+use super::{app_on, ctrl, inner_rows, key, screen, snapshot, typ};
 
-/// `Base` ← `Mid` ← `Leaf`, `Base` ← `Other`; `callback` passed as a value in b.py,
-/// which imports a.py.
+/// `Base` ← `Mid` ← `Leaf`, `Base` ← `Other`; `callback` passed as a value in b.py;
+/// b.py to e.py import a.py, two of them naming `callback`.
 fn repo() -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
@@ -24,6 +24,15 @@ fn repo() -> (tempfile::TempDir, std::path::PathBuf) {
     std::fs::write(
         repo.join("b.py"),
         "from a import callback\n\n\ndef register(handlers):\n    handlers.append(callback)\n",
+    )
+    .unwrap();
+    // Imports of a.py: one naming only another class, one of the whole module, one
+    // naming callback on a later line of a parenthesised list.
+    std::fs::write(repo.join("c.py"), "from a import Base\n\nBase()\n").unwrap();
+    std::fs::write(repo.join("d.py"), "import a\n\na.Other()\n").unwrap();
+    std::fs::write(
+        repo.join("e.py"),
+        "from a import (\n    Other,\n    callback,\n)\n\nOther()\n",
     )
     .unwrap();
     (tmp, repo)
@@ -78,8 +87,14 @@ fn references_list_uses_as_a_value_and_imports() {
     let s = screen(&mut app, 120, 30);
     assert!(s.contains("References to callback"), "{s}");
     assert!(s.contains("→ fn register [import]  b.py:5"), "{s}");
-    assert!(s.contains("files that import a.py:"), "{s}");
+    assert!(s.contains("imports naming callback:"), "{s}");
     assert!(s.contains("⇠ fi (top level)  b.py:1"), "{s}");
+    assert!(s.contains("⇠ fi (top level)  e.py:1"), "{s}");
+    assert!(!s.contains("c.py") && !s.contains("d.py"), "{s}");
+    assert!(
+        s.contains("2 other imports of a.py:") && s.contains("other names, or the whole module"),
+        "{s}"
+    );
     snapshot("references_callback", s);
     // The source shows the reference's site.
     assert_eq!(app.source.path, "b.py");
@@ -88,6 +103,22 @@ fn references_list_uses_as_a_value_and_imports() {
     key(&mut app, KeyCode::Enter);
     assert!(app.list.is_none());
     assert_eq!(&**app.tree.as_ref().unwrap().root(), "b.py::register");
+}
+
+/// A method is imported through its class: `Base.handle`'s imports are those naming `Base`.
+#[test]
+fn references_of_a_method_list_the_imports_of_its_class() {
+    let (_tmp, repo) = repo();
+    let mut app = app_on(&repo, Theme::load("dark", None).unwrap());
+    typ(&mut app, "Base.handle");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('R'));
+    let s = screen(&mut app, 120, 30);
+    assert!(s.contains("References to Base.handle"), "{s}");
+    assert!(s.contains("imports naming Base:"), "{s}");
+    assert!(s.contains("⇠ fi (top level)  c.py:1"), "{s}");
+    assert!(!s.contains("b.py:1") && !s.contains("e.py:1"), "{s}");
+    assert!(s.contains("3 other imports of a.py:"), "{s}");
 }
 
 /// Two subclasses overriding three methods each, in a deep path: at 100 columns the long
@@ -148,4 +179,54 @@ fn a_long_overrides_note_gives_way_to_the_names_and_lines() {
             }
         }
     }
+}
+
+/// A trait or interface's subtypes over `implements` edges, one Rust tree and one
+/// TypeScript tree: the implementing types listed under it with the methods they define
+/// for it marked as overrides.
+#[test]
+fn the_hierarchy_of_a_trait_or_interface_lists_its_implementations() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(
+        repo.join("src/lib.rs"),
+        "pub trait Shape {\n    fn area(&self) -> f64;\n}\n\n\
+         pub struct Circle {\n    r: f64,\n}\n\n\
+         impl Shape for Circle {\n    fn area(&self) -> f64 {\n        self.r * self.r\n    }\n}\n\n\
+         pub struct Unit;\n\n\
+         impl Shape for Unit {\n    fn area(&self) -> f64 {\n        1.0\n    }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("src/view.ts"),
+        "export interface Widget {\n  draw(): void;\n}\n\n\
+         export class Button implements Widget {\n  draw(): void {}\n  click(): void {}\n}\n",
+    )
+    .unwrap();
+    let mut app = app_on(&repo, Theme::load("dark", None).unwrap());
+    typ(&mut app, "Shape");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('i'));
+    let l = app.list.as_ref().expect("hierarchy");
+    assert_eq!(&*l.root, "src/lib.rs::Shape");
+    let s = screen(&mut app, 120, 30);
+    assert!(s.contains("Type hierarchy of Shape"), "{s}");
+    assert!(
+        s.contains("▼ st Circle overrides area  src/lib.rs:5"),
+        "{s}"
+    );
+    assert!(s.contains("▼ st Unit overrides area  src/lib.rs:15"), "{s}");
+    key(&mut app, KeyCode::Char('i'));
+    key(&mut app, KeyCode::Char('/'));
+    ctrl(&mut app, 'u');
+    typ(&mut app, "Widget");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('i'));
+    let s = screen(&mut app, 120, 30);
+    assert!(s.contains("Type hierarchy of Widget"), "{s}");
+    assert!(
+        s.contains("▼ cl Button overrides draw  src/view.ts:5"),
+        "{s}"
+    );
 }

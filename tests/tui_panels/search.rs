@@ -8,7 +8,7 @@ use codegraph_tui::tui::app::Focus;
 use codegraph_tui::tui::Theme;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{app_on, ctrl, key, python, screen, typ};
+use super::{app_on, ctrl, key, python, screen, snapshot, typ};
 
 #[test]
 fn keys_in_the_search_box_type_and_q_quits_only_outside_it() {
@@ -260,6 +260,7 @@ fn path_words_filter_by_path_and_generated_twins_fold() {
         app.search.get(0)
     );
     assert!(s.contains("Parser.parse +2"), "{s}");
+    snapshot("search_twins_folded", s);
     // F3 lists the copies.
     key(&mut app, KeyCode::F(3));
     app.search.settle();

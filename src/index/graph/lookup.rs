@@ -42,6 +42,22 @@ impl CodeGraph {
     }
 
     /// [`lookup`](Self::lookup) without the package rules.
+    /// The `impl` blocks of a type: the nodes of kind [`Kind::Impl`] with `ty`'s qualified
+    /// name (Rust writes a type's methods in `impl T` and `impl Trait for T` blocks, which
+    /// its file contains, not the type), sorted by id. Empty for a language without them.
+    pub fn impls_of(&self, ty: &Node) -> Vec<&Node> {
+        let mut v: Vec<&Node> = self
+            .equal_range(
+                &self.by_qualified,
+                |n| &n.qualified_name,
+                &ty.qualified_name,
+            )
+            .filter(|n| n.kind == Kind::Impl && n.id != ty.id)
+            .collect();
+        v.sort_by(|a, b| a.id.cmp(&b.id));
+        v
+    }
+
     fn lookup_plain(&self, symbol: &str) -> Vec<&Node> {
         if let Some(n) = self.node(symbol) {
             return vec![n];

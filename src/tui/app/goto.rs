@@ -48,7 +48,12 @@ impl App {
             many => {
                 let n = many.len();
                 self.outline = None;
-                self.list = SymbolList::of(g, ListKind::Definitions, &word);
+                self.list = SymbolList::of(
+                    g,
+                    ListKind::Definitions,
+                    &word,
+                    &crate::index::impact::NoLines,
+                );
                 self.focus = Focus::Tree;
                 self.status.message = Some(format!(
                     "{n} definitions named {word}: Enter goes to one, Esc back"

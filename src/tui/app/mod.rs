@@ -443,12 +443,10 @@ impl App {
         }
         if let Some(l) = &self.list {
             let keep = l.selected;
+            let lines = crate::index::impact::FsLines::new(self.root.clone());
             let fresh = match l.kind {
-                super::lists::ListKind::Dead => Some(SymbolList::dead(
-                    &snap.index.graph,
-                    &crate::index::impact::FsLines::new(self.root.clone()),
-                )),
-                _ => SymbolList::of(&snap.index.graph, l.kind, &l.root),
+                super::lists::ListKind::Dead => Some(SymbolList::dead(&snap.index.graph, &lines)),
+                _ => SymbolList::of(&snap.index.graph, l.kind, &l.root, &lines),
             };
             self.list = fresh.map(|mut n| {
                 n.selected = keep.min(n.rows.len().saturating_sub(1));

@@ -61,7 +61,8 @@ impl App {
             self.status.message = Some("pick a symbol first".into());
             return;
         };
-        match SymbolList::of(&snap.index.graph, kind, &id) {
+        let lines = crate::index::impact::FsLines::new(self.root.clone());
+        match SymbolList::of(&snap.index.graph, kind, &id, &lines) {
             Some(l) => {
                 self.outline = None;
                 self.list = Some(l);
@@ -246,7 +247,12 @@ impl App {
                 // Another type of the hierarchy: its own hierarchy.
                 ListKind::Hierarchy => {
                     if let Some(snap) = self.snapshot.clone() {
-                        self.list = SymbolList::of(&snap.index.graph, ListKind::Hierarchy, &id);
+                        self.list = SymbolList::of(
+                            &snap.index.graph,
+                            ListKind::Hierarchy,
+                            &id,
+                            &crate::index::impact::NoLines,
+                        );
                         self.sync_source(true);
                     }
                 }

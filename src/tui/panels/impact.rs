@@ -48,17 +48,20 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     let mut lines = Vec::with_capacity(h);
     for (i, row) in rows.iter().enumerate().skip(v.scroll).take(h) {
         let mut line = match row {
-            ImpactRow::Headline => headline(v, t),
-            ImpactRow::Counts => Line::styled(
-                format!(
-                    "{} · {} · {} · depth {}",
-                    count(r.files.len(), "file", "files"),
-                    count(r.tests.len(), "test", "tests"),
-                    count(r.entry_points.len(), "entry point", "entry points"),
-                    r.depth
-                ),
-                t.get("ui.text"),
-            ),
+            ImpactRow::Headline => headline(v, t, width),
+            ImpactRow::Counts => {
+                let files = count(r.files.len(), "file", "files");
+                let tests = count(r.tests.len(), "test", "tests");
+                let entries = count(r.entry_points.len(), "entry point", "entry points");
+                let long = format!("{files} · {tests} · {entries} · depth {}", r.depth);
+                // The depth is the query's own setting: dropped first when narrow.
+                let text = if long.chars().count() <= width {
+                    long
+                } else {
+                    format!("{files} · {tests} · {entries}")
+                };
+                Line::styled(text, t.get("ui.text"))
+            }
             ImpactRow::LowerBound => {
                 let n = r.lower_bound_reasons.len();
                 let calls = if v.maybe_calls > 0 {
@@ -107,46 +110,76 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-/// Risk and caller counts. When the unresolved calls that could be callers outnumber the
-/// callers found, the risk level (computed from the callers found) is not the headline's
-/// message: it says the answer is a lower bound first.
-fn headline<'a>(v: &crate::tui::impact::ImpactView, t: &Theme) -> Line<'a> {
+/// Risk and caller counts, in the longest form that fits `width` columns (the counts are
+/// worded shorter before anything is cut). When the unresolved calls that could be callers
+/// outnumber the callers found, the risk level (computed from the callers found) is not
+/// the headline's message: it says the answer is a lower bound first.
+fn headline<'a>(v: &crate::tui::impact::ImpactView, t: &Theme, width: usize) -> Line<'a> {
     let r = &v.report;
     let direct = r.direct_callers.len();
-    let callers = format!(
-        " · {direct} direct, {} transitive {}",
-        r.caller_count() - direct,
-        if r.caller_count() - direct == 1 {
-            "caller"
-        } else {
-            "callers"
-        }
-    );
-    if v.lower_bound_dominates() {
-        return Line::from(vec![
-            Span::styled("risk unknown", t.get("ui.unresolved")),
-            Span::styled(format!(" · {} found", r.caller_count()), t.get("ui.text")),
-            Span::styled(
-                format!(
-                    " · {} may add callers",
-                    count(
-                        v.maybe_calls as usize,
-                        "unresolved call",
-                        "unresolved calls"
-                    )
+    let found = r.caller_count();
+    let transitive = found - direct;
+    let (lead, lead_style, forms): (String, _, Vec<(String, String)>) = if v.lower_bound_dominates()
+    {
+        let maybe = v.maybe_calls as usize;
+        (
+            "risk unknown".to_string(),
+            t.get("ui.unresolved"),
+            vec![
+                (
+                    format!(" · {found} found"),
+                    format!(
+                        " · {} may add callers",
+                        count(maybe, "unresolved call", "unresolved calls")
+                    ),
                 ),
-                t.get("ui.unresolved"),
-            ),
-        ]);
-    }
-    let risk_style = match r.risk {
-        Risk::Low => t.get("ui.risk.low"),
-        Risk::Medium => t.get("ui.risk.medium"),
-        Risk::High => t.get("ui.risk.high"),
+                (
+                    format!(" · {found} found"),
+                    format!(" · {} may add", count(maybe, "unresolved", "unresolved")),
+                ),
+                (
+                    format!(" · {found} found"),
+                    format!(", +{maybe} unresolved"),
+                ),
+                (format!(" · {found}"), format!(" +{maybe}?")),
+            ],
+        )
+    } else {
+        let style = match r.risk {
+            Risk::Low => t.get("ui.risk.low"),
+            Risk::Medium => t.get("ui.risk.medium"),
+            Risk::High => t.get("ui.risk.high"),
+        };
+        let callers = if transitive == 1 { "caller" } else { "callers" };
+        (
+            format!("risk {}", r.risk.as_str()),
+            style,
+            vec![
+                (
+                    format!(" · {direct} direct, {transitive} transitive {callers}"),
+                    String::new(),
+                ),
+                (
+                    format!(" · {direct} direct, {transitive} transitive"),
+                    String::new(),
+                ),
+                (format!(" · {direct} direct +{transitive}"), String::new()),
+                (format!(" · {direct}+{transitive}"), String::new()),
+            ],
+        )
     };
+    let used = lead.chars().count();
+    let last = forms.len() - 1;
+    let (text, warn) = forms
+        .into_iter()
+        .enumerate()
+        .find(|(i, (a, b))| *i == last || used + a.chars().count() + b.chars().count() <= width)
+        .map(|(_, f)| f)
+        .unwrap_or_default();
     Line::from(vec![
-        Span::styled(format!("risk {}", r.risk.as_str()), risk_style),
-        Span::styled(callers, t.get("ui.text")),
+        Span::styled(lead, lead_style),
+        Span::styled(text, t.get("ui.text")),
+        Span::styled(warn, t.get("ui.unresolved")),
     ])
 }
 
