@@ -11,6 +11,8 @@
 //!                                            # <config dir>/themes/<name>.toml
 //! tree_expand_depth = 3                      # TUI: levels `*` expands (1-9)
 //! clipboard_osc52 = false                    # TUI: `y`/`Y` also copy with OSC 52
+//! search_index = "auto"                      # what `index` builds for search: off, text,
+//!                                            # auto (text; vectors up to 150k chunks), all
 //! [embedding]                                # optional: an OpenAI-compatible endpoint
 //! base_url = "http://127.0.0.1:11434/v1"     # switches semantic search to it
 //! model = "nomic-embed-text"
@@ -53,6 +55,10 @@ pub struct Config {
     /// The TUI's `y`/`Y` also set the terminal's clipboard with an OSC 52 sequence
     /// (default false: the copy is only shown in the status bar).
     pub clipboard_osc52: Option<bool>,
+    /// Which search indexes `index` builds after the graph: `off`, `text`, `auto`
+    /// (default: the text index, and the vectors with the built-in embedder up to
+    /// 150,000 chunks) or `all` ([`crate::index::search::Prebuild`]).
+    pub search_index: Option<crate::index::search::Prebuild>,
 }
 
 fn dirs() -> Option<directories::ProjectDirs> {

@@ -1,7 +1,8 @@
 //! A warm text `search` answers from the saved text index of the live snapshot without
 //! loading the snapshot or making a chunk, and its answers are exactly a fresh index's
 //! (ties in chunk order included); a change to the tree or a damaged index sends it back
-//! to building.
+//! to building. `index` builds those indexes with the graph, so the first search reads
+//! them.
 
 mod common;
 
@@ -123,4 +124,78 @@ fn a_warm_text_search_answers_from_the_saved_index_as_a_fresh_one_does() {
     let (warm, stats) = run(home.path(), &repo, false);
     assert!(!made_chunks(&stats), "{stats}");
     assert_eq!(warm, fresh);
+}
+
+/// Runs `index --json` with `extra` arguments and returns its `search` object.
+fn index(home: &Path, repo: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = common::isolated(home, repo)
+        .args(["index", "--json"])
+        .args(extra)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("index --json");
+    v["search"].clone()
+}
+
+/// `search --json --stats QUERY` in `mode`; the `--stats` object.
+fn search_stats(home: &Path, repo: &Path, mode: &str) -> serde_json::Value {
+    let out = common::isolated(home, repo)
+        .args(["search", "--json", "--stats", "--mode", mode, "render json"])
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    stderr
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .unwrap_or_else(|| panic!("no --stats line in {stderr}"))
+}
+
+/// `index` builds the search indexes with the graph (the default `auto`: the text index,
+/// and the vectors with the built-in embedder on a small tree), so the first text search
+/// answers from the saved index and the first hybrid search embeds nothing; an `index`
+/// with nothing changed builds nothing; `--search off` and `--search text` build less.
+#[test]
+fn index_builds_the_search_indexes_the_first_search_reads() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let repo = home.path().join("repo");
+    common::copy_dir(&common::fixture("python"), &repo);
+    common::backdate(&repo);
+
+    let built = index(home.path(), &repo, &[]);
+    assert_eq!(built["text"], "built", "{built}");
+    assert_eq!(built["vectors"], "built", "{built}");
+    let chunks = built["chunks"].as_u64().expect("chunks");
+    assert!(chunks > 0, "{built}");
+    assert!(built["vectors_embedded"].as_u64().unwrap() > 0, "{built}");
+
+    let text = search_stats(home.path(), &repo, "text");
+    assert!(!made_chunks(&text), "answered from the saved index: {text}");
+    let hybrid = search_stats(home.path(), &repo, "hybrid");
+    assert_eq!(hybrid["build"]["vectors_embedded"], 0, "{hybrid}");
+    assert_eq!(hybrid["build"]["vectors_cached"], chunks, "{hybrid}");
+    assert_eq!(hybrid["build"]["embedder_fit_reused"], true, "{hybrid}");
+
+    // Nothing changed: nothing to build, so no search object.
+    assert!(index(home.path(), &repo, &[]).is_null());
+
+    // An edit: the text index is updated per changed file; `text` leaves the vectors.
+    std::fs::write(repo.join("extra.py"), "def render_more():\n    return 1\n").expect("write");
+    common::backdate(&repo);
+    let updated = index(home.path(), &repo, &["--search", "text"]);
+    assert_eq!(updated["text"], "updated", "{updated}");
+    assert_eq!(updated["vectors"], "skipped: text only", "{updated}");
+
+    // `off` builds nothing: the next text search builds the text index itself.
+    let other = tempfile::tempdir().expect("tempdir");
+    let off = index(other.path(), &repo, &["--search", "off"]);
+    assert_eq!(off["text"], "skipped", "{off}");
+    let text = search_stats(other.path(), &repo, "text");
+    assert!(made_chunks(&text), "nothing was saved: {text}");
 }

@@ -49,10 +49,20 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Modifier;
 use ratatui::Terminal;
 
+/// A new app on `root` with no snapshot yet, and no background search-index build: the
+/// panels' pictures stay the same whatever that build's timing
+/// (`search::the_search_index_builds_in_the_background` tests the build).
+fn new_app(root: std::path::PathBuf, theme: Theme) -> App {
+    let mut app = App::new(root, theme);
+    app.settings.search_prebuild = codegraph_tui::index::search::Prebuild::Off;
+    app
+}
+
+/// The app on an index of `root`, its snapshot installed ([`new_app`]).
 fn app_on(root: &std::path::Path, theme: Theme) -> App {
     let idx = common::index(root, 2);
     let root = idx.root.clone().expect("root");
-    let mut app = App::new(root, theme);
+    let mut app = new_app(root, theme);
     app.set_snapshot(Arc::new(Snapshot::new(1, idx, Duration::ZERO)));
     app.search.settle();
     app.tick();

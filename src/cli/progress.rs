@@ -1,6 +1,6 @@
-//! A progress bar on stderr while indexing, only when stderr is a terminal (scripts and
-//! `--json` consumers see nothing extra). Redrawn every 100 ms from the engine's counters;
-//! the line is cleared when the bar is dropped.
+//! A progress bar on stderr while indexing or building the text index, only when stderr
+//! is a terminal (scripts and `--json` consumers see nothing extra). Redrawn every 100 ms
+//! from the engine's counters; the line is cleared when the bar is dropped.
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,8 +18,18 @@ pub(crate) struct Bar {
 }
 
 impl Bar {
-    /// Starts a bar, or `None` when stderr is not a terminal.
+    /// Starts the indexing bar, or `None` when stderr is not a terminal.
     pub(crate) fn start() -> Option<Bar> {
+        Bar::start_as("indexing", "files", "indexing: walking…")
+    }
+
+    /// Starts a bar `LABEL [###---] done/total UNIT`, showing `waiting` while the total
+    /// is 0; `None` when stderr is not a terminal.
+    pub(crate) fn start_as(
+        label: &'static str,
+        unit: &'static str,
+        waiting: &'static str,
+    ) -> Option<Bar> {
         if !std::io::stderr().is_terminal() {
             return None;
         }
@@ -33,12 +43,12 @@ impl Bar {
                     let total = c.total.load(Ordering::Relaxed);
                     let done = c.done.load(Ordering::Relaxed);
                     let line = if total == 0 {
-                        "indexing: walking…".to_string()
+                        waiting.to_string()
                     } else {
                         let width = 30u64;
                         let filled = (done * width / total.max(1)).min(width) as usize;
                         format!(
-                            "indexing [{}{}] {done}/{total} files",
+                            "{label} [{}{}] {done}/{total} {unit}",
                             "#".repeat(filled),
                             "-".repeat(width as usize - filled)
                         )

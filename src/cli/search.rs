@@ -91,6 +91,7 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
         session.writable_dir(),
         None,
         config.embedding.clone(),
+        None,
     )
     .context("building the search index")?;
     let answer = |q: &str| {

@@ -48,5 +48,6 @@ fn settings(config: &Config) -> tui::app::Settings {
             .tree_expand_depth
             .map_or(d.expand_depth, |n| n.clamp(1, 9)),
         osc52: config.clipboard_osc52.unwrap_or(d.osc52),
+        search_prebuild: config.search_index.unwrap_or(d.search_prebuild),
     }
 }

@@ -197,6 +197,7 @@ impl Session {
         tracing::info!(ms, "cache checked: nothing changed");
         self.report.state = CacheState::Warm;
         self.report.load_ms = Some(ms);
+        self.snapshot = Some(summary.digest());
         let mut stats = summary.stats;
         stats.elapsed_ms.clear();
         stats.elapsed_ms.insert("load".into(), ms);

@@ -2,19 +2,23 @@
 //! chunks, the engine's [`Searcher`] as `codegraph-tui search --mode` uses it.
 //!
 //! The UI thread never builds an index nor runs a query: one thread per snapshot builds
-//! the [`Searcher`] the first time a chunk mode is used (text only first; again with
-//! vectors when semantic or hybrid is asked for), from the index and vectors saved in the
+//! the [`Searcher`] the first time a chunk mode is used, or in the background as soon as
+//! the session's first full snapshot is on screen ([`ChunkSearch::prewarm`]) (text only
+//! first; again with vectors when semantic or hybrid is asked for), from the index and
+//! vectors saved in the
 //! cache folder when this instance may write there ([`Snapshot::search_dir`]: only the
 //! files that changed are indexed and embedded again), then answers queries newest-first
 //! (queries that queued up meanwhile are skipped). Every answer carries the sequence
 //! number of its query, and answers older than the newest query are dropped (gitui's
 //! generation pattern), so fast typing never shows stale hits over fresh ones.
 
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::index::search::{Hit, Mode, Searcher};
+use crate::index::search::{vectors_skipped, Hit, Mode, Prebuild, Searcher};
+use crate::index::Progress;
 use crate::worker::Snapshot;
 
 /// What the search box searches.
@@ -79,10 +83,16 @@ static BUILDS: Mutex<()> = Mutex::new(());
 /// Most hits kept per query.
 pub const HIT_LIMIT: usize = 200;
 
+/// How often a build's progress line is drawn again: its clock shows tenths of a second,
+/// and drawing more often would take time from the build on a busy machine.
+pub const PROGRESS_REDRAW: Duration = Duration::from_millis(200);
+
 struct Job {
     seq: u64,
     query: String,
     mode: Mode,
+    /// Build what `mode` needs and answer nothing (a background build before any query).
+    warm: bool,
 }
 
 struct Answer {
@@ -91,14 +101,19 @@ struct Answer {
 }
 
 /// What the search thread is building, and since when: the progress line the panel shows
-/// while the first query of a mode waits for its index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// while the first query of a mode waits for its index, and the status bar while it
+/// builds in the background.
+#[derive(Debug, Clone)]
 pub struct Building {
     /// `true` when the vectors are built too (semantic and hybrid), not the text index
     /// alone.
     pub vectors: bool,
     /// When the build started.
     pub since: Instant,
+    /// The text index's documents: `total` chunks once they are read back from the
+    /// files (0 before), `done` written so far (both stay 0 when the saved index is
+    /// reused or updated per file).
+    pub progress: Arc<Progress>,
 }
 
 /// Chunk search state for the current snapshot: the newest hits and the selection.
@@ -123,6 +138,12 @@ pub struct ChunkSearch {
     mode: Option<(Mode, u64)>,
     /// Set by the search thread while it builds an index.
     building: Arc<Mutex<Option<Building>>>,
+    /// Set by the search thread once it holds a searcher: `Some(true)` with vectors.
+    ready: Arc<Mutex<Option<bool>>>,
+    /// A background build was asked for in this session ([`ChunkSearch::prewarm`]).
+    pub prewarmed: bool,
+    /// When a build's progress was last due to be drawn ([`ChunkSearch::progress_due`]).
+    progress_drawn: Option<Instant>,
 }
 
 impl std::fmt::Debug for ChunkSearch {
@@ -156,13 +177,80 @@ impl ChunkSearch {
             answered: 0,
             mode: None,
             building: Arc::default(),
+            ready: Arc::default(),
+            prewarmed: false,
+            progress_drawn: None,
         }
+    }
+
+    /// `true` when the screen should be drawn again for a build's progress: every
+    /// [`PROGRESS_REDRAW`] while one runs, and once when it ends (a background build
+    /// answers nothing that would make the loop draw).
+    pub fn progress_due(&mut self) -> bool {
+        if self.building().is_some() {
+            if self
+                .progress_drawn
+                .is_none_or(|t| t.elapsed() >= PROGRESS_REDRAW)
+            {
+                self.progress_drawn = Some(Instant::now());
+                return true;
+            }
+            false
+        } else {
+            self.progress_drawn.take().is_some()
+        }
+    }
+
+    /// Starts building, in the background, what `what` asks for a tree of `chunks`
+    /// chunks ([`crate::index::search::prebuild`]'s rule: the text index, and the vectors
+    /// where [`vectors_skipped`] says none), so the first query of a chunk mode finds it
+    /// built. Nothing without a snapshot or with [`Prebuild::Off`].
+    pub fn prewarm(&mut self, what: Prebuild, chunks: u64) {
+        self.prewarmed = true;
+        if what == Prebuild::Off {
+            return;
+        }
+        let vectors = matches!(vectors_skipped(what, chunks as usize, None), Ok(None));
+        if !self.start() {
+            return;
+        }
+        let job = Job {
+            seq: self.sent,
+            query: String::new(),
+            mode: if vectors { Mode::Hybrid } else { Mode::Text },
+            warm: true,
+        };
+        if let Some(j) = &self.jobs {
+            let _ = j.send(job);
+        }
+    }
+
+    /// `Some(vectors)` once the search thread of this snapshot holds its indexes (with
+    /// the vectors, or the text index alone); `None` before.
+    pub fn ready(&self) -> Option<bool> {
+        *self.ready.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Starts the search thread of the snapshot unless it runs; `false` without one.
+    fn start(&mut self) -> bool {
+        if self.jobs.is_none() {
+            let Some(snap) = self.snapshot.clone() else {
+                return false;
+            };
+            let (jobs, answers) = spawn(snap, self.building.clone(), self.ready.clone());
+            self.jobs = jobs;
+            self.answers = Some(answers);
+        }
+        self.jobs.is_some()
     }
 
     /// What the search thread is building now, if it is (the first query of a snapshot,
     /// or the first semantic or hybrid one, waits for it).
     pub fn building(&self) -> Option<Building> {
-        *self.building.lock().unwrap_or_else(|p| p.into_inner())
+        self.building
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Switches to a new snapshot: the old search thread ends when its queue closes; the
@@ -173,6 +261,7 @@ impl ChunkSearch {
         self.snapshot = Some(snap.clone());
         // The old thread may still be building; its progress is not this snapshot's.
         self.building = Arc::default();
+        self.ready = Arc::default();
         self.hits.clear();
         self.error = None;
         self.selected = 0;
@@ -203,19 +292,16 @@ impl ChunkSearch {
             self.answered = self.sent;
             return;
         }
-        if self.jobs.is_none() {
-            let Some(snap) = self.snapshot.clone() else {
-                self.answered = self.sent;
-                return;
-            };
-            let (jobs, answers) = spawn(snap, self.building.clone());
-            self.jobs = jobs;
-            self.answers = Some(answers);
+        if self.snapshot.is_none() {
+            self.answered = self.sent;
+            return;
         }
+        self.start();
         let job = Job {
             seq: self.sent,
             query: query.to_string(),
             mode,
+            warm: false,
         };
         let sent = self.jobs.as_ref().is_some_and(|j| j.send(job).is_ok());
         if !sent {
@@ -291,27 +377,38 @@ impl ChunkSearch {
     }
 }
 
-/// The progress line of a build: what is built and for how long it has run, to a tenth of
-/// a second (`building the text index… 1.2 s`).
-pub fn building_line(b: Building) -> String {
-    let what = if b.vectors {
-        "building the text index and the vectors"
-    } else {
-        "building the text index"
+/// The progress line of a build: `search index: ` and [`building_step`].
+pub fn building_line(b: &Building) -> String {
+    format!("search index: {}", building_step(b))
+}
+
+/// A build's step and for how long it has run, to a tenth of a second (`reading chunks…
+/// 0.4 s`, `text index 1024/4811 chunks… 1.2 s`, `embedding the chunks… 3.0 s`).
+pub fn building_step(b: &Building) -> String {
+    let (total, done) = (
+        b.progress.total.load(Ordering::Relaxed),
+        b.progress.done.load(Ordering::Relaxed),
+    );
+    let step = match (total, b.vectors) {
+        (0, _) => "reading chunks".to_string(),
+        (t, _) if done < t => format!("text index {done}/{t} chunks"),
+        (_, true) => "embedding the chunks".to_string(),
+        (_, false) => "saving the text index".to_string(),
     };
-    format!("{what}… {:.1} s", b.since.elapsed().as_secs_f64())
+    format!("{step}… {:.1} s", b.since.elapsed().as_secs_f64())
 }
 
 /// Starts the thread that owns the [`Searcher`] of `snap`.
 fn spawn(
     snap: Arc<Snapshot>,
     building: Arc<Mutex<Option<Building>>>,
+    ready: Arc<Mutex<Option<bool>>>,
 ) -> (Option<Sender<Job>>, Receiver<Answer>) {
     let (job_tx, job_rx) = mpsc::channel::<Job>();
     let (ans_tx, ans_rx) = mpsc::channel::<Answer>();
     let spawned = std::thread::Builder::new()
         .name("codegraph-chunk-search".into())
-        .spawn(move || serve(&snap, &job_rx, &ans_tx, &building));
+        .spawn(move || serve(&snap, &job_rx, &ans_tx, &building, &ready));
     (spawned.ok().map(|_| job_tx), ans_rx)
 }
 
@@ -320,6 +417,7 @@ fn serve(
     jobs: &Receiver<Job>,
     answers: &Sender<Answer>,
     building: &Mutex<Option<Building>>,
+    ready: &Mutex<Option<bool>>,
 ) {
     let set = |b: Option<Building>| *building.lock().unwrap_or_else(|p| p.into_inner()) = b;
     let mut searcher: Option<(Searcher, bool)> = None;
@@ -332,18 +430,25 @@ fn serve(
         if searcher.as_ref().is_none_or(|(_, v)| vectors && !v) {
             let build_mode = if vectors { Mode::Hybrid } else { Mode::Text };
             let t = Instant::now();
-            set(Some(Building { vectors, since: t }));
+            let progress = Arc::new(Progress::default());
+            set(Some(Building {
+                vectors,
+                since: t,
+                progress: progress.clone(),
+            }));
             // One build at a time in the process: the thread of the snapshot before this
             // one may still be writing the saved index, and a second writer of the same
             // folder would fail on its lock.
             let built = {
                 let _one = BUILDS.lock().unwrap_or_else(|p| p.into_inner());
-                Searcher::build(
+                Searcher::build_for(
                     &snap.index,
+                    None,
                     build_mode,
                     snap.search_dir.as_deref(),
                     None,
                     None,
+                    Some(&progress),
                 )
             };
             set(None);
@@ -356,6 +461,12 @@ fn serve(
                         "chunk search ready"
                     );
                     searcher = Some((s, vectors));
+                    *ready.lock().unwrap_or_else(|p| p.into_inner()) = Some(vectors);
+                }
+                Err(e) if job.warm => {
+                    // Nobody asked yet: the first query builds again and says why.
+                    tracing::warn!("background search index build failed: {e}");
+                    continue;
                 }
                 Err(e) => {
                     let hits = Err(format!("building the search index failed: {e}"));
@@ -367,6 +478,9 @@ fn serve(
             }
         }
         let Some((s, _)) = &searcher else { continue };
+        if job.warm {
+            continue;
+        }
         let hits = s
             .search(&job.query, job.mode, HIT_LIMIT)
             .map_err(|e| format!("search failed: {e}"));

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use codegraph_tui::tui::app::Focus;
 use codegraph_tui::tui::tree::Row;
-use codegraph_tui::tui::{App, Theme};
+use codegraph_tui::tui::Theme;
 use ratatui::crossterm::event::KeyCode;
 
-use super::{app_on, ctrl, key, python, screen, snapshot, typ};
+use super::{app_on, ctrl, key, new_app, python, screen, snapshot, typ};
 
 /// `get` defined in a.py and b.py, called three times from c.py without an import.
 fn ambiguous_repo() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -153,7 +153,7 @@ fn enter_on_a_text_window_or_while_indexing_says_why_not() {
     assert_eq!(app.source.path, "notes.txt");
     assert_eq!(app.source.range, Some((hit.start_line, hit.end_line)));
     // Enter before the first index: it says why nothing opens.
-    let mut app = App::new(repo.clone(), Theme::load("dark", None).unwrap());
+    let mut app = new_app(repo.clone(), Theme::load("dark", None).unwrap());
     typ(&mut app, "f");
     key(&mut app, KeyCode::Enter);
     assert!(app.tree.is_none());

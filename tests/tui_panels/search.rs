@@ -335,15 +335,13 @@ fn a_mode_change_clears_the_hits_and_the_build_shows_a_progress_line() {
     }
     let s = seen.expect("the build was seen");
     assert!(
-        s.contains("building the text index and the vectors…")
-            && s.contains("Search semantic")
-            && s.contains(" building… "),
+        s.contains("(once per") && s.contains("Search semantic") && s.contains(" building… "),
         "{s}"
     );
     assert!(!s.contains("handler_17  views.py"), "{s}");
     app.chunks.settle(Duration::from_secs(60));
     app.tick();
-    assert_eq!(app.chunks.building(), None);
+    assert!(app.chunks.building().is_none());
     assert!(!app.chunks.hits.is_empty());
     assert!(app.chunks.hits.iter().all(|h| h.text_rank.is_none()));
 }
@@ -369,4 +367,59 @@ fn one_text_hit_is_counted_as_one_hit() {
     let s = screen(&mut app, 120, 30);
     assert!(s.contains(" 1 hit "), "{s}");
     assert!(!s.contains(" 1 hits "), "{s}");
+}
+
+/// Once the first full snapshot is on screen the search thread builds the text index and
+/// the vectors in the background (the default `search_index = "auto"` on a small tree),
+/// with its step in the status bar; the first hybrid query then answers with no build.
+#[test]
+fn the_search_index_builds_in_the_background() {
+    use codegraph_tui::tui::chunks::SearchMode;
+    let dir = tempfile::tempdir().unwrap();
+    let src: String = (0..8_000)
+        .map(|i| format!("def handler_{i}(request):\n    return render(request, {i})\n\n\n"))
+        .collect();
+    std::fs::write(dir.path().join("views.py"), src).unwrap();
+    let idx = crate::common::index(dir.path(), 2);
+    let root = idx.root.clone().expect("root");
+    let mut app = codegraph_tui::tui::App::new(root, Theme::load("dark", None).unwrap());
+    assert_eq!(
+        app.settings.search_prebuild,
+        codegraph_tui::index::search::Prebuild::Auto
+    );
+    app.set_snapshot(Arc::new(codegraph_tui::worker::Snapshot::new(
+        1,
+        idx,
+        Duration::ZERO,
+    )));
+    assert_eq!(app.mode, SearchMode::Symbols);
+    let start = std::time::Instant::now();
+    let mut status = None;
+    while app.chunks.ready().is_none() && start.elapsed() < Duration::from_secs(120) {
+        if status.is_none() && app.chunks.building().is_some() {
+            let s = screen(&mut app, 140, 30);
+            if s.lines()
+                .last()
+                .is_some_and(|l| l.contains(" search index: "))
+            {
+                status = s.lines().last().map(str::to_string);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(app.chunks.ready(), Some(true), "built with the vectors");
+    let line = status.expect("the status bar showed the build");
+    assert!(line.contains('…') && line.contains(" s "), "{line}");
+    // Hybrid now: answered without building anything.
+    ctrl(&mut app, 't');
+    ctrl(&mut app, 't');
+    ctrl(&mut app, 't');
+    assert_eq!(app.mode, SearchMode::Hybrid);
+    typ(&mut app, "handler_17");
+    assert!(app.chunks.building().is_none());
+    app.chunks.settle(Duration::from_secs(60));
+    assert!(app.chunks.building().is_none());
+    app.tick();
+    assert!(!app.chunks.hits.is_empty());
+    assert!(app.chunks.hits.iter().any(|h| h.semantic_rank.is_some()));
 }

@@ -9,7 +9,7 @@ use codegraph_tui::tui::{App, Theme};
 use codegraph_tui::worker::Snapshot;
 use ratatui::crossterm::event::KeyCode;
 
-use super::{common, key, python_copy, reindex, screen, typ};
+use super::{common, key, new_app, python_copy, reindex, screen, typ};
 
 /// A warm start shows the cached graph before its facts (`Snapshot::graph_only`): the
 /// search, the call tree and the status bar work on it, and the full snapshot of the same
@@ -28,7 +28,7 @@ fn a_graph_served_before_its_facts_is_usable_and_kept() {
     let mut first = Snapshot::new(1, alone, Duration::ZERO);
     first.graph_only = true;
     let first = Arc::new(first);
-    let mut app = App::new(root.clone(), Theme::load("dark", None).unwrap());
+    let mut app = new_app(root.clone(), Theme::load("dark", None).unwrap());
     app.set_snapshot(first.clone());
     app.search.settle();
     app.tick();
@@ -50,7 +50,7 @@ fn a_graph_served_before_its_facts_is_usable_and_kept() {
     let edited = repo.join("app/render.py");
     let text = std::fs::read_to_string(&edited).unwrap();
     std::fs::write(&edited, text + "\n# edited\n").unwrap();
-    let mut app = App::new(root, Theme::load("dark", None).unwrap());
+    let mut app = new_app(root, Theme::load("dark", None).unwrap());
     app.set_snapshot(first.clone());
     app.search.settle();
     app.tick();

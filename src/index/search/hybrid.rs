@@ -202,13 +202,14 @@ impl Searcher {
         embedder: Option<Box<dyn Embedder>>,
         openai: Option<OpenAiConfig>,
     ) -> Result<Searcher, SearchError> {
-        Searcher::build_for(idx, None, mode, cache_dir, embedder, openai)
+        Searcher::build_for(idx, None, mode, cache_dir, embedder, openai, None)
     }
 
     /// [`build`](Searcher::build) for an index that is the content of the saved
     /// `snapshot` ([`crate::index::session::Session::snapshot`]): the text index records
     /// it, so a later process that finds the tree unchanged answers text queries from the
-    /// saved index alone ([`text_hits`]).
+    /// saved index alone ([`text_hits`]). `progress` counts the text index's documents
+    /// while it is built anew ([`TextIndex::open_or_build_with`]).
     ///
     /// Errors: as [`build`](Searcher::build).
     pub fn build_for(
@@ -218,6 +219,7 @@ impl Searcher {
         cache_dir: Option<&Path>,
         embedder: Option<Box<dyn Embedder>>,
         openai: Option<OpenAiConfig>,
+        progress: Option<&crate::index::Progress>,
     ) -> Result<Searcher, SearchError> {
         let mut stats = BuildStats::default();
         let t = std::time::Instant::now();
@@ -229,7 +231,14 @@ impl Searcher {
         stats.files_unreadable = unreadable;
         let t = std::time::Instant::now();
         let text_dir = cache_dir.map(|d| d.join("text"));
-        let text = TextIndex::open_or_build(&chunks, text_dir.as_deref(), snapshot)?;
+        let text = TextIndex::open_or_build_with(&chunks, text_dir.as_deref(), snapshot, progress)?;
+        if let Some(p) = progress {
+            // The text index is done (built, updated or reused): what follows is the
+            // vectors, and a progress line should say so.
+            let n = chunks.len() as u64;
+            p.total.store(n, std::sync::atomic::Ordering::Relaxed);
+            p.done.store(n, std::sync::atomic::Ordering::Relaxed);
+        }
         stats.text_reused = text.reused;
         stats.text_files_updated = text.files_updated;
         stats.text_index_bytes = text.size_bytes();

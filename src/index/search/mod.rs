@@ -10,6 +10,7 @@
 
 pub mod embed;
 pub mod hybrid;
+pub mod prebuild;
 pub mod query;
 pub mod text;
 pub mod tokenize;
@@ -24,6 +25,7 @@ use super::{Index, Relation};
 
 pub use embed::{EmbedError, Embedder};
 pub use hybrid::{text_hits, Hit, Mode, Searcher};
+pub use prebuild::{prebuild, vectors_skipped, Prebuild, PrebuildReport};
 pub use query::Query;
 pub use text::TextIndex;
 pub use vector::VectorIndex;

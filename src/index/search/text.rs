@@ -16,6 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{
@@ -31,6 +32,7 @@ use super::query::Query;
 use super::tokenize::{tokenize, CodeTokenizer, CODE_TOKENIZER};
 use super::{SearchChunk, SearchError};
 use crate::index::store::SnapshotDigest;
+use crate::index::Progress;
 
 /// Field boosts: a query word in the definition's name counts this many times a word
 /// in its content.
@@ -214,11 +216,32 @@ impl TextIndex {
         dir: Option<&Path>,
         snapshot: Option<SnapshotDigest>,
     ) -> Result<TextIndex, SearchError> {
+        TextIndex::open_or_build_with(chunks, dir, snapshot, None)
+    }
+
+    /// [`open_or_build`](TextIndex::open_or_build) counting into `progress` while it
+    /// builds anew: `total` is set to the number of chunks, `done` to the documents
+    /// written so far (an index reused or updated per file counts nothing).
+    ///
+    /// Errors: as [`open_or_build`](TextIndex::open_or_build).
+    pub fn open_or_build_with(
+        chunks: &[SearchChunk],
+        dir: Option<&Path>,
+        snapshot: Option<SnapshotDigest>,
+        progress: Option<&Progress>,
+    ) -> Result<TextIndex, SearchError> {
         let snapshot = snapshot.map(|d| d.to_hex());
         let Some(dir) = dir else {
             let (schema, fields) = schema();
             let index = TvIndex::create_in_ram(schema);
-            return TextIndex::fill(index, fields, chunks, PathBuf::from("<in memory>"), None);
+            return TextIndex::fill(
+                index,
+                fields,
+                chunks,
+                PathBuf::from("<in memory>"),
+                None,
+                progress,
+            );
         };
         let want = file_fingerprints(chunks);
         let index_dir = dir.join("index");
@@ -278,6 +301,7 @@ impl TextIndex {
                 chunks,
                 tmp.join("index"),
                 Some(&payload),
+                progress,
             )?);
             Ok::<(), SearchError>(())
         })();
@@ -426,14 +450,29 @@ impl TextIndex {
         chunks: &[SearchChunk],
         location: PathBuf,
         payload: Option<&Payload>,
+        progress: Option<&Progress>,
     ) -> Result<TextIndex, SearchError> {
         register(&index);
         let err = tv_err(&location);
         let mut w = index
             .writer_with_num_threads::<TantivyDocument>(1, WRITER_HEAP_BYTES)
             .map_err(&err)?;
-        for (c, ord) in with_ords(chunks) {
+        if let Some(p) = progress {
+            p.total.store(chunks.len() as u64, Ordering::Relaxed);
+            p.done.store(0, Ordering::Relaxed);
+        }
+        for (i, (c, ord)) in with_ords(chunks).enumerate() {
             w.add_document(document(f, c, ord)).map_err(&err)?;
+            // Every 1024 documents: a counter update per document would be measurable
+            // against tantivy's own per-document cost on a million chunks.
+            if i % 1024 == 1023 {
+                if let Some(p) = progress {
+                    p.done.store(i as u64 + 1, Ordering::Relaxed);
+                }
+            }
+        }
+        if let Some(p) = progress {
+            p.done.store(chunks.len() as u64, Ordering::Relaxed);
         }
         let mut prepared = w.prepare_commit().map_err(&err)?;
         if let Some(p) = payload {

@@ -56,6 +56,9 @@ pub struct Settings {
     /// off: a program writing to the clipboard unasked is what terminal-injection attacks
     /// use, so it is the user's choice).
     pub osc52: bool,
+    /// What the search thread builds in the background once the first full snapshot is
+    /// on screen (`search_index`, auto), before any text, semantic or hybrid query.
+    pub search_prebuild: crate::index::search::Prebuild,
 }
 
 impl Default for Settings {
@@ -63,6 +66,7 @@ impl Default for Settings {
         Settings {
             expand_depth: 3,
             osc52: false,
+            search_prebuild: crate::index::search::Prebuild::Auto,
         }
     }
 }
@@ -322,7 +326,7 @@ impl App {
     pub fn poll(&mut self) -> bool {
         let changed = self.search.tick(MATCH_WAIT_MS) | self.chunks.poll();
         self.source_due |= changed || (self.source_stale && !self.search.matching());
-        changed || self.search.busy() || self.chunks.busy()
+        changed || self.search.busy() || self.chunks.busy() || self.chunks.progress_due()
     }
 
     /// Shows the source of the selection if a [`poll`](App::poll) found it may have
@@ -400,6 +404,12 @@ impl App {
             self.chunks.load(&snap);
             if let Some(m) = self.mode.engine() {
                 self.chunks.query(&self.search.query, m);
+            } else if !self.chunks.prewarmed {
+                // Once per session, so that the first text or hybrid query does not wait
+                // for its index; later snapshots build at their first query, as an edit
+                // changes few files and the saved indexes are updated per file.
+                self.chunks
+                    .prewarm(self.settings.search_prebuild, snap.index.stats.chunks);
             }
         }
         if self

@@ -223,7 +223,7 @@ fn draw_hits(f: &mut Frame, app: &mut App, list: Rect) {
             (None, true, _) => match app.chunks.building() {
                 Some(b) => format!(
                     "{} (once per snapshot; the query runs when it is done)",
-                    crate::tui::chunks::building_line(b)
+                    crate::tui::chunks::building_line(&b)
                 ),
                 None => "searching…".to_string(),
             },

@@ -1,5 +1,8 @@
-//! The status bar: indexing phase and progress bar, the last error or message (before the
-//! counts, which give way to it), counts, the cache notice, and the help key.
+//! The status bar: indexing phase and progress bar (or, once the graph is on screen, the
+//! search indexes' background build), the last error or message (before the counts,
+//! which give way to it), counts, the cache notice, and the help key.
+
+use std::sync::atomic::Ordering;
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -29,6 +32,28 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             ));
             spans.push(Span::raw(format!(" {}/{} ", s.done, s.total)));
         }
+    } else if let Some(b) = app.chunks.building() {
+        // The search indexes build in the background once the graph is on screen: their
+        // step and bar, as indexing's.
+        spans.push(Span::styled(" search index: ", t.get("ui.title")));
+        let (total, done) = (
+            b.progress.total.load(Ordering::Relaxed),
+            b.progress.done.load(Ordering::Relaxed),
+        );
+        if total > 0 && done < total {
+            let w = 12u64;
+            let fill = (done * w / total.max(1)).min(w) as usize;
+            spans.push(Span::styled("█".repeat(fill), t.get("ui.progress")));
+            spans.push(Span::styled(
+                "░".repeat(w as usize - fill),
+                t.get("ui.text.dim"),
+            ));
+            spans.push(Span::raw(" "));
+        }
+        spans.push(Span::styled(
+            format!("{} ", crate::tui::chunks::building_step(&b)),
+            t.get("ui.text.dim"),
+        ));
     } else if app.snapshot.is_some() {
         spans.push(Span::styled(" ready ", t.get("ui.progress")));
     }
