@@ -18,6 +18,8 @@ mod common;
 mod copy;
 #[path = "tui_tmux/injection.rs"]
 mod injection;
+#[path = "tui_tmux/search.rs"]
+mod search;
 
 use std::path::Path;
 use std::process::Command;

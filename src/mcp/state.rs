@@ -318,12 +318,14 @@ impl Resident {
         } else {
             self.cache_dir.clone()
         };
-        let searcher = Searcher::build(
+        let searcher = Searcher::build_for(
             &served.snapshot.index,
+            served.snapshot.saved_as(),
             mode,
             dir.as_deref(),
             None,
             self.embedding.clone(),
+            None,
         )
         .map_err(|e| format!("building the search index failed: {e}"))?;
         tracing::info!(

@@ -87,6 +87,11 @@ pub const HIT_LIMIT: usize = 200;
 /// and drawing more often would take time from the build on a busy machine.
 pub const PROGRESS_REDRAW: Duration = Duration::from_millis(200);
 
+/// How long a background build waits for the worker to save the snapshot it builds from
+/// (a save takes 0.6 s on the fetch.sh Rust tree): past it, it builds without recording
+/// the snapshot, and the first `search` of another process records it.
+const SAVE_WAIT: Duration = Duration::from_secs(5);
+
 struct Job {
     seq: u64,
     query: String,
@@ -429,6 +434,15 @@ fn serve(
         let vectors = job.mode != Mode::Text;
         if searcher.as_ref().is_none_or(|(_, v)| vectors && !v) {
             let build_mode = if vectors { Mode::Hybrid } else { Mode::Text };
+            if job.warm && snap.search_dir.is_some() {
+                // A new index is published before the worker saves it: a background
+                // build waits a little for the save, so the saved text index records the
+                // snapshot it holds and later processes can answer from it alone.
+                let since = Instant::now();
+                while snap.saved_as().is_none() && since.elapsed() < SAVE_WAIT {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
             let t = Instant::now();
             let progress = Arc::new(Progress::default());
             set(Some(Building {
@@ -443,7 +457,7 @@ fn serve(
                 let _one = BUILDS.lock().unwrap_or_else(|p| p.into_inner());
                 Searcher::build_for(
                     &snap.index,
-                    None,
+                    snap.saved_as(),
                     build_mode,
                     snap.search_dir.as_deref(),
                     None,

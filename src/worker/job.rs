@@ -121,6 +121,7 @@ impl Job<'_> {
                 if let Some(snap) = snap {
                     if !save_deferred {
                         s.save(&snap.index, &opts);
+                        snap.mark_saved(s.snapshot());
                     }
                     // The next update's tables, made while the user reads.
                     snap.index.prepare_updates();

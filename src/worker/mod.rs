@@ -254,10 +254,13 @@ fn run(
                     || session.load_facts(&first),
                 );
                 let dir = s.writable_dir().map(std::path::Path::to_path_buf);
+                let saved = s.snapshot();
                 facts.map(|idx| {
-                    graph
+                    let full = graph
                         .with_facts(idx, started.elapsed())
-                        .searching_in(dir.as_deref())
+                        .searching_in(dir.as_deref());
+                    full.mark_saved(saved);
+                    full
                 })
             }
             None => {
@@ -265,7 +268,11 @@ fn run(
                     generation += 1;
                     Snapshot::new(generation, idx, started.elapsed())
                 });
-                snap.map(|n| n.searching_in(s.writable_dir()))
+                snap.map(|n| {
+                    let n = n.searching_in(s.writable_dir());
+                    n.mark_saved(s.snapshot());
+                    n
+                })
             }
         };
         if let Some(snap) = loaded {
@@ -345,6 +352,7 @@ fn run(
             .spawn(move || {
                 let mut s = session.lock().unwrap_or_else(|p| p.into_inner());
                 s.save(&snap.index, &options);
+                snap.mark_saved(s.snapshot());
                 drop(snap);
                 index::release_free_memory();
             })

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use crate::index::store::SnapshotDigest;
 use crate::index::{Index, UnresolvedReason};
 
 /// An immutable, finished index plus lookups the UI needs often, computed once on the
@@ -34,6 +35,12 @@ pub struct Snapshot {
     /// and bring them up to date, as `search` does. `None` without a cache, or when
     /// another instance holds it (its searches are built in memory).
     pub search_dir: Option<PathBuf>,
+    /// The saved snapshot this index is the content of, once known: at once for a
+    /// cached index loaded unchanged, after the worker's save for a new one (published
+    /// before it is saved), never for an index not saved. Search indexes built from it
+    /// record it, so a later process that finds the tree unchanged answers text queries
+    /// from the saved text index alone. Shared with [`with_facts`](Snapshot::with_facts).
+    saved: Arc<OnceLock<SnapshotDigest>>,
 }
 
 impl Snapshot {
@@ -58,6 +65,7 @@ impl Snapshot {
             elapsed,
             graph_only: true,
             search_dir: None,
+            saved: Arc::default(),
         }
     }
 
@@ -88,6 +96,7 @@ impl Snapshot {
             elapsed,
             graph_only: false,
             search_dir: self.search_dir.clone(),
+            saved: self.saved.clone(),
         }
     }
 
@@ -96,6 +105,20 @@ impl Snapshot {
         Snapshot {
             search_dir: dir.map(Path::to_path_buf),
             ..self
+        }
+    }
+
+    /// The saved snapshot this index is the content of, when known
+    /// ([`saved`](Snapshot#structfield.saved)).
+    pub fn saved_as(&self) -> Option<SnapshotDigest> {
+        self.saved.get().copied()
+    }
+
+    /// Records that this index was saved (or loaded) as `digest`; `None` records nothing.
+    /// A second call keeps the first digest (an index is saved once).
+    pub(crate) fn mark_saved(&self, digest: Option<SnapshotDigest>) {
+        if let Some(d) = digest {
+            let _ = self.saved.set(d);
         }
     }
 
