@@ -21,19 +21,12 @@ fn run(home: &Path, repo: &Path, fresh: bool) -> (String, serde_json::Value) {
     if fresh {
         c.arg("--no-cache");
     }
-    let out = c
-        .args(["search", "--mode", "text", "--json", "--stats", "--batch"])
-        .arg(&batch)
-        .output()
-        .expect("run");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let stats = stderr
-        .lines()
-        .rev()
-        .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .unwrap_or_else(|| panic!("no --stats line in {stderr}"));
-    (String::from_utf8_lossy(&out.stdout).into_owned(), stats)
+    common::stats_of(
+        c.args(["search", "--mode", "text", "--json", "--stats", "--batch"])
+            .arg(&batch)
+            .output()
+            .expect("run"),
+    )
 }
 
 /// Whether the run made the chunks (built or checked the index) rather than answering
@@ -133,13 +126,7 @@ fn index(home: &Path, repo: &Path, extra: &[&str]) -> serde_json::Value {
         .args(extra)
         .output()
         .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("index --json");
-    v["search"].clone()
+    common::json_of(out)["search"].clone()
 }
 
 /// `search --json --stats QUERY` in `mode`; the `--stats` object.
@@ -148,13 +135,7 @@ fn search_stats(home: &Path, repo: &Path, mode: &str) -> serde_json::Value {
         .args(["search", "--json", "--stats", "--mode", mode, "render json"])
         .output()
         .expect("run");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    stderr
-        .lines()
-        .rev()
-        .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .unwrap_or_else(|| panic!("no --stats line in {stderr}"))
+    common::stats_of(out).1
 }
 
 /// `index` builds the search indexes with the graph (the default `auto`: the text index,

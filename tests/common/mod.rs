@@ -118,6 +118,19 @@ pub fn json_of(out: std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The `--stats` object a command printed: the last line of its stderr that is JSON, after
+/// asserting it succeeded (stderr shown if not), with its stdout.
+pub fn stats_of(out: std::process::Output) -> (String, serde_json::Value) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let stats = stderr
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .unwrap_or_else(|| panic!("no --stats line in {stderr}"));
+    (String::from_utf8_lossy(&out.stdout).into_owned(), stats)
+}
+
 /// The `key` field, a string, of each element of the JSON array `list` (a subgraph's node
 /// ids: `strs(&v["nodes"], "id")`). Panics when `list` is not an array of such objects.
 pub fn strs<'a>(list: &'a serde_json::Value, key: &str) -> Vec<&'a str> {

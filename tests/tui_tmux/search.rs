@@ -38,17 +38,8 @@ fn the_tuis_background_build_serves_the_next_text_search() {
         ])
         .output()
         .expect("run");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("render_json"),
-        "{stderr}"
-    );
-    let stats: serde_json::Value = stderr
-        .lines()
-        .rev()
-        .find_map(|l| serde_json::from_str(l).ok())
-        .unwrap_or_else(|| panic!("no --stats line in {stderr}"));
+    let (stdout, stats) = common::stats_of(out);
+    assert!(stdout.contains("render_json"), "{stdout}");
     assert_eq!(stats["build"]["text_reused"], true, "{stats}");
     assert!(
         stats["build"]["elapsed_ms"].get("chunks").is_none(),
