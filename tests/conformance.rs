@@ -28,6 +28,8 @@ const LANGUAGES: &[&str] = &[
     "c",
     "cpp",
     "csharp",
+    "php",
+    "ruby",
 ];
 
 type Key = (String, String, String);

@@ -360,7 +360,9 @@ impl FsSource {
                 } else if !ft.is_file() {
                     tracing::debug!(path = %rel, "skipped: not a regular file");
                     o.skipped.push((rel, SkipReason::Special));
-                } else if super::lang::for_path(&rel).is_none() {
+                } else if super::lang::for_path(&rel).is_none()
+                    && !(no_extension(&rel) && shebang_language(entry.path()).is_some())
+                {
                     tracing::debug!(path = %rel, "skipped: unsupported extension");
                     o.skipped.push((rel, SkipReason::Unsupported));
                 } else {
@@ -437,9 +439,14 @@ impl FsSource {
                 SkipReason::Unreadable
             })
             .map(|_| RawInput {
+                // An extension-less script is of the language its `#!` line names.
+                language: (super::lang::for_path(&entry.path).is_none()
+                    && no_extension(&entry.path))
+                .then(|| super::lang::for_shebang(&buf))
+                .flatten()
+                .map(|spec| spec.name.to_string()),
                 path: entry.path.clone(),
                 bytes: buf,
-                language: None,
             });
         (Some(stamp), read)
     }
@@ -547,4 +554,20 @@ mod tests {
             1000
         ));
     }
+}
+
+/// Whether a path's file name has no extension (no `.` after its first character), the
+/// only files whose language a `#!` line decides.
+fn no_extension(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    !file.get(1..).is_some_and(|rest| rest.contains('.'))
+}
+
+/// The language the `#!` line of the file at `abs` names, reading its first 256 bytes.
+fn shebang_language(abs: &Path) -> Option<&'static super::lang::LanguageSpec> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let mut f = std::fs::File::open(abs).ok()?;
+    let n = f.read(&mut head).ok()?;
+    super::lang::for_shebang(&head[..n])
 }

@@ -139,6 +139,13 @@ impl<'a> Ctx<'a> {
         // Java has no free functions: a bare call is a method of the enclosing class (or
         // of its bases), else a static import.
         if rules.bare_calls_reach_members && !c.is_new {
+            // Ruby: a bare name that the method assigns is its local variable, not a call
+            // on `self` (`header = ..; header`).
+            if rules.local_shadowing == LocalShadowing::WholeFunction
+                && self.is_local(fi, c.caller, name)
+            {
+                return Err(UnresolvedReason::NotFound);
+            }
             if let Some(ty) = self.enclosing_type(fi, c.caller) {
                 let m = self.by_arity(
                     c,
@@ -296,6 +303,10 @@ impl<'a> Ctx<'a> {
                     && !self.in_callable(r)
                     && (r.0 == fi || !self.internal.contains(&r))
                     && self.sees_namespace(fi, self.namespace_of(r))
+                    && (!rules.bare_names_in_package_or_global || {
+                        let m = &self.files[r.0 as usize].module_path;
+                        m.is_empty() || *m == f.module_path
+                    })
             })
             .collect();
         // Go: an unqualified name is a local, the package's (tried above), a builtin or a
@@ -363,6 +374,24 @@ impl<'a> Ctx<'a> {
         } else {
             recv
         };
+        // PHP `$this.repo`: the sigil is no part of the names the query binds.
+        let unsigiled;
+        let recv = match rules.variable_sigil {
+            Some(sigil) if recv.contains(sigil) => {
+                unsigiled = recv.replace(sigil, "");
+                unsigiled.as_str()
+            }
+            _ => recv,
+        };
+        // Ruby `@repo.find`: the instance's field.
+        let field;
+        let recv = match rules.instance_variable_sigil {
+            Some(sigil) if recv.starts_with(sigil) => {
+                field = format!("self.{}", &recv[sigil.len_utf8()..]);
+                field.as_str()
+            }
+            _ => recv,
+        };
         let recv = match own {
             Some(o) if o == recv => "self",
             Some(o) if recv.strip_prefix(o).is_some_and(|r| r.starts_with('.')) => {
@@ -394,6 +423,8 @@ impl<'a> Ctx<'a> {
         } else if rules.super_aliases.contains(&recv) {
             // C# `base.M()` is Java's `super.m()`.
             "super"
+        } else if rules.self_aliases.contains(&recv) {
+            "self"
         } else {
             recv
         };
@@ -527,9 +558,21 @@ impl<'a> Ctx<'a> {
                     }
                     Bound::Defs(defs) => {
                         let ty = segs[segs.len() - 1];
+                        // An alias (`use App\Log\Logger as Log;`, `from m import A as B`)
+                        // names the imported type itself, whose own name differs.
                         let m: Vec<DefRef> = defs
                             .iter()
-                            .flat_map(|&d| self.member_with_bases(d.0, ty, name, 0, args))
+                            .flat_map(|&d| {
+                                let own = self.def(d);
+                                if segs.len() == 1
+                                    && *own.name != *ty
+                                    && own.kind.is_type_container()
+                                {
+                                    self.members_of_def_fit(d, name, 0, args)
+                                } else {
+                                    self.member_with_bases(d.0, ty, name, 0, args)
+                                }
+                            })
                             .collect();
                         if !m.is_empty() || segs.len() == 1 {
                             return one(m, Tier::Qualified);

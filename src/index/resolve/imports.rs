@@ -174,6 +174,14 @@ impl<'a> Ctx<'a> {
                     }
                 },
             },
+            // A file a PHP `require` names (the hook writes it with a `/`, which no
+            // package name has): the file, as an `#include` finds it.
+            ImportSystem::ClassPackages if imp.module.contains('/') => {
+                match self.modules.include(&f.path, &imp.module) {
+                    Target::Files(v) if !v.is_empty() => Bound::Module(v),
+                    _ => Bound::External,
+                }
+            }
             ImportSystem::ClassPackages => {
                 let n = imp.name.as_deref();
                 let pkg = self.modules.class_package(&imp.module);

@@ -461,6 +461,21 @@ impl<'a> Ctx<'a> {
             }
             return self.classify_depth(fi, name, depth);
         }
+        // A type imported under another name (`use App\Log\Logger as Log;`, `from m
+        // import Foo as F`): the type the import binds.
+        if let Some(imps) = self.local(fi).bindings.get(ty) {
+            for imp in imps.iter().filter(|i| i.alias.as_deref() == Some(ty)) {
+                if let Bound::Defs(d) = self.bind(fi, imp) {
+                    let types: Vec<DefRef> = d
+                        .into_iter()
+                        .filter(|&r| self.def(r).kind.is_type_container())
+                        .collect();
+                    if let [t] = types.as_slice() {
+                        return Typed::Def(*t);
+                    }
+                }
+            }
+        }
         // A factory function whose declared return type names a repo type
         // (`func NewMemory() *Memory`, `def make() -> Foo`, `fn new() -> Self`).
         if depth == 0 && !self.types.contains_key(&(fam, ty)) {
