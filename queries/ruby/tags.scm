@@ -45,6 +45,11 @@
 ; visibility keyword.
 ((body_statement (identifier) @call.name @call)
   (#not-any-of? @call.name "private" "public" "protected" "module_function"))
+(program (identifier) @call.name @call)
+(then (identifier) @call.name @call)
+(else (identifier) @call.name @call)
+(if_modifier body: (identifier) @call.name @call)
+(unless_modifier body: (identifier) @call.name @call)
 
 ; Local names: parameters, assignments and block parameters shadow methods of the same
 ; name in their method; `x = Foo.new` and `@x = Foo.new` type `x` and `@x`.

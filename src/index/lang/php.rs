@@ -47,6 +47,11 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
         // Parameters and properties are often untyped in PHP code: a method called on such a
         // value may be guessed to be the repo's only method of that name, as for Python.
         guess_untyped_methods: true,
+        // Methods of the core's interfaces and classes (`Throwable`, `DateTimeInterface`,
+        // `Iterator`, `ArrayAccess`, `Countable`, `JsonSerializable`, PDO): on a value of
+        // unknown type they are the core's, never a guess at the repo's only method of
+        // that name (`$e->getMessage()` of a caught exception).
+        platform_methods: PLATFORM_METHODS,
         test_files: &[NamePattern::Suffix("Test.php")],
         ..ResolutionRules::DEFAULT
     },
@@ -72,6 +77,18 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
     },
     ..LanguageSpec::DEFAULT
 };
+
+/// See [`ResolutionRules::platform_methods`] in [`SPEC`].
+#[rustfmt::skip]
+const PLATFORM_METHODS: &[&str] = &[
+    "getMessage", "getCode", "getPrevious", "getFile", "getLine", "getTrace",
+    "getTraceAsString", "format", "getTimestamp", "setTimestamp", "getTimezone",
+    "setTimezone", "modify", "setDate", "setTime", "diff", "add", "sub", "current", "key",
+    "next", "rewind", "valid", "offsetGet", "offsetSet", "offsetExists", "offsetUnset",
+    "count", "getIterator", "jsonSerialize", "query", "prepare", "execute", "fetch",
+    "fetchAll", "fetchColumn", "bindValue", "bindParam", "beginTransaction", "commit",
+    "rollBack", "lastInsertId", "attach", "detach", "contains", "__invoke", "__toString",
+];
 
 /// The imports of a `use` declaration or a `require`/`include` expression.
 ///

@@ -121,6 +121,13 @@ pub struct ResolutionRules {
     /// that declare another package (PHP, "Name resolution rules": an unqualified function
     /// is looked up in the current namespace, then the global one).
     pub bare_names_in_package_or_global: bool,
+    /// The class method that constructs an instance (Ruby `new`): a receiver
+    /// `Cart.new(..)` is a `Cart`, so `Cart.new(2).total` calls `Cart`'s `total`.
+    pub constructor_method: Option<&'static str>,
+    /// Whether a constant (a type, or a class named in a call) that several definitions
+    /// share is the one the lexical nesting of the caller names (Ruby's constant lookup:
+    /// `Request` inside `module Sinatra` is `Sinatra::Request`, not `Rack::Request`).
+    pub nesting_scopes_constants: bool,
     /// Whether only an imported package can qualify a type name, so an unbound qualifier
     /// is a value and `v.Name` its field or method (Go spec, "Qualified identifiers").
     pub only_packages_qualify: bool,
@@ -183,6 +190,8 @@ impl ResolutionRules {
         same_directory_package: false,
         bare_names_in_package: false,
         bare_names_in_package_or_global: false,
+        nesting_scopes_constants: false,
+        constructor_method: None,
         only_packages_qualify: false,
         unknown_paths_external: false,
         type_calls_are_conversions: false,

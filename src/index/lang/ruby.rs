@@ -44,6 +44,8 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
         // none of the repository's (`JSON.parse`) is a library's.
         qualified_type_names: true,
         unknown_paths_external: true,
+        nesting_scopes_constants: true,
+        constructor_method: Some("new"),
         instance_variable_sigil: Some('@'),
         // A bare call in a method is a call on `self`: a method of the class, its
         // superclasses and the modules it includes.
@@ -220,6 +222,15 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
             "write",
             "puts",
             "new",
+            "class",
+            "singleton_class",
+            "superclass",
+            "ancestors",
+            "object_id",
+            "instance_variables",
+            "define_singleton_method",
+            "extend",
+            "instance_variable_get",
         ],
         test_files: TEST_FILES,
         ..ResolutionRules::DEFAULT

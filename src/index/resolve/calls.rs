@@ -323,6 +323,11 @@ impl<'a> Ctx<'a> {
             });
         }
         let cands = self.pick(fi, cands);
+        if cands.len() > 1 && rules.nesting_scopes_constants {
+            if let Some(r) = self.through_nesting(fi, c.caller, name, &cands) {
+                return Ok((r, Tier::Qualified));
+            }
+        }
         match cands.len() {
             0 => Err(UnresolvedReason::External),
             1 if unique_name_allowed(name) => Ok((cands[0], Tier::UniqueName)),
@@ -611,6 +616,19 @@ impl<'a> Ctx<'a> {
                 v.iter()
                     .any(|r| dir_of(&self.files[r.0 as usize].path) == dir_of(&f.path))
             });
+        // Ruby: `Request.build` inside `module Sinatra` is `Sinatra::Request`'s.
+        if segs.len() == 1 && rules.nesting_scopes_constants {
+            let types: Vec<DefRef> = self
+                .types
+                .refs(&(self.fam(fi), ty))
+                .filter(|&r| self.def(r).kind != Kind::Impl)
+                .collect();
+            if types.len() > 1 {
+                if let Some(t) = self.through_nesting(fi, c.caller, ty, &types) {
+                    return one(self.members_of_def_fit(t, name, 0, args), Tier::Qualified);
+                }
+            }
+        }
         if !go_type_elsewhere && self.types.contains_key(&(self.fam(fi), ty)) {
             let m = self.member_with_bases(fi, ty, name, 0, args);
             if !m.is_empty() {

@@ -565,6 +565,42 @@ impl<'a> Ctx<'a> {
             .collect()
     }
 
+    /// Of `cands`, the one that a constant named `name` written in definition `caller` of
+    /// file `fi` names through the lexical nesting (Ruby's `Module.nesting`): `Request`
+    /// inside `module Sinatra; class Base` is `Sinatra::Base::Request`, else
+    /// `Sinatra::Request`, else the top-level `Request`. `None` when no level of the
+    /// nesting has exactly one of them.
+    pub(super) fn through_nesting(
+        &self,
+        fi: u32,
+        caller: Option<u32>,
+        name: &str,
+        cands: &[DefRef],
+    ) -> Option<DefRef> {
+        let f = &self.files[fi as usize];
+        let own = caller.map(|c| normalize_ns(&f.definitions[c as usize].qualified_name));
+        let mut prefix = own.as_deref().unwrap_or("");
+        let qualified: Vec<(DefRef, String)> = cands
+            .iter()
+            .map(|&r| (r, normalize_ns(&self.def(r).qualified_name)))
+            .collect();
+        loop {
+            let want = if prefix.is_empty() {
+                name.to_string()
+            } else {
+                format!("{prefix}.{name}")
+            };
+            let mut hits = qualified.iter().filter(|(_, q)| *q == want);
+            if let (Some((r, _)), None) = (hits.next(), hits.next()) {
+                return Some(*r);
+            }
+            if prefix.is_empty() {
+                return None;
+            }
+            prefix = prefix.rfind('.').map_or("", |i| &prefix[..i]);
+        }
+    }
+
     /// Narrows candidates to the caller's file, then its directory tree, then (with a
     /// crate module tree, [`ImportSystem::CrateModules`]) its crate, whichever first leaves
     /// exactly one; otherwise returns them all.
