@@ -30,6 +30,7 @@ const LANGUAGES: &[&str] = &[
     "csharp",
     "php",
     "ruby",
+    "kotlin",
 ];
 
 type Key = (String, String, String);

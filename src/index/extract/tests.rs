@@ -316,3 +316,33 @@ fn ruby_nesting_singleton_methods_and_mixins() {
     assert!(calls.contains(&("find", Some("@repo"), false)));
     assert_eq!(f.imports[0].module, "./lib/base.rb");
 }
+
+#[test]
+fn kotlin_packages_companions_and_extension_functions() {
+    let src = "package okio\n\nimport okio.internal.commonRead as read\n\n/** A buffer. */\nclass Buffer : Source, Cloneable {\n    companion object {\n        fun of(): Buffer = Buffer()\n    }\n    fun size(): Long = 0\n}\n\ninterface Source\n\nfun Buffer.readUtf8(): String { size(); return \"\" }\n";
+    let f = facts("okio/src/commonMain/kotlin/okio/Buffer.kt", src);
+    let buffer = def(&f, "okio/src/commonMain/kotlin/okio/Buffer.kt::Buffer");
+    assert_eq!(
+        (&*buffer.qualified_name, buffer.doc()),
+        ("okio.Buffer", Some("A buffer."))
+    );
+    assert!(buffer.bases().iter().all(|b| b.implements));
+    assert_eq!(
+        def(&f, "okio/src/commonMain/kotlin/okio/Buffer.kt::Buffer.of").kind,
+        Kind::Method,
+        "a companion object's function is the class's"
+    );
+    assert_eq!(
+        def(&f, "okio/src/commonMain/kotlin/okio/Buffer.kt::Source").kind,
+        Kind::Interface
+    );
+    let ext = def(
+        &f,
+        "okio/src/commonMain/kotlin/okio/Buffer.kt::Buffer.readUtf8",
+    );
+    assert_eq!((ext.kind, ext.container()), (Kind::Method, Some("Buffer")));
+    assert_eq!(
+        (f.imports[0].module.as_str(), f.imports[0].alias.as_deref()),
+        ("okio.internal", Some("read"))
+    );
+}

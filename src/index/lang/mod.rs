@@ -14,6 +14,7 @@ mod go;
 mod impact_rules;
 mod java;
 mod javascript;
+mod kotlin;
 mod matcher;
 mod names;
 mod pattern;
@@ -63,6 +64,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     clike::CSHARP,
     php::SPEC,
     ruby::SPEC,
+    kotlin::SPEC,
     windowed("markdown", &["md", "markdown", "mdx"]),
     windowed("toml", &["toml"]),
     LanguageSpec {
