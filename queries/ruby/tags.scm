@@ -37,7 +37,8 @@
   (#not-eq? @call.name "new"))
 ((call receiver: (constant) @call.name method: (identifier) @_new) @call.new
   (#eq? @_new "new"))
-((call receiver: (scope_resolution name: (constant) @call.name) method: (identifier) @_new)
+((call receiver: (scope_resolution scope: (_) @call.receiver name: (constant) @call.name)
+   method: (identifier) @_new)
   @call.new
   (#eq? @_new "new"))
 ; A bare name as a statement is a call of a method without arguments (`save`, `helper`)

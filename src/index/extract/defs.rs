@@ -280,8 +280,11 @@ pub(super) fn build_definitions(
         let (name, name_line) = d.name.unwrap_or_default();
         let mut kind = d.kind.unwrap_or(Kind::Function);
         let parent_kind = parent.map(|p| out[p].kind);
+        let holds_methods = |k: Kind| {
+            k.is_type_container() || (k == Kind::Module && spec.extraction.modules_hold_methods)
+        };
         if kind == Kind::Function
-            && (parent_kind.is_some_and(Kind::is_type_container) || d.container.is_some())
+            && (parent_kind.is_some_and(holds_methods) || d.container.is_some())
         {
             kind = Kind::Method;
         }

@@ -38,6 +38,7 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
         // A parameter or local of a function type (`handler: () -> Unit`) is what a
         // later `handler()` calls, not a function of that name elsewhere.
         local_shadowing: LocalShadowing::FromBindingLine,
+        expect_modifier: Some("expect"),
         // The names every Kotlin file imports implicitly (`kotlin.*`, `kotlin.collections.*`,
         // `kotlin.io.*`, ...): a bare call of one is the standard library's.
         globals: &[

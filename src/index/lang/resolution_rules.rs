@@ -121,6 +121,11 @@ pub struct ResolutionRules {
     /// that declare another package (PHP, "Name resolution rules": an unqualified function
     /// is looked up in the current namespace, then the global one).
     pub bare_names_in_package_or_global: bool,
+    /// The modifier of a declaration whose implementations other source sets give (Kotlin
+    /// multiplatform `expect`, with an `actual` per platform): among same-named
+    /// candidates, those declared so (or members of a type declared so) are the target,
+    /// since the call compiles against the declaration whatever platform runs it.
+    pub expect_modifier: Option<&'static str>,
     /// The class method that constructs an instance (Ruby `new`): a receiver
     /// `Cart.new(..)` is a `Cart`, so `Cart.new(2).total` calls `Cart`'s `total`.
     pub constructor_method: Option<&'static str>,
@@ -192,6 +197,7 @@ impl ResolutionRules {
         bare_names_in_package_or_global: false,
         nesting_scopes_constants: false,
         constructor_method: None,
+        expect_modifier: None,
         only_packages_qualify: false,
         unknown_paths_external: false,
         type_calls_are_conversions: false,

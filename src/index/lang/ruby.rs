@@ -7,8 +7,8 @@
 use tree_sitter::Node;
 
 use super::{
-    Dispatch, FileEntry, ImpactRules, ImportSystem, LanguageSpec, LocalShadowing, MainRule,
-    NamePattern, NewCalls, ResolutionRules, TestCode,
+    Dispatch, ExtractionRules, FileEntry, ImpactRules, ImportSystem, LanguageSpec, LocalShadowing,
+    MainRule, NamePattern, NewCalls, ResolutionRules, TestCode,
 };
 use crate::index::facts::Import;
 
@@ -33,6 +33,10 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
     doc_prefixes: &[],
     constructor_names: &["initialize"],
     expand_import: Some(expand_require),
+    extraction: ExtractionRules {
+        modules_hold_methods: true,
+        ..ExtractionRules::DEFAULT
+    },
     resolution: ResolutionRules {
         // `require` loads a file whose constants and methods every later line sees.
         imports: ImportSystem::Includes,
@@ -53,7 +57,10 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
         // A name assigned anywhere in a method is a local of the whole method, so a bare
         // `result` after `result = ..` reads the variable.
         local_shadowing: LocalShadowing::WholeFunction,
-        guess_untyped_methods: true,
+        // No guess for a method called on a value of unknown type: methods that
+        // `attr_accessor`, `Struct.new` or `define_method` make are no definitions, so
+        // the repo's only `def` of a name is often another class's (`env.value`,
+        // `tzinfo.name` on real code).
         classes_are_values: true,
         // Kernel and Module methods every object and class body has: a bare call of one is
         // Ruby's own, whatever the repository defines.

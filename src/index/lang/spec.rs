@@ -163,6 +163,11 @@ pub struct ExtractionRules {
     /// split at this separator (PHP `namespace App\Models;` with `\`). `None`: the
     /// spec's `module_path` of the file path decides.
     pub declared_package_separator: Option<&'static str>,
+    /// Whether a module holds methods as a class does (Ruby: a module's `def`s are
+    /// mixed into the classes that include it): a function defined in a module is a
+    /// method of it, and code in it has the module as its enclosing type (`self`, bare
+    /// calls). `false`: a module's functions are free functions (Rust `mod`).
+    pub modules_hold_methods: bool,
 }
 
 impl ExtractionRules {
@@ -172,6 +177,7 @@ impl ExtractionRules {
         token_tree_calls: None,
         path_qualified_types: false,
         declared_package_separator: None,
+        modules_hold_methods: false,
     };
 }
 

@@ -419,6 +419,26 @@ impl<'a> Ctx<'a> {
         if !non_stub.is_empty() {
             v = non_stub;
         }
+        // Kotlin multiplatform: an `expect` declaration (or a member of an `expect` class)
+        // and the `actual`s of the other source sets are one API, named by the `expect`.
+        if let Some(word) = self.rules(v[0].0).expect_modifier.filter(|_| v.len() > 1) {
+            let expected = |r: &DefRef| {
+                let f = &self.files[r.0 as usize];
+                let mut cur = Some(r.1);
+                while let Some(i) = cur {
+                    let d = &f.definitions[i as usize];
+                    if d.signature.split_whitespace().any(|w| w == word) {
+                        return true;
+                    }
+                    cur = d.parent;
+                }
+                false
+            };
+            let declared: Vec<DefRef> = v.iter().copied().filter(expected).collect();
+            if !declared.is_empty() {
+                v = declared;
+            }
+        }
         if v.len() > 1 && self.rules(v[0].0).later_definition_wins {
             let first = self.def(v[0]).in_file_name();
             if v.iter()
@@ -498,10 +518,11 @@ impl<'a> Ctx<'a> {
     /// The nearest enclosing type of a caller: (type name).
     pub(super) fn enclosing_type(&self, fi: u32, caller: Option<u32>) -> Option<&'a str> {
         let f = &self.files[fi as usize];
+        let modules = self.specs[fi as usize].extraction.modules_hold_methods;
         let mut cur = caller;
         while let Some(i) = cur {
             let d = &f.definitions[i as usize];
-            if d.kind.is_type_container() {
+            if d.kind.is_type_container() || (modules && d.kind == Kind::Module) {
                 return Some(&d.name);
             }
             if let Some(c) = d.container() {
