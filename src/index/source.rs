@@ -491,6 +491,22 @@ fn relative(root: &Path, p: &Path) -> Option<String> {
     Some(parts?.join("/"))
 }
 
+/// Whether a path's file name has no extension (no `.` after its first character), the
+/// only files whose language a `#!` line decides.
+fn no_extension(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    !file.get(1..).is_some_and(|rest| rest.contains('.'))
+}
+
+/// The language the `#!` line of the file at `abs` names, reading its first 256 bytes.
+fn shebang_language(abs: &Path) -> Option<&'static super::lang::LanguageSpec> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let mut f = std::fs::File::open(abs).ok()?;
+    let n = f.read(&mut head).ok()?;
+    super::lang::for_shebang(&head[..n])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -554,20 +570,4 @@ mod tests {
             1000
         ));
     }
-}
-
-/// Whether a path's file name has no extension (no `.` after its first character), the
-/// only files whose language a `#!` line decides.
-fn no_extension(path: &str) -> bool {
-    let file = path.rsplit('/').next().unwrap_or(path);
-    !file.get(1..).is_some_and(|rest| rest.contains('.'))
-}
-
-/// The language the `#!` line of the file at `abs` names, reading its first 256 bytes.
-fn shebang_language(abs: &Path) -> Option<&'static super::lang::LanguageSpec> {
-    use std::io::Read;
-    let mut head = [0u8; 256];
-    let mut f = std::fs::File::open(abs).ok()?;
-    let n = f.read(&mut head).ok()?;
-    super::lang::for_shebang(&head[..n])
 }
