@@ -31,6 +31,7 @@ const LANGUAGES: &[&str] = &[
     "php",
     "ruby",
     "kotlin",
+    "bash",
 ];
 
 type Key = (String, String, String);

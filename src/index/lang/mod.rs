@@ -9,6 +9,7 @@
 //! crate, `queries/<lang>/tags.scm`, a file here with its spec, and one line in
 //! [`LANGUAGES`]. Languages without a grammar are indexed as line windows for search only.
 
+mod bash;
 mod clike;
 mod go;
 mod impact_rules;
@@ -65,6 +66,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     php::SPEC,
     ruby::SPEC,
     kotlin::SPEC,
+    bash::SPEC,
     windowed("markdown", &["md", "markdown", "mdx"]),
     windowed("toml", &["toml"]),
     LanguageSpec {
