@@ -361,7 +361,7 @@ impl FsSource {
                     tracing::debug!(path = %rel, "skipped: not a regular file");
                     o.skipped.push((rel, SkipReason::Special));
                 } else if super::lang::for_path(&rel).is_none()
-                    && !(no_extension(&rel) && shebang_language(entry.path()).is_some())
+                    && script_language(&rel, entry.path()).is_none()
                 {
                     tracing::debug!(path = %rel, "skipped: unsupported extension");
                     o.skipped.push((rel, SkipReason::Unsupported));
@@ -489,6 +489,16 @@ fn relative(root: &Path, p: &Path) -> Option<String> {
     let rel = p.strip_prefix(root).ok()?;
     let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
     Some(parts?.join("/"))
+}
+
+/// The language of a file the extension does not name: an extension-less script whose
+/// `#!` line names an interpreter (`rel` the repo-relative path, `abs` the file to read).
+/// The walk indexes such a file, so the watcher reports its changes.
+pub(crate) fn script_language(rel: &str, abs: &Path) -> Option<&'static super::lang::LanguageSpec> {
+    if super::lang::for_path(rel).is_some() || !no_extension(rel) {
+        return None;
+    }
+    shebang_language(abs)
 }
 
 /// Whether a path's file name has no extension (no `.` after its first character), the
