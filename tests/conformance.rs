@@ -32,6 +32,7 @@ const LANGUAGES: &[&str] = &[
     "ruby",
     "kotlin",
     "bash",
+    "lua",
 ];
 
 type Key = (String, String, String);

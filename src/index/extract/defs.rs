@@ -201,9 +201,9 @@ impl<'a> LeadingDocs<'a> {
         for p in parts {
             for line in p.lines() {
                 let l = line.trim().trim_end_matches("*/");
-                // `#` last: Ruby and PHP line comments, never the `# Examples` heading
-                // of a Rust doc line, whose `///` is taken first.
-                let l = ["///", "//!", "//", "/**", "/*", "*", "#"]
+                // `#` and `--` last: Ruby, PHP, shell and Lua line comments, never the
+                // `# Examples` heading of a Rust doc line, whose `///` is taken first.
+                let l = ["///", "//!", "//", "/**", "/*", "*", "#", "---", "--"]
                     .iter()
                     .find_map(|m| l.strip_prefix(m))
                     .unwrap_or(l);

@@ -16,6 +16,7 @@ mod impact_rules;
 mod java;
 mod javascript;
 mod kotlin;
+mod lua;
 mod matcher;
 mod names;
 mod pattern;
@@ -67,6 +68,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     ruby::SPEC,
     kotlin::SPEC,
     bash::SPEC,
+    lua::SPEC,
     windowed("markdown", &["md", "markdown", "mdx"]),
     windowed("toml", &["toml"]),
     LanguageSpec {

@@ -68,6 +68,10 @@ pub struct ResolutionRules {
     /// [`ResolutionRules::header_extensions`]) is compiled into every includer, so it
     /// stays visible.
     pub file_local_statics: bool,
+    /// The modifier that makes a free function visible to its own file only, in a language
+    /// other than C's (Lua `local function f`: a local of the chunk, which another file
+    /// never calls by name). `None`: only [`ResolutionRules::file_local_statics`] applies.
+    pub file_local_modifier: Option<&'static str>,
     /// Extensions (lowercase, no dot) of header files, for
     /// [`ResolutionRules::file_local_statics`].
     pub header_extensions: &'static [&'static str],
@@ -181,6 +185,7 @@ impl ResolutionRules {
         test_files_compiled_apart: false,
         named_types_have_methods: false,
         file_local_statics: false,
+        file_local_modifier: None,
         header_extensions: &[],
         follow_glob_reexports: true,
         out_of_class_members: false,

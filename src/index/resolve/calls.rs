@@ -5,6 +5,7 @@
 
 use super::context::{dir_of, top_package_binding};
 use super::modules::Target;
+use super::tables::is_typeish;
 use super::types::Typed;
 use super::{unique_name_allowed, Bound, Ctx, DefRef};
 use crate::index::facts::{CallSite, Import, Kind};
@@ -563,16 +564,14 @@ impl<'a> Ctx<'a> {
                     }
                     Bound::Defs(defs) => {
                         let ty = segs[segs.len() - 1];
-                        // An alias (`use App\Log\Logger as Log;`, `from m import A as B`)
-                        // names the imported type itself, whose own name differs.
+                        // An alias (`use App\Log\Logger as Log;`, `from m import A as B`,
+                        // Lua's `local u = require "util"` of a module table) names the
+                        // imported type itself, whose own name differs.
                         let m: Vec<DefRef> = defs
                             .iter()
                             .flat_map(|&d| {
                                 let own = self.def(d);
-                                if segs.len() == 1
-                                    && *own.name != *ty
-                                    && own.kind.is_type_container()
-                                {
+                                if segs.len() == 1 && *own.name != *ty && is_typeish(own.kind) {
                                     self.members_of_def_fit(d, name, 0, args)
                                 } else {
                                     self.member_with_bases(d.0, ty, name, 0, args)

@@ -105,11 +105,13 @@ impl<'a> Ctx<'a> {
         let mut internal = foldhash::HashSet::default();
         for (fi, f) in files.iter().enumerate() {
             let rules = &specs[fi].resolution;
-            if !rules.file_local_statics {
-                continue;
-            }
+            let word = match (rules.file_local_statics, rules.file_local_modifier) {
+                (true, _) => "static",
+                (false, Some(word)) => word,
+                (false, None) => continue,
+            };
             for (di, d) in f.definitions.iter().enumerate() {
-                if is_internal(f, d, rules.header_extensions) {
+                if is_internal(f, d, rules.header_extensions, word) {
                     internal.insert((fi as u32, di as u32));
                 }
             }
@@ -691,12 +693,13 @@ pub(super) fn same_ns(a: &str, b: &str) -> bool {
     normalize_ns(a) == normalize_ns(b)
 }
 
-/// Whether a definition has internal linkage, in a language with file-local statics
-/// ([`ResolutionRules::file_local_statics`], C and C++): a free function (not a method, not
-/// nested in a type) whose header line says `static` before its name, in a source file.
-/// A `static` function in a header (an extension in `headers`) is compiled into every
-/// file that includes it, so it stays visible to them.
-fn is_internal(f: &FileFacts, d: &Definition, headers: &[&str]) -> bool {
+/// Whether a definition has internal linkage, in a language with file-local functions
+/// ([`ResolutionRules::file_local_statics`], C and C++; [`ResolutionRules::file_local_modifier`],
+/// Lua): a free function (not a method, not nested in a type) whose header line says
+/// `word` (`static`, `local`) before its name, in a source file. A `static` function in a
+/// header (an extension in `headers`) is compiled into every file that includes it, so it
+/// stays visible to them.
+fn is_internal(f: &FileFacts, d: &Definition, headers: &[&str], word: &str) -> bool {
     let ext = f.path.rsplit_once('.').map_or("", |(_, e)| e);
     if d.kind != Kind::Function
         || d.container().is_some()
@@ -709,7 +712,7 @@ fn is_internal(f: &FileFacts, d: &Definition, headers: &[&str]) -> bool {
     let sig = d.signature.as_str();
     let head = sig.find(&*d.name).map_or(sig, |i| &sig[..i]);
     head.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .any(|w| w == "static")
+        .any(|w| w == word)
 }
 
 /// The directory part of a repo-relative path (`""` at the root).
