@@ -28,6 +28,11 @@ const LANGUAGES: &[&str] = &[
     "c",
     "cpp",
     "csharp",
+    "php",
+    "ruby",
+    "kotlin",
+    "bash",
+    "lua",
 ];
 
 type Key = (String, String, String);

@@ -480,7 +480,12 @@ fn parse_only_input(input: Result<&RawInput, SkipReason>, options: &IndexOptions
     let Ok(input) = input else {
         return (0, 0);
     };
-    let Some(spec) = lang::for_path(&input.path) else {
+    // The language `process` gives the file: a `#!` script's is in `input.language`.
+    let spec = match input.language.as_deref() {
+        Some(name) => lang::by_name(name),
+        None => lang::for_path(&input.path),
+    };
+    let Some(spec) = spec else {
         return (0, 0);
     };
     let Ok(p) = source::prepare(&input.path, &input.bytes, &options.caps) else {

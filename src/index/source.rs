@@ -360,7 +360,9 @@ impl FsSource {
                 } else if !ft.is_file() {
                     tracing::debug!(path = %rel, "skipped: not a regular file");
                     o.skipped.push((rel, SkipReason::Special));
-                } else if super::lang::for_path(&rel).is_none() {
+                } else if super::lang::for_path(&rel).is_none()
+                    && script_language(&rel, entry.path()).is_none()
+                {
                     tracing::debug!(path = %rel, "skipped: unsupported extension");
                     o.skipped.push((rel, SkipReason::Unsupported));
                 } else {
@@ -437,9 +439,14 @@ impl FsSource {
                 SkipReason::Unreadable
             })
             .map(|_| RawInput {
+                // An extension-less script is of the language its `#!` line names.
+                language: (super::lang::for_path(&entry.path).is_none()
+                    && no_extension(&entry.path))
+                .then(|| super::lang::for_shebang(&buf))
+                .flatten()
+                .map(|spec| spec.name.to_string()),
                 path: entry.path.clone(),
                 bytes: buf,
-                language: None,
             });
         (Some(stamp), read)
     }
@@ -482,6 +489,32 @@ fn relative(root: &Path, p: &Path) -> Option<String> {
     let rel = p.strip_prefix(root).ok()?;
     let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
     Some(parts?.join("/"))
+}
+
+/// The language of a file the extension does not name: an extension-less script whose
+/// `#!` line names an interpreter (`rel` the repo-relative path, `abs` the file to read).
+/// The walk indexes such a file, so the watcher reports its changes.
+pub(crate) fn script_language(rel: &str, abs: &Path) -> Option<&'static super::lang::LanguageSpec> {
+    if super::lang::for_path(rel).is_some() || !no_extension(rel) {
+        return None;
+    }
+    shebang_language(abs)
+}
+
+/// Whether a path's file name has no extension (no `.` after its first character), the
+/// only files whose language a `#!` line decides.
+fn no_extension(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    !file.get(1..).is_some_and(|rest| rest.contains('.'))
+}
+
+/// The language the `#!` line of the file at `abs` names, reading its first 256 bytes.
+fn shebang_language(abs: &Path) -> Option<&'static super::lang::LanguageSpec> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let mut f = std::fs::File::open(abs).ok()?;
+    let n = f.read(&mut head).ok()?;
+    super::lang::for_shebang(&head[..n])
 }
 
 #[cfg(test)]

@@ -171,7 +171,8 @@ impl Filter {
             return None;
         }
         let rel = parts.join("/");
-        let known = crate::index::lang::for_path(&rel).is_some();
+        let known = crate::index::lang::for_path(&rel).is_some()
+            || crate::index::source::script_language(&rel, abs).is_some();
         let relevant = match meta {
             _ if ignore_file => true,
             Some(m) if m.is_dir() => true,

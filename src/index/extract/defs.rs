@@ -201,7 +201,9 @@ impl<'a> LeadingDocs<'a> {
         for p in parts {
             for line in p.lines() {
                 let l = line.trim().trim_end_matches("*/");
-                let l = ["///", "//!", "//", "/**", "/*", "*"]
+                // `#` and `--` last: Ruby, PHP, shell and Lua line comments, never the
+                // `# Examples` heading of a Rust doc line, whose `///` is taken first.
+                let l = ["///", "//!", "//", "/**", "/*", "*", "#", "---", "--"]
                     .iter()
                     .find_map(|m| l.strip_prefix(m))
                     .unwrap_or(l);
@@ -278,8 +280,11 @@ pub(super) fn build_definitions(
         let (name, name_line) = d.name.unwrap_or_default();
         let mut kind = d.kind.unwrap_or(Kind::Function);
         let parent_kind = parent.map(|p| out[p].kind);
+        let holds_methods = |k: Kind| {
+            k.is_type_container() || (k == Kind::Module && spec.extraction.modules_hold_methods)
+        };
         if kind == Kind::Function
-            && (parent_kind.is_some_and(Kind::is_type_container) || d.container.is_some())
+            && (parent_kind.is_some_and(holds_methods) || d.container.is_some())
         {
             kind = Kind::Method;
         }

@@ -61,7 +61,16 @@ impl Bindings {
             }
             None => String::new(),
         };
-        let name = squash(node_text(n, text));
+        let mut name = squash(node_text(n, text));
+        // Ruby `@repo`: bound as the field `self.repo` (see `instance_variable_sigil`).
+        if let Some(field) = c
+            .spec
+            .resolution
+            .instance_variable_sigil
+            .and_then(|sigil| name.strip_prefix(sigil))
+        {
+            name = format!("self.{field}");
+        }
         // One binding per name token; a typed capture of it wins over an untyped one.
         let at = n.start_byte();
         let mut same = binding_at.get(&at).copied();

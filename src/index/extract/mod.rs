@@ -162,7 +162,7 @@ fn extract_with(
     let lines = LineIndex::new(text);
     let root = tree.root_node();
     let parse_errors = root.has_error();
-    let module_path = (spec.module_path)(path);
+    let mut module_path = (spec.module_path)(path);
     let (mut definitions, mut calls, imports, default_export, raw_bindings, package) = SCRATCH
         .with(|s| {
             let s = &mut *s.borrow_mut();
@@ -172,6 +172,15 @@ fn extract_with(
             } else {
                 CURSOR.with(|c| run_query(compiled, root, text, &mut c.borrow_mut(), engine, s))
             };
+            // A package the file declares, where the language names modules so
+            // (PHP `namespace App\Models;`), is its module path whatever the folders.
+            if let (Some(sep), Some(p)) = (spec.extraction.declared_package_separator, &package) {
+                module_path = p
+                    .split(sep)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect();
+            }
             let definitions = build_definitions(path, spec, text, &module_path, &mut s.defs);
             s.calls.calls.sort_by_key(|c| c.at);
             let calls = attach_calls(&definitions, &mut s.calls.calls);

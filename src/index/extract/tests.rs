@@ -247,3 +247,102 @@ fn duplicate_ids_get_suffixes_in_source_order() {
     let ids: Vec<&str> = f.definitions.iter().map(|d| &*d.id).collect();
     assert_eq!(ids, vec!["a.py::f", "a.py::f#2"]);
 }
+
+#[test]
+fn php_namespaces_qualify_and_receivers_keep_their_sigils() {
+    let src = "<?php\nnamespace App\\Models;\n\nuse App\\Util\\Helper as H;\n\n/** A user. */\nclass User extends Model implements \\JsonSerializable\n{\n    use Greets;\n    private Repo $repo;\n    public function __construct() { parent::__construct(); }\n    public function save(H $h): void { $this->repo->put(); static::boot(); $h->run(); }\n}\nfunction helper() {}\n";
+    let f = facts("src/Models/User.php", src);
+    let user = def(&f, "src/Models/User.php::User");
+    assert_eq!(&*user.qualified_name, "App.Models.User");
+    assert_eq!(user.doc(), Some("A user."));
+    let bases: Vec<(&str, bool)> = user
+        .bases()
+        .iter()
+        .map(|b| (b.name.as_str(), b.implements))
+        .collect();
+    assert!(bases.contains(&("Model", false)) && bases.contains(&("Greets", false)));
+    assert!(bases.contains(&("JsonSerializable", true)));
+    assert_eq!(
+        def(&f, "src/Models/User.php::User.__construct").kind,
+        Kind::Constructor
+    );
+    assert_eq!(def(&f, "src/Models/User.php::helper").kind, Kind::Function);
+    let calls: Vec<(&str, Option<&str>)> = f
+        .calls
+        .iter()
+        .map(|c| (c.name.as_str(), c.receiver.as_deref()))
+        .collect();
+    assert!(calls.contains(&("__construct", Some("parent"))));
+    assert!(calls.contains(&("put", Some("$this->repo"))));
+    assert!(calls.contains(&("boot", Some("static"))));
+    assert_eq!(
+        (f.imports[0].module.as_str(), f.imports[0].name.as_deref()),
+        ("App.Util", Some("Helper"))
+    );
+    assert_eq!(f.imports[0].alias.as_deref(), Some("H"));
+}
+
+#[test]
+fn ruby_nesting_singleton_methods_and_mixins() {
+    let src = "require_relative 'lib/base'\n\nmodule Shop\n  # An invoice.\n  class Invoice < Base::Record\n    include Comparable\n    attr_accessor :total\n    def initialize(total)\n      @repo = Repo.new\n    end\n    def self.build = new(1)\n    def finalize\n      helper\n      @repo.find(1)\n    end\n  end\nend\n";
+    let f = facts("lib/shop/invoice.rb", src);
+    let inv = def(&f, "lib/shop/invoice.rb::Shop::Invoice");
+    assert_eq!((inv.kind, inv.doc()), (Kind::Class, Some("An invoice.")));
+    let bases: Vec<&str> = inv.bases().iter().map(|b| b.name.as_str()).collect();
+    assert!(
+        bases.contains(&"Record") && bases.contains(&"Comparable"),
+        "{bases:?}"
+    );
+    assert_eq!(def(&f, "lib/shop/invoice.rb::Shop").kind, Kind::Module);
+    assert_eq!(
+        def(&f, "lib/shop/invoice.rb::Shop::Invoice::initialize").kind,
+        Kind::Constructor
+    );
+    assert_eq!(
+        def(&f, "lib/shop/invoice.rb::Shop::Invoice::build").kind,
+        Kind::Method
+    );
+    assert!(
+        !f.definitions.iter().any(|d| &*d.name == "total"),
+        "attr_accessor defines no method of the repository's"
+    );
+    let calls: Vec<(&str, Option<&str>, bool)> = f
+        .calls
+        .iter()
+        .map(|c| (c.name.as_str(), c.receiver.as_deref(), c.is_new))
+        .collect();
+    assert!(calls.contains(&("Repo", None, true)), "{calls:?}");
+    assert!(calls.contains(&("helper", None, false)));
+    assert!(calls.contains(&("find", Some("@repo"), false)));
+    assert_eq!(f.imports[0].module, "./lib/base.rb");
+}
+
+#[test]
+fn kotlin_packages_companions_and_extension_functions() {
+    let src = "package okio\n\nimport okio.internal.commonRead as read\n\n/** A buffer. */\nclass Buffer : Source, Cloneable {\n    companion object {\n        fun of(): Buffer = Buffer()\n    }\n    fun size(): Long = 0\n}\n\ninterface Source\n\nfun Buffer.readUtf8(): String { size(); return \"\" }\n";
+    let f = facts("okio/src/commonMain/kotlin/okio/Buffer.kt", src);
+    let buffer = def(&f, "okio/src/commonMain/kotlin/okio/Buffer.kt::Buffer");
+    assert_eq!(
+        (&*buffer.qualified_name, buffer.doc()),
+        ("okio.Buffer", Some("A buffer."))
+    );
+    assert!(buffer.bases().iter().all(|b| b.implements));
+    assert_eq!(
+        def(&f, "okio/src/commonMain/kotlin/okio/Buffer.kt::Buffer.of").kind,
+        Kind::Method,
+        "a companion object's function is the class's"
+    );
+    assert_eq!(
+        def(&f, "okio/src/commonMain/kotlin/okio/Buffer.kt::Source").kind,
+        Kind::Interface
+    );
+    let ext = def(
+        &f,
+        "okio/src/commonMain/kotlin/okio/Buffer.kt::Buffer.readUtf8",
+    );
+    assert_eq!((ext.kind, ext.container()), (Kind::Method, Some("Buffer")));
+    assert_eq!(
+        (f.imports[0].module.as_str(), f.imports[0].alias.as_deref()),
+        ("okio.internal", Some("read"))
+    );
+}

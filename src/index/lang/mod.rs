@@ -9,17 +9,22 @@
 //! crate, `queries/<lang>/tags.scm`, a file here with its spec, and one line in
 //! [`LANGUAGES`]. Languages without a grammar are indexed as line windows for search only.
 
+mod bash;
 mod clike;
 mod go;
 mod impact_rules;
 mod java;
 mod javascript;
+mod kotlin;
+mod lua;
 mod matcher;
 mod names;
 mod pattern;
+mod php;
 mod python;
 mod resolution_rules;
 mod roots;
+mod ruby;
 mod rust;
 mod spec;
 pub(crate) mod token_tree;
@@ -59,6 +64,11 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     clike::C,
     clike::CPP,
     clike::CSHARP,
+    php::SPEC,
+    ruby::SPEC,
+    kotlin::SPEC,
+    bash::SPEC,
+    lua::SPEC,
     windowed("markdown", &["md", "markdown", "mdx"]),
     windowed("toml", &["toml"]),
     LanguageSpec {
@@ -100,6 +110,25 @@ pub fn for_path(path: &str) -> Option<&'static LanguageSpec> {
     LANGUAGES
         .iter()
         .find(|l| l.extensions.contains(&ext.as_str()))
+}
+
+/// The language a `#!` first line names by its interpreter ([`LanguageSpec::interpreters`]):
+/// the program's file name (`/usr/bin/php`), or the first word after `env` and its options
+/// (`/usr/bin/env -S ruby -w`); a version suffix is ignored (`php8.2`, `ruby3`). `None`
+/// when `head` starts with no `#!` or names no known interpreter.
+pub fn for_shebang(head: &[u8]) -> Option<&'static LanguageSpec> {
+    let line = head.strip_prefix(b"#!")?;
+    let line = &line[..line.iter().position(|&b| b == b'\n').unwrap_or(line.len())];
+    let line = std::str::from_utf8(line).ok()?;
+    let mut words = line.split_whitespace();
+    let program = words.next()?.rsplit('/').next()?;
+    let program = if program == "env" {
+        words.find(|w| !w.starts_with('-') && !w.contains('='))?
+    } else {
+        program
+    };
+    let name = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    LANGUAGES.iter().find(|l| l.interpreters.contains(&name))
 }
 
 /// The language of a file whose extension is shared: the spec's
@@ -476,6 +505,20 @@ mod tests {
         assert_eq!(for_path("a/go.mod").map(|l| l.name), Some("gomod"));
         assert_eq!(for_path("a/GO.MOD").map(|l| l.name), None);
         assert_eq!(for_path("a.exe").map(|l| l.name), None);
+    }
+
+    #[test]
+    fn shebang_lines_name_interpreters() {
+        let of = |h: &str| for_shebang(h.as_bytes()).map(|l| l.name);
+        assert_eq!(of("#!/usr/bin/env ruby\nputs 1\n"), Some("ruby"));
+        assert_eq!(of("#!/usr/bin/ruby3.2 -w\n"), Some("ruby"));
+        assert_eq!(of("#!/usr/bin/env -S php -d x=1\n"), Some("php"));
+        assert_eq!(of("#! /usr/local/bin/php8.2\n"), Some("php"));
+        assert_eq!(of("#!/bin/false\n"), None);
+        assert_eq!(of("ruby\n"), None);
+        assert_eq!(for_path("bin/rails").map(|l| l.name), None);
+        assert_eq!(for_path("Rakefile").map(|l| l.name), Some("ruby"));
+        assert_eq!(for_path("src/A.php").map(|l| l.name), Some("php"));
     }
 
     #[test]

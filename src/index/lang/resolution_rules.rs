@@ -26,8 +26,21 @@ pub struct ResolutionRules {
     /// Receivers that name the file's own module: `exports.f()` calls the file's
     /// top-level `f` (CommonJS `exports`, `module.exports`).
     pub own_module_objects: &'static [&'static str],
-    /// Receiver words that mean `super` (C# `base.M()`); `super` and `super()` always do.
+    /// Receiver words that mean `super` (C# `base.M()`, PHP `parent::m()`); `super` and
+    /// `super()` always do.
     pub super_aliases: &'static [&'static str],
+    /// Receiver words that mean the enclosing type, besides `self`, `this`, `Self` and
+    /// `cls` (PHP `static::make()`, late static binding: the class the method runs in,
+    /// which the graph takes as the class that declares the caller).
+    pub self_aliases: &'static [&'static str],
+    /// The sigil every variable name starts with (PHP `$`), dropped from each segment of
+    /// a receiver so `$this->repo` reads as `this.repo` and `$log` as the parameter `log`
+    /// whose type the query binds.
+    pub variable_sigil: Option<char>,
+    /// The sigil of an instance variable (Ruby `@repo`): such a receiver is the field
+    /// `self.repo`, and a name the query binds as `@repo` is bound as `self.repo`, so
+    /// `@repo = Repo.new` in `initialize` types `@repo.find` in every method of the class.
+    pub instance_variable_sigil: Option<char>,
     /// The separator of a path receiver's segments (`::` in Rust's `a::b::f()`; `.`
     /// elsewhere, after [`ResolutionRules::member_access_separators`] are rewritten).
     pub path_separator: &'static str,
@@ -55,6 +68,10 @@ pub struct ResolutionRules {
     /// [`ResolutionRules::header_extensions`]) is compiled into every includer, so it
     /// stays visible.
     pub file_local_statics: bool,
+    /// The modifier that makes a free function visible to its own file only, in a language
+    /// other than C's (Lua `local function f`: a local of the chunk, which another file
+    /// never calls by name). `None`: only [`ResolutionRules::file_local_statics`] applies.
+    pub file_local_modifier: Option<&'static str>,
     /// Extensions (lowercase, no dot) of header files, for
     /// [`ResolutionRules::file_local_statics`].
     pub header_extensions: &'static [&'static str],
@@ -103,6 +120,23 @@ pub struct ResolutionRules {
     /// name used as a receiver outside its package is a variable (Go spec, "Declarations
     /// and scope").
     pub bare_names_in_package: bool,
+    /// Whether an unqualified function name is only ever the caller's package's or the
+    /// global (empty) package's, never another package's: no repo-wide guess among files
+    /// that declare another package (PHP, "Name resolution rules": an unqualified function
+    /// is looked up in the current namespace, then the global one).
+    pub bare_names_in_package_or_global: bool,
+    /// The modifier of a declaration whose implementations other source sets give (Kotlin
+    /// multiplatform `expect`, with an `actual` per platform): among same-named
+    /// candidates, those declared so (or members of a type declared so) are the target,
+    /// since the call compiles against the declaration whatever platform runs it.
+    pub expect_modifier: Option<&'static str>,
+    /// The class method that constructs an instance (Ruby `new`): a receiver
+    /// `Cart.new(..)` is a `Cart`, so `Cart.new(2).total` calls `Cart`'s `total`.
+    pub constructor_method: Option<&'static str>,
+    /// Whether a constant (a type, or a class named in a call) that several definitions
+    /// share is the one the lexical nesting of the caller names (Ruby's constant lookup:
+    /// `Request` inside `module Sinatra` is `Sinatra::Request`, not `Rack::Request`).
+    pub nesting_scopes_constants: bool,
     /// Whether only an imported package can qualify a type name, so an unbound qualifier
     /// is a value and `v.Name` its field or method (Go spec, "Qualified identifiers").
     pub only_packages_qualify: bool,
@@ -141,6 +175,9 @@ impl ResolutionRules {
         predeclared_types: &[],
         own_module_objects: &[],
         super_aliases: &[],
+        self_aliases: &[],
+        variable_sigil: None,
+        instance_variable_sigil: None,
         path_separator: ".",
         member_access_separators: &[],
         test_files: &[],
@@ -148,6 +185,7 @@ impl ResolutionRules {
         test_files_compiled_apart: false,
         named_types_have_methods: false,
         file_local_statics: false,
+        file_local_modifier: None,
         header_extensions: &[],
         follow_glob_reexports: true,
         out_of_class_members: false,
@@ -161,6 +199,10 @@ impl ResolutionRules {
         local_shadowing: LocalShadowing::Never,
         same_directory_package: false,
         bare_names_in_package: false,
+        bare_names_in_package_or_global: false,
+        nesting_scopes_constants: false,
+        constructor_method: None,
+        expect_modifier: None,
         only_packages_qualify: false,
         unknown_paths_external: false,
         type_calls_are_conversions: false,
@@ -189,9 +231,11 @@ pub enum ImportSystem {
     FileSpecifiers,
     /// Classes in dotted packages (Java): `import pkg.Class`, `import pkg.*` (the
     /// package's files), `import static pkg.Class.member`; a package is the files whose
-    /// module path is that package.
+    /// module path is that package. A specifier with a `/` is a file path (PHP `require
+    /// 'lib/x.php'`), found as [`ImportSystem::Includes`] finds a header.
     ClassPackages,
-    /// Textual inclusion (C, C++): `#include "x.h"` names the header and its sibling
+    /// Textual inclusion (C, C++; Ruby's `require`, which loads a file whose constants
+    /// and methods every later line sees): `#include "x.h"` names the header and its sibling
     /// source files, `using namespace ns;` / `using ns::f;` name a namespace's files or
     /// one of its names. Only includes make import edges, and a bare name is looked up
     /// through every include and `using` together, visible names only, so the order of

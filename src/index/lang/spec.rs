@@ -33,6 +33,10 @@ pub struct LanguageSpec {
     /// Whole file names (the last path segment, exact case) that are of this language
     /// whatever their extension (`go.mod`); looked up before extensions.
     pub file_names: &'static [&'static str],
+    /// Interpreters that run a file of this language from its `#!` line (`ruby` in
+    /// `#!/usr/bin/env ruby`, `php` in `#!/usr/bin/php`): an extension-less file whose
+    /// first line names one is of this language ([`super::for_shebang`]).
+    pub interpreters: &'static [&'static str],
     /// The tree-sitter grammar; `None` for window-only languages.
     pub grammar: Option<fn() -> tree_sitter::Language>,
     /// Source of the extraction query (`queries/<name>/tags.scm`); empty when no grammar.
@@ -89,6 +93,7 @@ impl LanguageSpec {
         family: None,
         extensions: &[],
         file_names: &[],
+        interpreters: &[],
         grammar: None,
         tags: "",
         highlights: &[],
@@ -152,6 +157,17 @@ pub struct ExtractionRules {
     /// module path) is kept, dotted (`crate.disk.Conn`), so its import decides the type.
     /// `false`: only `.`-qualified types keep their qualifier.
     pub path_qualified_types: bool,
+    /// The separator of a declared package (`@package`) when the declaration, not the
+    /// file's folders, names the file's module: its module path (and so the prefix of
+    /// its qualified names and the package its imports name) is the declared package
+    /// split at this separator (PHP `namespace App\Models;` with `\`). `None`: the
+    /// spec's `module_path` of the file path decides.
+    pub declared_package_separator: Option<&'static str>,
+    /// Whether a module holds methods as a class does (Ruby: a module's `def`s are
+    /// mixed into the classes that include it): a function defined in a module is a
+    /// method of it, and code in it has the module as its enclosing type (`self`, bare
+    /// calls). `false`: a module's functions are free functions (Rust `mod`).
+    pub modules_hold_methods: bool,
 }
 
 impl ExtractionRules {
@@ -160,6 +176,8 @@ impl ExtractionRules {
         reparse: None,
         token_tree_calls: None,
         path_qualified_types: false,
+        declared_package_separator: None,
+        modules_hold_methods: false,
     };
 }
 

@@ -5,6 +5,7 @@
 
 use super::context::{dir_of, top_package_binding};
 use super::modules::Target;
+use super::tables::is_typeish;
 use super::types::Typed;
 use super::{unique_name_allowed, Bound, Ctx, DefRef};
 use crate::index::facts::{CallSite, Import, Kind};
@@ -139,6 +140,13 @@ impl<'a> Ctx<'a> {
         // Java has no free functions: a bare call is a method of the enclosing class (or
         // of its bases), else a static import.
         if rules.bare_calls_reach_members && !c.is_new {
+            // Ruby: a bare name that the method assigns is its local variable, not a call
+            // on `self` (`header = ..; header`).
+            if rules.local_shadowing == LocalShadowing::WholeFunction
+                && self.is_local(fi, c.caller, name)
+            {
+                return Err(UnresolvedReason::NotFound);
+            }
             if let Some(ty) = self.enclosing_type(fi, c.caller) {
                 let m = self.by_arity(
                     c,
@@ -296,6 +304,10 @@ impl<'a> Ctx<'a> {
                     && !self.in_callable(r)
                     && (r.0 == fi || !self.internal.contains(&r))
                     && self.sees_namespace(fi, self.namespace_of(r))
+                    && (!rules.bare_names_in_package_or_global || {
+                        let m = &self.files[r.0 as usize].module_path;
+                        m.is_empty() || *m == f.module_path
+                    })
             })
             .collect();
         // Go: an unqualified name is a local, the package's (tried above), a builtin or a
@@ -312,6 +324,11 @@ impl<'a> Ctx<'a> {
             });
         }
         let cands = self.pick(fi, cands);
+        if cands.len() > 1 && rules.nesting_scopes_constants {
+            if let Some(r) = self.through_nesting(fi, c.caller, name, &cands) {
+                return Ok((r, Tier::Qualified));
+            }
+        }
         match cands.len() {
             0 => Err(UnresolvedReason::External),
             1 if unique_name_allowed(name) => Ok((cands[0], Tier::UniqueName)),
@@ -363,6 +380,24 @@ impl<'a> Ctx<'a> {
         } else {
             recv
         };
+        // PHP `$this.repo`: the sigil is no part of the names the query binds.
+        let unsigiled;
+        let recv = match rules.variable_sigil {
+            Some(sigil) if recv.contains(sigil) => {
+                unsigiled = recv.replace(sigil, "");
+                unsigiled.as_str()
+            }
+            _ => recv,
+        };
+        // Ruby `@repo.find`: the instance's field.
+        let field;
+        let recv = match rules.instance_variable_sigil {
+            Some(sigil) if recv.starts_with(sigil) => {
+                field = format!("self.{}", &recv[sigil.len_utf8()..]);
+                field.as_str()
+            }
+            _ => recv,
+        };
         let recv = match own {
             Some(o) if o == recv => "self",
             Some(o) if recv.strip_prefix(o).is_some_and(|r| r.starts_with('.')) => {
@@ -394,6 +429,8 @@ impl<'a> Ctx<'a> {
         } else if rules.super_aliases.contains(&recv) {
             // C# `base.M()` is Java's `super.m()`.
             "super"
+        } else if rules.self_aliases.contains(&recv) {
+            "self"
         } else {
             recv
         };
@@ -527,9 +564,19 @@ impl<'a> Ctx<'a> {
                     }
                     Bound::Defs(defs) => {
                         let ty = segs[segs.len() - 1];
+                        // An alias (`use App\Log\Logger as Log;`, `from m import A as B`,
+                        // Lua's `local u = require "util"` of a module table) names the
+                        // imported type itself, whose own name differs.
                         let m: Vec<DefRef> = defs
                             .iter()
-                            .flat_map(|&d| self.member_with_bases(d.0, ty, name, 0, args))
+                            .flat_map(|&d| {
+                                let own = self.def(d);
+                                if segs.len() == 1 && *own.name != *ty && is_typeish(own.kind) {
+                                    self.members_of_def_fit(d, name, 0, args)
+                                } else {
+                                    self.member_with_bases(d.0, ty, name, 0, args)
+                                }
+                            })
                             .collect();
                         if !m.is_empty() || segs.len() == 1 {
                             return one(m, Tier::Qualified);
@@ -568,6 +615,19 @@ impl<'a> Ctx<'a> {
                 v.iter()
                     .any(|r| dir_of(&self.files[r.0 as usize].path) == dir_of(&f.path))
             });
+        // Ruby: `Request.build` inside `module Sinatra` is `Sinatra::Request`'s.
+        if segs.len() == 1 && rules.nesting_scopes_constants {
+            let types: Vec<DefRef> = self
+                .types
+                .refs(&(self.fam(fi), ty))
+                .filter(|&r| self.def(r).kind != Kind::Impl)
+                .collect();
+            if types.len() > 1 {
+                if let Some(t) = self.through_nesting(fi, c.caller, ty, &types) {
+                    return one(self.members_of_def_fit(t, name, 0, args), Tier::Qualified);
+                }
+            }
+        }
         if !go_type_elsewhere && self.types.contains_key(&(self.fam(fi), ty)) {
             let m = self.member_with_bases(fi, ty, name, 0, args);
             if !m.is_empty() {

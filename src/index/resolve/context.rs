@@ -105,11 +105,13 @@ impl<'a> Ctx<'a> {
         let mut internal = foldhash::HashSet::default();
         for (fi, f) in files.iter().enumerate() {
             let rules = &specs[fi].resolution;
-            if !rules.file_local_statics {
-                continue;
-            }
+            let word = match (rules.file_local_statics, rules.file_local_modifier) {
+                (true, _) => "static",
+                (false, Some(word)) => word,
+                (false, None) => continue,
+            };
             for (di, d) in f.definitions.iter().enumerate() {
-                if is_internal(f, d, rules.header_extensions) {
+                if is_internal(f, d, rules.header_extensions, word) {
                     internal.insert((fi as u32, di as u32));
                 }
             }
@@ -419,6 +421,26 @@ impl<'a> Ctx<'a> {
         if !non_stub.is_empty() {
             v = non_stub;
         }
+        // Kotlin multiplatform: an `expect` declaration (or a member of an `expect` class)
+        // and the `actual`s of the other source sets are one API, named by the `expect`.
+        if let Some(word) = self.rules(v[0].0).expect_modifier.filter(|_| v.len() > 1) {
+            let expected = |r: &DefRef| {
+                let f = &self.files[r.0 as usize];
+                let mut cur = Some(r.1);
+                while let Some(i) = cur {
+                    let d = &f.definitions[i as usize];
+                    if d.signature.split_whitespace().any(|w| w == word) {
+                        return true;
+                    }
+                    cur = d.parent;
+                }
+                false
+            };
+            let declared: Vec<DefRef> = v.iter().copied().filter(expected).collect();
+            if !declared.is_empty() {
+                v = declared;
+            }
+        }
         if v.len() > 1 && self.rules(v[0].0).later_definition_wins {
             let first = self.def(v[0]).in_file_name();
             if v.iter()
@@ -498,10 +520,11 @@ impl<'a> Ctx<'a> {
     /// The nearest enclosing type of a caller: (type name).
     pub(super) fn enclosing_type(&self, fi: u32, caller: Option<u32>) -> Option<&'a str> {
         let f = &self.files[fi as usize];
+        let modules = self.specs[fi as usize].extraction.modules_hold_methods;
         let mut cur = caller;
         while let Some(i) = cur {
             let d = &f.definitions[i as usize];
-            if d.kind.is_type_container() {
+            if d.kind.is_type_container() || (modules && d.kind == Kind::Module) {
                 return Some(&d.name);
             }
             if let Some(c) = d.container() {
@@ -563,6 +586,42 @@ impl<'a> Ctx<'a> {
                     && (qn == want || qn.ends_with(&format!(".{want}")))
             })
             .collect()
+    }
+
+    /// Of `cands`, the one that a constant named `name` written in definition `caller` of
+    /// file `fi` names through the lexical nesting (Ruby's `Module.nesting`): `Request`
+    /// inside `module Sinatra; class Base` is `Sinatra::Base::Request`, else
+    /// `Sinatra::Request`, else the top-level `Request`. `None` when no level of the
+    /// nesting has exactly one of them.
+    pub(super) fn through_nesting(
+        &self,
+        fi: u32,
+        caller: Option<u32>,
+        name: &str,
+        cands: &[DefRef],
+    ) -> Option<DefRef> {
+        let f = &self.files[fi as usize];
+        let own = caller.map(|c| normalize_ns(&f.definitions[c as usize].qualified_name));
+        let mut prefix = own.as_deref().unwrap_or("");
+        let qualified: Vec<(DefRef, String)> = cands
+            .iter()
+            .map(|&r| (r, normalize_ns(&self.def(r).qualified_name)))
+            .collect();
+        loop {
+            let want = if prefix.is_empty() {
+                name.to_string()
+            } else {
+                format!("{prefix}.{name}")
+            };
+            let mut hits = qualified.iter().filter(|(_, q)| *q == want);
+            if let (Some((r, _)), None) = (hits.next(), hits.next()) {
+                return Some(*r);
+            }
+            if prefix.is_empty() {
+                return None;
+            }
+            prefix = prefix.rfind('.').map_or("", |i| &prefix[..i]);
+        }
     }
 
     /// Narrows candidates to the caller's file, then its directory tree, then (with a
@@ -634,12 +693,13 @@ pub(super) fn same_ns(a: &str, b: &str) -> bool {
     normalize_ns(a) == normalize_ns(b)
 }
 
-/// Whether a definition has internal linkage, in a language with file-local statics
-/// ([`ResolutionRules::file_local_statics`], C and C++): a free function (not a method, not
-/// nested in a type) whose header line says `static` before its name, in a source file.
-/// A `static` function in a header (an extension in `headers`) is compiled into every
-/// file that includes it, so it stays visible to them.
-fn is_internal(f: &FileFacts, d: &Definition, headers: &[&str]) -> bool {
+/// Whether a definition has internal linkage, in a language with file-local functions
+/// ([`ResolutionRules::file_local_statics`], C and C++; [`ResolutionRules::file_local_modifier`],
+/// Lua): a free function (not a method, not nested in a type) whose header line says
+/// `word` (`static`, `local`) before its name, in a source file. A `static` function in a
+/// header (an extension in `headers`) is compiled into every file that includes it, so it
+/// stays visible to them.
+fn is_internal(f: &FileFacts, d: &Definition, headers: &[&str], word: &str) -> bool {
     let ext = f.path.rsplit_once('.').map_or("", |(_, e)| e);
     if d.kind != Kind::Function
         || d.container().is_some()
@@ -652,7 +712,7 @@ fn is_internal(f: &FileFacts, d: &Definition, headers: &[&str]) -> bool {
     let sig = d.signature.as_str();
     let head = sig.find(&*d.name).map_or(sig, |i| &sig[..i]);
     head.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .any(|w| w == "static")
+        .any(|w| w == word)
 }
 
 /// The directory part of a repo-relative path (`""` at the root).

@@ -174,6 +174,14 @@ impl<'a> Ctx<'a> {
                     }
                 },
             },
+            // A file a PHP `require` names (the hook writes it with a `/`, which no
+            // package name has): the file, as an `#include` finds it.
+            ImportSystem::ClassPackages if imp.module.contains('/') => {
+                match self.modules.include(&f.path, &imp.module) {
+                    Target::Files(v) if !v.is_empty() => Bound::Module(v),
+                    _ => Bound::External,
+                }
+            }
             ImportSystem::ClassPackages => {
                 let n = imp.name.as_deref();
                 let pkg = self.modules.class_package(&imp.module);
@@ -215,6 +223,17 @@ impl<'a> Ctx<'a> {
             // `#include "x.h"`, else a C++ `using namespace ns;` (the namespace's files)
             // or `using ns::f;` (the namespace's `f`).
             ImportSystem::Includes => match self.modules.include(&f.path, &imp.module) {
+                // Lua `local m = require "a.b"`: the table the file returns
+                // (`default_export`), else the file.
+                Target::Files(v) if !v.is_empty() && imp.name.as_deref() == Some("default") => {
+                    let exported = v
+                        .iter()
+                        .find_map(|&t| self.files[t as usize].default_export.as_deref());
+                    match exported.map(|e| self.top_level_in(&v, e)) {
+                        Some(d) if !d.is_empty() => Bound::Defs(d),
+                        _ => Bound::Module(v),
+                    }
+                }
                 Target::Files(v) if !v.is_empty() => Bound::Module(v),
                 _ => {
                     let files = self.modules.using_namespace(&imp.module);

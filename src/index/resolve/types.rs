@@ -81,6 +81,24 @@ impl<'a> Ctx<'a> {
         if depth > 4 {
             return Typed::Unknown;
         }
+        // Ruby `Cart.new(2).total`, `Shop.Cart.new.total`: an instance of the class.
+        if let Some(ctor) = self.rules(fi).constructor_method {
+            let callee = match recv.strip_suffix(')') {
+                Some(inner) => matching_open_paren(inner).map(|open| &inner[..open]),
+                None => Some(recv),
+            };
+            let class = callee
+                .and_then(|c| c.strip_suffix(ctor))
+                .and_then(|c| c.strip_suffix('.'))
+                .filter(|c| {
+                    c.starts_with(char::is_uppercase)
+                        && c.chars()
+                            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.')
+                });
+            if let Some(class) = class {
+                return self.classify(fi, class);
+            }
+        }
         if let Some(ty) = inline_constructor(recv) {
             // A dotted head is classified whole, so its qualifier decides (`pkg.Foo(x)` is
             // the package's type; `t.Field(i)` in Go is a method call on a value).
@@ -460,6 +478,21 @@ impl<'a> Ctx<'a> {
                 }
             }
             return self.classify_depth(fi, name, depth);
+        }
+        // A type imported under another name (`use App\Log\Logger as Log;`, `from m
+        // import Foo as F`): the type the import binds.
+        if let Some(imps) = self.local(fi).bindings.get(ty) {
+            for imp in imps.iter().filter(|i| i.alias.as_deref() == Some(ty)) {
+                if let Bound::Defs(d) = self.bind(fi, imp) {
+                    let types: Vec<DefRef> = d
+                        .into_iter()
+                        .filter(|&r| self.def(r).kind.is_type_container())
+                        .collect();
+                    if let [t] = types.as_slice() {
+                        return Typed::Def(*t);
+                    }
+                }
+            }
         }
         // A factory function whose declared return type names a repo type
         // (`func NewMemory() *Memory`, `def make() -> Foo`, `fn new() -> Self`).
