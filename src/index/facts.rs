@@ -293,6 +293,12 @@ pub struct CallSite {
     pub column: u32,
 }
 
+/// The mark in front of a type name that only a doc comment states (JSDoc `@type`,
+/// `@param`, `@returns`): resolution reads such a type as unknown, not as a library's,
+/// when the repo defines no type of that name (a `@typedef` object shape, a DOM type), so a
+/// doc comment never hides a call that was resolvable without it.
+pub const DOC_TYPE: char = '?';
+
 /// One import binding (a statement importing several names yields several bindings).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Import {
@@ -340,7 +346,8 @@ pub struct Binding {
     pub name: String,
     /// The type's name, last segment, generics stripped (`Foo` for `pkg.Foo[T]`); empty
     /// when the source binds the name without saying its type (an unannotated Python
-    /// parameter or assignment target), which still shadows outer definitions.
+    /// parameter or assignment target), which still shadows outer definitions. A type only
+    /// a doc comment states starts with [`DOC_TYPE`].
     pub type_name: String,
     /// 1-based line of the binding.
     pub line: u32,

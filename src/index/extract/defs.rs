@@ -134,6 +134,30 @@ pub(super) fn leading_docs(
     }
 }
 
+/// What the doc comments of `defs` state about types (`parse`, the language's
+/// [`doc_tags`](crate::index::lang::ExtractionRules::doc_tags)): a return type the
+/// definition does not declare, and parameter types, each handed to `bind` as (byte
+/// offset inside the definition, name, type, 1-based line), marked as doc-stated.
+pub(super) fn doc_stated_types(
+    defs: &mut [RawDef],
+    parse: fn(&str, u32) -> crate::index::lang::DocTags,
+    mut bind: impl FnMut(usize, String, String, u32),
+) {
+    use crate::index::facts::DOC_TYPE;
+    for d in defs.iter_mut() {
+        let Some(doc) = d.doc.as_deref().filter(|t| t.contains('@')) else {
+            continue;
+        };
+        let tags = parse(doc, d.start_line);
+        if d.returns.is_none() {
+            d.returns = tags.returns.map(|t| format!("{DOC_TYPE}{t}"));
+        }
+        for (name, ty) in tags.params {
+            bind(d.start, name, format!("{DOC_TYPE}{ty}"), d.start_line);
+        }
+    }
+}
+
 /// Comments and annotation rows of one file, for finding the documentation right above a
 /// definition by rows alone (no tree walk: `prev_sibling` is linear in the sibling count).
 struct LeadingDocs<'a> {

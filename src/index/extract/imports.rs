@@ -36,11 +36,6 @@ impl Bindings {
         text: &str,
     ) {
         let find = |r: Role| m.find(r);
-        let Bindings {
-            list: bindings,
-            at: binding_at,
-            same_at,
-        } = self;
         // Keep a dotted qualifier (`types.Type`, `ns.Foo`): its import decides
         // whether the type is the repo's or a library's. A name captured without
         // a type (a Python parameter or assignment) is bound with an empty type.
@@ -62,8 +57,22 @@ impl Bindings {
             None => String::new(),
         };
         let name = squash(node_text(n, text));
-        // One binding per name token; a typed capture of it wins over an untyped one.
-        let at = n.start_byte();
+        self.add(
+            n.start_byte(),
+            name,
+            type_name,
+            n.start_position().row as u32 + 1,
+        );
+    }
+
+    /// Binds `name` (its token at byte `at`, on 1-based `line`) to `type_name`; one binding
+    /// per name token, where a typed one wins over an untyped one.
+    pub(super) fn add(&mut self, at: usize, name: String, type_name: String, line: u32) {
+        let Bindings {
+            list: bindings,
+            at: binding_at,
+            same_at,
+        } = self;
         let mut same = binding_at.get(&at).copied();
         while let Some(i) = same.filter(|&i| bindings[i].1 != name) {
             same = (same_at[i] != usize::MAX).then_some(same_at[i]);
@@ -76,12 +85,7 @@ impl Bindings {
             }
             None => {
                 same_at.push(binding_at.insert(at, bindings.len()).unwrap_or(usize::MAX));
-                bindings.push((
-                    n.start_byte(),
-                    name,
-                    type_name,
-                    n.start_position().row as u32 + 1,
-                ));
+                bindings.push((at, name, type_name, line));
             }
         }
     }

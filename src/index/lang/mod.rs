@@ -14,6 +14,7 @@ mod go;
 mod impact_rules;
 mod java;
 mod javascript;
+mod jsdoc;
 mod matcher;
 mod names;
 mod pattern;
@@ -28,7 +29,7 @@ pub use impact_rules::{Dispatch, FileEntry, Hooks, ImpactRules, MainRule, Public
 pub use names::NamePattern;
 pub use resolution_rules::{ImportSystem, LocalShadowing, NewCalls, ResolutionRules};
 pub use spec::{
-    ExtractionRules, ImportHook, LanguageSpec, PackageManifest, Reparse, TokenTreeCalls,
+    DocTags, ExtractionRules, ImportHook, LanguageSpec, PackageManifest, Reparse, TokenTreeCalls,
 };
 pub use token_tree::TokenClass;
 
@@ -202,6 +203,9 @@ pub enum Role {
     LocalName,
     /// `@local.type`.
     LocalType,
+    /// `@local.doc`: a name whose type a doc comment may state (the language's
+    /// [`ExtractionRules::doc_tags`]).
+    LocalDoc,
     /// `@_helper` captures used only by predicates.
     Ignore,
 }
@@ -243,6 +247,7 @@ impl Role {
             "no_calls" => Role::NoCalls,
             "local.name" => Role::LocalName,
             "local.type" => Role::LocalType,
+            "local.doc" => Role::LocalDoc,
             n if n.starts_with('_') => Role::Ignore,
             _ => return None,
         })

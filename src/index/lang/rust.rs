@@ -34,6 +34,7 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
             classify: token_class,
         }),
         path_qualified_types: true,
+        ..ExtractionRules::DEFAULT
     },
     resolution: ResolutionRules {
         imports: ImportSystem::CrateModules,

@@ -152,6 +152,26 @@ pub struct ExtractionRules {
     /// module path) is kept, dotted (`crate.disk.Conn`), so its import decides the type.
     /// `false`: only `.`-qualified types keep their qualifier.
     pub path_qualified_types: bool,
+    /// The types a doc comment states ([`DocTags`] of its text and 1-based line): JSDoc's
+    /// `@type`, `@param`, `@returns` and `@import`, which type receivers where the code
+    /// has no annotations. `None`: doc comments state no types.
+    pub doc_tags: Option<fn(&str, u32) -> DocTags>,
+}
+
+/// What one doc comment states about types ([`ExtractionRules::doc_tags`]). Type names
+/// are as written (`Foo`, `ns.Foo`), generics dropped.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct DocTags {
+    /// The type of the declaration below the comment (`/** @type {Foo} */ let x`), or of
+    /// the value after it (a cast `/** @type {Foo} */ (v)`).
+    pub type_name: Option<String>,
+    /// (parameter name, type) of the function below the comment.
+    pub params: Vec<(String, String)>,
+    /// The declared return type of the function below the comment.
+    pub returns: Option<String>,
+    /// Type imports the comment makes (`@import { A } from "./a"`), bound in its file like
+    /// import statements.
+    pub imports: Vec<Import>,
 }
 
 impl ExtractionRules {
@@ -160,6 +180,7 @@ impl ExtractionRules {
         reparse: None,
         token_tree_calls: None,
         path_qualified_types: false,
+        doc_tags: None,
     };
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::modules::Target;
 use super::tables::is_typeish;
 use super::{Bound, Ctx, DefRef};
-use crate::index::facts::{CallSite, Kind};
+use crate::index::facts::{CallSite, Kind, DOC_TYPE};
 use crate::index::lang::ImportSystem;
 
 /// What a receiver's type is known to be.
@@ -359,6 +359,13 @@ impl<'a> Ctx<'a> {
     }
 
     fn classify_depth(&self, fi: u32, ty: &str, depth: u32) -> Typed {
+        // A type only a doc comment states is no evidence that the receiver is a library's.
+        if let Some(ty) = ty.strip_prefix(DOC_TYPE) {
+            return match self.classify_depth(fi, ty, depth) {
+                Typed::External => Typed::Unknown,
+                known => known,
+            };
+        }
         // A repo type is resolved here, in the file that names it: the caller asking
         // for its members may be in another file, with another type of that name.
         match self.classify_name(fi, ty, depth) {
@@ -468,11 +475,18 @@ impl<'a> Ctx<'a> {
                 return self.classify_depth(fi, &r, 1);
             }
         }
-        if self
+        let repo_named = self
             .types
             .get(&(fam, ty))
-            .is_some_and(|v| v.iter().any(|&r| self.def(r).kind != Kind::Module))
-        {
+            .is_some_and(|v| v.iter().any(|&r| self.def(r).kind != Kind::Module));
+        // An import alias of a repo type (`import { Cache as Store }`, JSDoc's `@typedef
+        // {import("./c").Cache} Store`) names a type no definition is named after.
+        if !repo_named && self.local(fi).bindings.contains_key(ty) {
+            if let Some((t, _)) = self.resolve_base(fi, ty) {
+                return Typed::Def(t);
+            }
+        }
+        if repo_named {
             Typed::Repo(ty.to_string())
         } else if rules.predeclared_types.contains(&ty) {
             // `Err error`: `e.Err.Error()` is the interface's method, no repo type's.
