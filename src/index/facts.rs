@@ -210,6 +210,12 @@ pub struct DefDetails {
     /// A getter or setter (JS `get x()` / `set x(v)`, a Python `@property` and its
     /// `.setter`): used as a property, so never the target of a call.
     pub accessor: bool,
+    /// The declared type of each parameter (last segment, generics dropped, `[]` kept:
+    /// `String`, `int`, `Node[]`), where the language's spec reads them
+    /// ([`ExtractionRules::param_type`](crate::index::lang::ExtractionRules::param_type));
+    /// empty when unknown (a variadic list, another language). Picks among overloads of
+    /// one parameter count by the arguments' types.
+    pub params: Vec<String>,
 }
 
 impl DefDetails {
@@ -233,6 +239,11 @@ impl Definition {
     /// See [`DefDetails::bases`]; empty when none are written.
     pub fn bases(&self) -> &[BaseRef] {
         self.details.as_ref().map_or(&[], |d| &d.bases)
+    }
+
+    /// See [`DefDetails::params`].
+    pub fn param_types(&self) -> &[String] {
+        self.details.as_ref().map_or(&[], |d| &d.params)
     }
 
     /// See [`DefDetails::returns`].
@@ -287,6 +298,12 @@ pub struct CallSite {
     /// `None` otherwise.
     #[serde(default)]
     pub args: Option<u32>,
+    /// What each argument's syntax says of its type, where the language's spec reads it
+    /// ([`ExtractionRules::arg_type`](crate::index::lang::ExtractionRules::arg_type)):
+    /// a type name (`String`, `int`, `null`, `this`, `Foo` for `new Foo()`), `=x` for a
+    /// plain name `x` (typed from its binding), empty when unknown. `None`: not read.
+    #[serde(default)]
+    pub arg_types: Option<Box<[String]>>,
     /// 1-based line of the callee name token.
     pub line: u32,
     /// 1-based char column of the callee name token.

@@ -24,6 +24,7 @@ pub(super) struct RawCall {
     is_path: bool,
     is_reference: bool,
     args: Option<u32>,
+    arg_types: Option<Box<[String]>>,
     line: u32,
     column: u32,
 }
@@ -74,6 +75,7 @@ pub(super) fn on_call(
     no_calls: &Range<usize>,
     token_trees: Option<TokenTreeCalls>,
     token_cache: &mut TokenTreeCache,
+    arg_type: Option<fn(Node<'_>, &str) -> String>,
 ) -> bool {
     let find = |r: Role| m.find(r);
     let src = text.as_bytes();
@@ -100,16 +102,29 @@ pub(super) fn on_call(
             }
         }
         let key = name.start_byte();
-        let args = find(Role::CallArgs).map(|n| list_items(n).count() as u32);
+        let arg_list = find(Role::CallArgs);
+        let args = arg_list.map(|n| list_items(n).count() as u32);
+        let arg_types = match (arg_type, arg_list) {
+            (Some(read), Some(list)) if args.is_some_and(|n| n > 0) => {
+                Some(list_items(list).map(|a| read(a, text)).collect())
+            }
+            _ => None,
+        };
         let better = calls
             .get(&key)
             .is_none_or(|old| old.is_reference || (old.receiver.is_none() && receiver.is_some()));
         // Another pattern of the same call may be the one that counts arguments.
         if let Some(old) = calls.get_mut(&key).filter(|o| !better && o.args.is_none()) {
             old.args = args;
+            old.arg_types = arg_types.clone();
         }
         if better {
-            let args = args.or_else(|| calls.get(&key).and_then(|o| o.args));
+            let old = calls.get(&key).filter(|_| args.is_none());
+            let arg_types = match old {
+                Some(o) => o.arg_types.clone(),
+                None => arg_types,
+            };
+            let args = args.or_else(|| old.and_then(|o| o.args));
             let p = name.start_position();
             calls.insert(RawCall {
                 at: key,
@@ -119,6 +134,7 @@ pub(super) fn on_call(
                 is_path,
                 is_reference: false,
                 args,
+                arg_types,
                 line: p.row as u32 + 1,
                 column: char_column(text, key, p.column),
             });
@@ -149,6 +165,7 @@ pub(super) fn on_reference(
             is_path: false,
             is_reference: true,
             args: None,
+            arg_types: None,
             line: p.row as u32 + 1,
             column: char_column(text, key, p.column),
         });
@@ -170,6 +187,7 @@ pub(super) fn attach_calls(defs: &[Definition], calls: &mut Vec<RawCall>) -> Vec
             is_path: c.is_path,
             is_reference: c.is_reference,
             args: c.args,
+            arg_types: c.arg_types,
             line: c.line,
             column: c.column,
         })

@@ -9,7 +9,7 @@ use foldhash::{HashMap, HashSet};
 use tree_sitter::Node;
 
 use super::nodes::{
-    cap_chars, char_column, exact_arity, node_text, split_type_name, squash, Captures,
+    cap_chars, char_column, exact_arity, list_items, node_text, split_type_name, squash, Captures,
 };
 use crate::index::facts::{BaseRef, DefDetails, Definition, Kind};
 use crate::index::lang::{LanguageSpec, Role};
@@ -31,6 +31,7 @@ pub(super) struct RawDef {
     bases: Vec<BaseRef>,
     arity: Option<u32>,
     accessor: bool,
+    params: Vec<String>,
 }
 
 /// A definition capture of `kind` on `node`: the file's entry for the node (made on its
@@ -43,6 +44,7 @@ pub(super) fn on_definition(
     node: Node<'_>,
     m: &Captures<'_, '_>,
     text: &str,
+    param_type: Option<fn(Node<'_>, &str) -> Option<String>>,
 ) {
     let (caps, role_of, find) = (m.caps, |i: u32| m.role_of(i), |r: Role| m.find(r));
     let idx = *def_index.entry(node.id()).or_insert_with(|| {
@@ -93,6 +95,10 @@ pub(super) fn on_definition(
     }
     if d.arity.is_none() {
         d.arity = find(Role::Params).and_then(|n| exact_arity(n, text));
+    }
+    if let (Some(read), Some(list), true) = (param_type, find(Role::Params), d.params.is_empty()) {
+        let types: Option<Vec<String>> = list_items(list).map(|p| read(p, text)).collect();
+        d.params = types.unwrap_or_default();
     }
     if d.doc.is_none() {
         d.doc = find(Role::Doc).map(|n| clean_docstring(node_text(n, text)));
@@ -372,6 +378,7 @@ pub(super) fn build_definitions(
                 returns: d.returns,
                 self_name: d.self_name,
                 accessor: d.accessor,
+                params: d.params,
             }
             .boxed(),
         });

@@ -41,7 +41,15 @@ impl Bindings {
         // a type (a Python parameter or assignment) is bound with an empty type.
         let type_name = match find(Role::LocalType) {
             Some(t) => {
-                let (type_name, qual) = split_type_name(node_text(t, text));
+                let raw = node_text(t, text).trim();
+                let (mut type_name, qual) = split_type_name(raw);
+                // An array (`Node[] nodes`, `int[][] m`) is no value of its element type:
+                // its brackets are kept, so it types no receiver as the element type and
+                // tells `f(int[])` from `f(int)`.
+                // (Empty brackets only: `list[int]` is a Python generic.)
+                if raw.ends_with("[]") && !raw.starts_with(['[', '(', '&', '*']) {
+                    type_name.push_str(&"[]".repeat(raw.matches("[]").count()));
+                }
                 match qual {
                     Some(q) if !q.contains("::") && !type_name.is_empty() => {
                         format!("{q}.{type_name}")

@@ -72,7 +72,15 @@ pub(super) fn run_query<'t>(
             Role::Definition(k) => Some((k, cap.node)),
             _ => None,
         }) {
-            on_definition(defs, def_index, kind, node, &m, text);
+            on_definition(
+                defs,
+                def_index,
+                kind,
+                node,
+                &m,
+                text,
+                c.spec.extraction.param_type,
+            );
             return;
         }
         // Text that is not code (`@no_calls`) comes before the matches inside it (tree
@@ -83,7 +91,16 @@ pub(super) fn run_query<'t>(
         }
         // Call sites, keyed by the callee name token; a match with a receiver wins.
         let token_trees = c.spec.extraction.token_tree_calls;
-        if on_call(calls, &m, text, &no_calls, token_trees, &mut token_cache) {
+        let arg_type = c.spec.extraction.arg_type;
+        if on_call(
+            calls,
+            &m,
+            text,
+            &no_calls,
+            token_trees,
+            &mut token_cache,
+            arg_type,
+        ) {
             return;
         }
         // Names used as values (callbacks): kept apart from calls by the flag.

@@ -156,6 +156,16 @@ pub struct ExtractionRules {
     /// `@type`, `@param`, `@returns` and `@import`, which type receivers where the code
     /// has no annotations. `None`: doc comments state no types.
     pub doc_tags: Option<fn(&str, u32) -> DocTags>,
+    /// The type an argument expression's syntax states (a literal's type, `new Foo()` →
+    /// `Foo`, a cast's type), `=x` for a plain name `x`, empty when unknown: with
+    /// [`ExtractionRules::param_type`], it picks among overloads of one parameter count.
+    /// `None`: arguments are only counted.
+    pub arg_type: Option<fn(Node<'_>, &str) -> String>,
+    /// The declared type of one parameter node of a `@params` list (last segment,
+    /// generics dropped, `[]` kept); `None` for a parameter whose type it cannot say (a
+    /// variadic one), which leaves the whole list unknown. `None`: parameters are only
+    /// counted.
+    pub param_type: Option<fn(Node<'_>, &str) -> Option<String>>,
 }
 
 /// What one doc comment states about types ([`ExtractionRules::doc_tags`]). Type names
@@ -181,6 +191,8 @@ impl ExtractionRules {
         token_tree_calls: None,
         path_qualified_types: false,
         doc_tags: None,
+        arg_type: None,
+        param_type: None,
     };
 }
 

@@ -60,7 +60,7 @@ impl<'a> Ctx<'a> {
             && self.def(t).kind.is_constructible()
         {
             let declared = self.declared_constructors(t);
-            let fit = self.by_arity(c, declared.clone());
+            let fit = self.by_arity(fi, c, declared.clone());
             match fit.as_slice() {
                 [only] => return Ok((*only, tier)),
                 [] if rules.exact_arity && !declared.is_empty() => {
@@ -130,7 +130,7 @@ impl<'a> Ctx<'a> {
             if declared.is_empty() {
                 return Ok((ty, tier));
             }
-            return match self.by_arity(c, declared).as_slice() {
+            return match self.by_arity(fi, c, declared).as_slice() {
                 [only] => Ok((*only, tier)),
                 [] => Err(UnresolvedReason::NotFound),
                 _ => Err(UnresolvedReason::Ambiguous),
@@ -141,6 +141,7 @@ impl<'a> Ctx<'a> {
         if rules.bare_calls_reach_members && !c.is_new {
             if let Some(ty) = self.enclosing_type(fi, c.caller) {
                 let m = self.by_arity(
+                    fi,
                     c,
                     self.member_with_bases(fi, ty, name, 0, self.exact_args(fi, c)),
                 );
@@ -343,7 +344,7 @@ impl<'a> Ctx<'a> {
         // calls what the property returns, not the property.
         let one = |mut v: Vec<DefRef>, tier: Tier| {
             v.retain(|r| !self.def(*r).is_accessor());
-            match self.by_arity(c, self.pick(fi, v)).as_slice() {
+            match self.by_arity(fi, c, self.pick(fi, v)).as_slice() {
                 [only] => Ok((*only, tier)),
                 [] => Err(UnresolvedReason::NotFound),
                 _ => Err(UnresolvedReason::Ambiguous),

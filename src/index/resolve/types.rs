@@ -126,6 +126,7 @@ impl<'a> Ctx<'a> {
                 is_path: false,
                 is_reference: false,
                 args: None,
+                arg_types: None,
                 line: 0,
                 column: 0,
             };
@@ -354,7 +355,7 @@ impl<'a> Ctx<'a> {
 
     /// A repo type, a name defined nowhere in the repo (a library or builtin type), or a
     /// name that is not a type here (a factory function: its return type is unknown).
-    fn classify(&self, fi: u32, ty: &str) -> Typed {
+    pub(super) fn classify(&self, fi: u32, ty: &str) -> Typed {
         self.classify_depth(fi, ty, 0)
     }
 
