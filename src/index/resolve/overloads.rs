@@ -136,15 +136,33 @@ impl<'a> Ctx<'a> {
             return v;
         }
         if left.len() > 1 {
-            // Where the candidates left differ, the argument's type must be known.
-            for (k, a) in args.iter().enumerate() {
-                let first = &v[left[0]];
-                let differ = left
-                    .iter()
-                    .any(|&i| self.def(v[i]).param_types()[k] != self.def(*first).param_types()[k]);
-                if differ && (*a == Ty::Unknown || fits_have(&fits, &left, k, Fit::Maybe)) {
-                    return left.iter().map(|&i| v[i]).collect();
-                }
+            // The positions where the candidates left differ; there the argument's type
+            // must be known.
+            let differ: Vec<usize> = (0..args.len())
+                .filter(|&k| {
+                    let first = &self.def(v[left[0]]).param_types()[k];
+                    left.iter()
+                        .any(|&i| self.def(v[i]).param_types()[k] != *first)
+                })
+                .collect();
+            if differ.iter().any(|&k| args[k] == Ty::Unknown) {
+                return left.iter().map(|&i| v[i]).collect();
+            }
+            // A candidate declaring exactly the arguments' static types where they differ
+            // is applicable in phase 1 and more specific than any other applicable one.
+            let exact: Vec<usize> = left
+                .iter()
+                .copied()
+                .filter(|&i| differ.iter().all(|&k| fits[i][k] == Fit::Exact))
+                .collect();
+            if let [one] = exact.as_slice() {
+                return vec![v[*one]];
+            }
+            if differ
+                .iter()
+                .any(|&k| fits_have(&fits, &left, k, Fit::Maybe))
+            {
+                return left.iter().map(|&i| v[i]).collect();
             }
             // Phase 1 (no boxing) before phase 2.
             let strict: Vec<usize> = left
@@ -359,7 +377,11 @@ impl<'a> Ctx<'a> {
             (Ext(n), Str | Repo(_) | Array(_)) if !type_variable_like(n) => Fit::No,
             (Ext(_), _) => Fit::Maybe,
             (Array(x), Array(y)) if x == y => Fit::Exact,
-            (Array(_), Array(_) | Object) => Fit::Maybe,
+            // Arrays of primitives convert to no other array type (JLS 5.1.9 covers
+            // reference arrays only).
+            (Array(x), Array(y)) if primitive_array(x) || primitive_array(y) => Fit::No,
+            (Array(_), Array(_)) => Fit::Maybe,
+            (Array(_), Object) => Fit::Sub,
             (Array(_), Ext(n)) if type_variable_like(n) => Fit::Maybe,
             (Array(_), _) => Fit::No,
             (Object, Object) => Fit::Exact,
@@ -397,6 +419,12 @@ impl<'a> Ctx<'a> {
             _ => false,
         }
     }
+}
+
+/// Whether an array type's element type is a primitive (`int[]`, not `int[][]`).
+fn primitive_array(t: &str) -> bool {
+    t.strip_suffix("[]")
+        .is_some_and(|e| PRIMITIVES.contains(&e))
 }
 
 /// Whether some candidate of `left` fits argument `k` only as [`Fit::Maybe`] (`f`).
