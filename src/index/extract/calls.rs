@@ -12,7 +12,7 @@ use super::defs::enclosing;
 use super::nodes::{char_column, list_items, node_text, squash, Captures};
 use crate::index::facts::{CallSite, Definition};
 use crate::index::lang::token_tree::{self, TokenTreeCache};
-use crate::index::lang::{Role, TokenTreeCalls};
+use crate::index::lang::{ExtractionRules, Role};
 
 /// A call site before its caller is known: the callee name's start byte (`at`), 1-based
 /// line and char column, and what the captures gave.
@@ -73,10 +73,11 @@ pub(super) fn on_call(
     m: &Captures<'_, '_>,
     text: &str,
     no_calls: &Range<usize>,
-    token_trees: Option<TokenTreeCalls>,
+    ext: &ExtractionRules,
     token_cache: &mut TokenTreeCache,
-    arg_type: Option<fn(Node<'_>, &str) -> String>,
 ) -> bool {
+    let (token_trees, arg_type) = (ext.token_tree_calls, ext.arg_type);
+    let self_constructions = ext.self_constructions;
     let find = |r: Role| m.find(r);
     let src = text.as_bytes();
     let call = find(Role::Call)
@@ -128,7 +129,11 @@ pub(super) fn on_call(
             let p = name.start_position();
             calls.insert(RawCall {
                 at: key,
-                name: node_text(name, text).to_string(),
+                name: if self_constructions.contains(&call.kind()) {
+                    "this".to_string()
+                } else {
+                    node_text(name, text).to_string()
+                },
                 receiver,
                 is_new,
                 is_path,

@@ -90,16 +90,13 @@ pub(super) fn run_query<'t>(
             return;
         }
         // Call sites, keyed by the callee name token; a match with a receiver wins.
-        let token_trees = c.spec.extraction.token_tree_calls;
-        let arg_type = c.spec.extraction.arg_type;
         if on_call(
             calls,
             &m,
             text,
             &no_calls,
-            token_trees,
+            &c.spec.extraction,
             &mut token_cache,
-            arg_type,
         ) {
             return;
         }

@@ -21,6 +21,7 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
     extraction: ExtractionRules {
         arg_type: Some(arg_type),
         param_type: Some(param_type),
+        self_constructions: &["enum_constant"],
         ..ExtractionRules::DEFAULT
     },
     resolution: ResolutionRules {

@@ -166,6 +166,10 @@ pub struct ExtractionRules {
     /// variadic one), which leaves the whole list unknown. `None`: parameters are only
     /// counted.
     pub param_type: Option<fn(Node<'_>, &str) -> Option<String>>,
+    /// Call node kinds that construct the type enclosing them, whatever their name token
+    /// says (a Java enum constant with arguments, `GET(false)`, calls its enum's
+    /// constructor, JLS 8.9.1): such a call is read as `this(...)`.
+    pub self_constructions: &'static [&'static str],
 }
 
 /// What one doc comment states about types ([`ExtractionRules::doc_tags`]). Type names
@@ -193,6 +197,7 @@ impl ExtractionRules {
         doc_tags: None,
         arg_type: None,
         param_type: None,
+        self_constructions: &[],
     };
 }
 
