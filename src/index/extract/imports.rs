@@ -62,7 +62,11 @@ impl Bindings {
                     _ => type_name,
                 }
             }
-            None => String::new(),
+            // A call's result: the call as written, typed at resolution by what it calls.
+            None => match find(Role::LocalValue).map(|v| squash(node_text(v, text))) {
+                Some(call) if call.ends_with(')') && call.len() < 200 => call,
+                _ => String::new(),
+            },
         };
         let name = squash(node_text(n, text));
         self.add(

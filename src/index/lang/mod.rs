@@ -203,6 +203,9 @@ pub enum Role {
     LocalName,
     /// `@local.type`.
     LocalType,
+    /// `@local.value`: the call expression whose result a `@local.name` is bound to
+    /// (`f, err := c.File(p)`), typed by the declared return type of what it calls.
+    LocalValue,
     /// `@local.doc`: a name whose type a doc comment may state (the language's
     /// [`ExtractionRules::doc_tags`]).
     LocalDoc,
@@ -248,6 +251,7 @@ impl Role {
             "local.name" => Role::LocalName,
             "local.type" => Role::LocalType,
             "local.doc" => Role::LocalDoc,
+            "local.value" => Role::LocalValue,
             n if n.starts_with('_') => Role::Ignore,
             _ => return None,
         })

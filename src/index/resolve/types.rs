@@ -182,7 +182,7 @@ impl<'a> Ctx<'a> {
                     (self.unify(fi, types), &segs[2..])
                 }
             }
-            head => (self.binding_type(fi, caller, head), &segs[1..]),
+            head => (self.binding_type(fi, caller, head, depth), &segs[1..]),
         };
         for field in rest {
             ty = match ty {
@@ -209,7 +209,7 @@ impl<'a> Ctx<'a> {
 
     /// The type bound to a plain name in the innermost scope that binds it (locals,
     /// parameters, fields of enclosing classes, the file's top level).
-    fn binding_type(&self, fi: u32, caller: Option<u32>, name: &str) -> Typed {
+    fn binding_type(&self, fi: u32, caller: Option<u32>, name: &str, depth: u32) -> Typed {
         if !name
             .chars()
             .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '$')
@@ -225,6 +225,12 @@ impl<'a> Ctx<'a> {
                 .filter(|b| b.scope == scope && b.name == name)
                 .map(|b| b.type_name.as_str())
                 .collect();
+            // A name bound to a call's result (`f, err := c.File(p)`): the call's type.
+            if let [call] = types.as_slice() {
+                if call.ends_with(')') {
+                    return self.receiver_type_depth(fi, scope, call, depth + 1);
+                }
+            }
             if !types.is_empty() {
                 return self.unify(fi, types);
             }
