@@ -316,6 +316,10 @@ pub struct CallSite {
 /// doc comment never hides a call that was resolvable without it.
 pub const DOC_TYPE: char = '?';
 
+/// The mark in front of [`Binding::type_name`] for a module-level alias: `=attrib` for
+/// `ib = attrib`.
+pub const ALIAS: char = '=';
+
 /// One import binding (a statement importing several names yields several bindings).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Import {
@@ -364,7 +368,9 @@ pub struct Binding {
     /// The type's name, last segment, generics stripped (`Foo` for `pkg.Foo[T]`); empty
     /// when the source binds the name without saying its type (an unannotated Python
     /// parameter or assignment target), which still shadows outer definitions. A type only
-    /// a doc comment states starts with [`DOC_TYPE`].
+    /// a doc comment states starts with [`DOC_TYPE`]; a module-level alias (`ib = attrib`)
+    /// is [`ALIAS`] and the aliased name; a name bound to a call's result is the call as
+    /// written (`c.File(p)`, typed by what it calls).
     pub type_name: String,
     /// 1-based line of the binding.
     pub line: u32,

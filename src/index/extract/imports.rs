@@ -7,7 +7,7 @@ use tree_sitter::Node;
 
 use super::defs::enclosing;
 use super::nodes::{node_text, split_type_name, squash, Captures};
-use crate::index::facts::{Binding, Definition, Import};
+use crate::index::facts::{Binding, Definition, Import, ALIAS};
 use crate::index::lang::{CompiledLanguage, Role};
 
 /// A typed name before its scope is known: (byte offset, name, type name, 1-based line).
@@ -65,7 +65,11 @@ impl Bindings {
             // A call's result: the call as written, typed at resolution by what it calls.
             None => match find(Role::LocalValue).map(|v| squash(node_text(v, text))) {
                 Some(call) if call.ends_with(')') && call.len() < 200 => call,
-                _ => String::new(),
+                // An alias: the aliased name after the mark.
+                _ => match find(Role::LocalAlias) {
+                    Some(a) => format!("{ALIAS}{}", node_text(a, text)),
+                    None => String::new(),
+                },
             },
         };
         let name = squash(node_text(n, text));

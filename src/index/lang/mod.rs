@@ -206,6 +206,9 @@ pub enum Role {
     /// `@local.value`: the call expression whose result a `@local.name` is bound to
     /// (`f, err := c.File(p)`), typed by the declared return type of what it calls.
     LocalValue,
+    /// `@local.alias`: the name a module-level `@local.name` is another name for (`ib =
+    /// attrib`): an import of the alias reaches what it names.
+    LocalAlias,
     /// `@local.doc`: a name whose type a doc comment may state (the language's
     /// [`ExtractionRules::doc_tags`]).
     LocalDoc,
@@ -252,6 +255,7 @@ impl Role {
             "local.type" => Role::LocalType,
             "local.doc" => Role::LocalDoc,
             "local.value" => Role::LocalValue,
+            "local.alias" => Role::LocalAlias,
             n if n.starts_with('_') => Role::Ignore,
             _ => return None,
         })

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::modules::Target;
 use super::tables::is_typeish;
 use super::{Bound, Ctx, DefRef};
-use crate::index::facts::{CallSite, Kind, DOC_TYPE};
+use crate::index::facts::{CallSite, Kind, ALIAS, DOC_TYPE};
 use crate::index::lang::ImportSystem;
 
 /// What a receiver's type is known to be.
@@ -225,6 +225,10 @@ impl<'a> Ctx<'a> {
                 .filter(|b| b.scope == scope && b.name == name)
                 .map(|b| b.type_name.as_str())
                 .collect();
+            // An alias of a module-level name has no type of its own here.
+            if types.iter().any(|t| t.starts_with(ALIAS)) {
+                return Typed::Unknown;
+            }
             // A name bound to a call's result (`f, err := c.File(p)`): the call's type.
             if let [call] = types.as_slice() {
                 if call.ends_with(')') {
