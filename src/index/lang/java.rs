@@ -150,6 +150,14 @@ fn param_type(n: Node<'_>, text: &str) -> Option<String> {
 /// brackets kept: `List<String>` → `List`, `Map.Entry<K, V>[]` → `Map.Entry[]` (the
 /// qualifier decides which type it is).
 fn type_name(raw: &str) -> String {
+    // Type annotations (`@Nullable String`) are words starting with `@`.
+    if raw.contains('@') {
+        let words: Vec<&str> = raw
+            .split_whitespace()
+            .filter(|w| !w.starts_with('@'))
+            .collect();
+        return type_name(&words.join(" "));
+    }
     let mut out = String::new();
     let mut depth = 0u32;
     for c in raw.chars() {
@@ -160,17 +168,6 @@ fn type_name(raw: &str) -> String {
             _ => {}
         }
     }
-    // Type annotations (`@Nullable String`) are words starting with `@`.
-    let out = match out.rfind(|c: char| c == ')' || c == '@') {
-        Some(_) if out.starts_with('@') => {
-            let words: Vec<&str> = raw
-                .split_whitespace()
-                .filter(|w| !w.starts_with('@'))
-                .collect();
-            return type_name(&words.join(" "));
-        }
-        _ => out,
-    };
     let dims = out.matches("[]").count();
     let base = out.trim_end_matches("[]");
     format!("{base}{}", "[]".repeat(dims))

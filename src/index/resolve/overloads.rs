@@ -76,7 +76,7 @@ fn widens(from: &str, to: &str) -> bool {
     }
     match (order(from), order(to)) {
         // `char` widens to `int` and up, never to `short`; `byte` and `short` never to `char`.
-        (Some(a), Some(b)) => a < b && !(to == "char") && !(from == "char" && to == "short"),
+        (Some(a), Some(b)) => a < b && to != "char" && !(from == "char" && to == "short"),
         _ => false,
     }
 }
