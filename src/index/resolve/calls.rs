@@ -5,7 +5,7 @@
 
 use super::context::{dir_of, top_package_binding};
 use super::modules::Target;
-use super::types::Typed;
+use super::types::{strip_turbofish, Typed};
 use super::{unique_name_allowed, Bound, Ctx, DefRef};
 use crate::index::facts::{CallSite, Import, Kind};
 use crate::index::graph::{Tier, UnresolvedReason};
@@ -356,6 +356,14 @@ impl<'a> Ctx<'a> {
         let own = c.caller.and_then(|i| f.definitions[i as usize].self_name());
         let owned;
         let normalized;
+        // A turbofish (`Thing::<()>::new`) names generic arguments, not a path segment.
+        let unfished;
+        let recv = if recv.contains("::<") {
+            unfished = strip_turbofish(recv);
+            unfished.as_str()
+        } else {
+            recv
+        };
         // C and C++ `p->f`, `ns::T`: one separator for the steps below.
         let seps = rules.member_access_separators;
         let recv = if seps.iter().any(|s| recv.contains(s)) {

@@ -51,6 +51,33 @@ fn inline_constructor(recv: &str) -> Option<&str> {
     ok.then_some(name)
 }
 
+/// `s` without its turbofish generic arguments (`::<...>`, brackets balanced).
+pub(super) fn strip_turbofish(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("::<") {
+        out.push_str(&rest[..i]);
+        let mut depth = 0i32;
+        let mut end = rest.len();
+        for (j, c) in rest[i + 2..].char_indices() {
+            match c {
+                '<' => depth += 1,
+                '>' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = i + 2 + j + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Byte index of the `(` matching the end of `s` (which had its final `)` removed).
 fn matching_open_paren(s: &str) -> Option<usize> {
     let mut depth = 0i32;
@@ -81,6 +108,15 @@ impl<'a> Ctx<'a> {
         if depth > 4 {
             return Typed::Unknown;
         }
+        // A turbofish names generic arguments, not another type: `Thing::<()>::new()` is
+        // typed as `Thing::new()`.
+        let unfished;
+        let recv = if recv.contains("::<") {
+            unfished = strip_turbofish(recv);
+            unfished.as_str()
+        } else {
+            recv
+        };
         if let Some(ty) = inline_constructor(recv) {
             // A dotted head is classified whole, so its qualifier decides (`pkg.Foo(x)` is
             // the package's type; `t.Field(i)` in Go is a method call on a value).
@@ -225,15 +261,26 @@ impl<'a> Ctx<'a> {
                 .filter(|b| b.scope == scope && b.name == name)
                 .map(|b| b.type_name.as_str())
                 .collect();
+            // `let s = Self::new()`: the enclosing type.
+            if types.contains(&"Self") {
+                return match self.enclosing_type(fi, caller) {
+                    Some(owner) if types.iter().all(|t| *t == "Self") => self.classify(fi, owner),
+                    _ => Typed::Unknown,
+                };
+            }
             // An alias of a module-level name has no type of its own here.
             if types.iter().any(|t| t.starts_with(ALIAS)) {
                 return Typed::Unknown;
             }
-            // A name bound to a call's result (`f, err := c.File(p)`): the call's type.
-            if let [call] = types.as_slice() {
-                if call.ends_with(')') {
-                    return self.receiver_type_depth(fi, scope, call, depth + 1);
-                }
+            // A name bound to a call's result (`f, err := c.File(p)`): the call's type,
+            // when no binding of the name states one (`let b = b.freeze()` shadows a `b`
+            // whose type is known).
+            let is_call = |t: &&str| t.ends_with(')');
+            let mut types = types;
+            if types.iter().any(|t| !is_call(t)) {
+                types.retain(|t| !is_call(t));
+            } else if let [call] = types.as_slice() {
+                return self.receiver_type_depth(fi, scope, call, depth + 1);
             }
             if !types.is_empty() {
                 return self.unify(fi, types);
