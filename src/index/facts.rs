@@ -301,7 +301,8 @@ pub struct CallSite {
     /// What each argument's syntax says of its type, where the language's spec reads it
     /// ([`ExtractionRules::arg_type`](crate::index::lang::ExtractionRules::arg_type)):
     /// a type name (`String`, `int`, `null`, `this`, `Foo` for `new Foo()`), `=x` for a
-    /// plain name `x` (typed from its binding), empty when unknown. `None`: not read.
+    /// plain name `x` (typed from its binding), a call as written (`m.getName()`, typed by
+    /// its target's declared return type), empty when unknown. `None`: not read.
     #[serde(default)]
     pub arg_types: Option<Box<[String]>>,
     /// 1-based line of the callee name token.

@@ -59,7 +59,8 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
 
 /// What an argument expression's syntax says of its type (JLS 15.8.1 for literals, 15.9
 /// `new`, 15.16 casts, 15.18.1 string concatenation): a type name, `=x` for a plain name,
-/// empty when unknown.
+/// a method invocation as written (typed by its declared return type), empty when
+/// unknown.
 fn arg_type(n: Node<'_>, text: &str) -> String {
     let t = |n: Node<'_>| text.get(n.byte_range()).unwrap_or("");
     let literal = |n: Node<'_>| -> Option<&'static str> {
@@ -94,6 +95,8 @@ fn arg_type(n: Node<'_>, text: &str) -> String {
     match n.kind() {
         "this" => "this".to_string(),
         "identifier" => format!("={}", t(n)),
+        // A call: typed at resolution by what it calls (its text, ending in `)`).
+        "method_invocation" if t(n).len() <= 200 && !t(n).contains('\n') => t(n).to_string(),
         "object_creation_expression" | "cast_expression" => n
             .child_by_field_name("type")
             .map(|ty| type_name(t(ty)))

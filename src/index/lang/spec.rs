@@ -157,7 +157,8 @@ pub struct ExtractionRules {
     /// has no annotations. `None`: doc comments state no types.
     pub doc_tags: Option<fn(&str, u32) -> DocTags>,
     /// The type an argument expression's syntax states (a literal's type, `new Foo()` →
-    /// `Foo`, a cast's type), `=x` for a plain name `x`, empty when unknown: with
+    /// `Foo`, a cast's type), `=x` for a plain name `x`, a call as written (ending in `)`,
+    /// typed by what it calls), empty when unknown: with
     /// [`ExtractionRules::param_type`], it picks among overloads of one parameter count.
     /// `None`: arguments are only counted.
     pub arg_type: Option<fn(Node<'_>, &str) -> String>,

@@ -243,6 +243,19 @@ impl<'a> Ctx<'a> {
                 .enclosing_type_def(fi, c.caller)
                 .map_or(Ty::Unknown, Ty::Repo);
         }
+        // A call's result: the declared return type of what it resolves to, read in the
+        // file declaring it.
+        if hint.ends_with(')') {
+            return match self.call_target(fi, c.caller, hint, 1) {
+                Some(t) if self.def(t).kind.is_callable() => match self.returns_of(t) {
+                    Some(r) if !r.starts_with(crate::index::facts::DOC_TYPE) => {
+                        self.type_ty(t.0, &r)
+                    }
+                    _ => Ty::Unknown,
+                },
+                _ => Ty::Unknown,
+            };
+        }
         let ty = match hint.strip_prefix('=') {
             Some(name) => match self.declared_type(fi, c.caller, name) {
                 Some(t) => t,

@@ -138,42 +138,11 @@ impl<'a> Ctx<'a> {
             }
         }
         // A call result: resolve the call, then its declared return type.
-        if let Some(inner) = recv.strip_suffix(')') {
-            let Some(open) = matching_open_paren(inner) else {
-                return Typed::Unknown;
-            };
-            let callee = &inner[..open];
-            let (qual, name) = match callee.rfind('.') {
-                Some(i) => (Some(&callee[..i]), &callee[i + 1..]),
-                None => (None, callee),
-            };
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_' || c == '#' || c == '$')
-            {
-                return Typed::Unknown;
-            }
-            let site = CallSite {
-                caller,
-                name: name.to_string(),
-                receiver: qual.map(str::to_string),
-                is_new: false,
-                is_path: false,
-                is_reference: false,
-                args: None,
-                arg_types: None,
-                line: 0,
-                column: 0,
-            };
-            let target = match qual {
-                None => self.resolve_bare(fi, &site),
-                Some(q) => self.resolve_qualified_depth(fi, &site, q, depth + 1),
-            };
-            return match target {
+        if recv.ends_with(')') {
+            return match self.call_target(fi, caller, recv, depth) {
                 // A call of a type yields that type (a Go conversion `Meters(2)`, a class
                 // called by name).
-                Ok((t, _)) if !self.def(t).kind.is_callable() => {
+                Some(t) if !self.def(t).kind.is_callable() => {
                     let d = self.def(t);
                     if is_typeish(d.kind)
                         || (self.rules(t.0).named_types_have_methods && d.kind == Kind::TypeAlias)
@@ -183,10 +152,10 @@ impl<'a> Ctx<'a> {
                         Typed::Unknown
                     }
                 }
-                Ok((t, _)) => self
+                Some(t) => self
                     .returns_of(t)
                     .map_or(Typed::Unknown, |r| self.classify_depth(t.0, &r, 1)),
-                Err(_) => Typed::Unknown,
+                None => Typed::Unknown,
             };
         }
         if recv.contains(['(', '[', ' ', '<']) {
@@ -230,8 +199,51 @@ impl<'a> Ctx<'a> {
         ty
     }
 
+    /// What the call written as `call` (`f(x)`, `a.b.m(x)`, ending in its `)`) resolves
+    /// to from `caller` in file `fi`, without its arguments' count: `None` when the text is
+    /// no such call or the call resolves to nothing.
+    pub(super) fn call_target(
+        &self,
+        fi: u32,
+        caller: Option<u32>,
+        call: &str,
+        depth: u32,
+    ) -> Option<DefRef> {
+        let inner = call.strip_suffix(')')?;
+        let open = matching_open_paren(inner)?;
+        let callee = &inner[..open];
+        let (qual, name) = match callee.rfind('.') {
+            Some(i) => (Some(&callee[..i]), &callee[i + 1..]),
+            None => (None, callee),
+        };
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '#' || c == '$')
+        {
+            return None;
+        }
+        let site = CallSite {
+            caller,
+            name: name.to_string(),
+            receiver: qual.map(str::to_string),
+            is_new: false,
+            is_path: false,
+            is_reference: false,
+            args: None,
+            arg_types: None,
+            line: 0,
+            column: 0,
+        };
+        let target = match qual {
+            None => self.resolve_bare(fi, &site),
+            Some(q) => self.resolve_qualified_depth(fi, &site, q, depth + 1),
+        };
+        target.ok().map(|(t, _)| t)
+    }
+
     /// The declared return type of a callable (`Self` → its enclosing type).
-    fn returns_of(&self, t: DefRef) -> Option<String> {
+    pub(super) fn returns_of(&self, t: DefRef) -> Option<String> {
         let d = self.def(t);
         let r = d.returns()?;
         if r == "Self" {
