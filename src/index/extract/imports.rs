@@ -41,7 +41,20 @@ impl Bindings {
         // a type (a Python parameter or assignment) is bound with an empty type.
         let type_name = match find(Role::LocalType) {
             Some(t) => {
-                let raw = node_text(t, text).trim();
+                let mut raw = node_text(t, text).trim();
+                // A union with `null`/`undefined`/`None` (`Foo | null`, `Foo | None`) is its
+                // one named type; a union of two named types types nothing.
+                if raw.contains('|') && !raw.contains(['<', '(', '[', '{']) {
+                    let named: Vec<&str> = raw
+                        .split('|')
+                        .map(str::trim)
+                        .filter(|p| !matches!(*p, "null" | "undefined" | "None" | "void"))
+                        .collect();
+                    match named.as_slice() {
+                        [one] => raw = one,
+                        _ => return,
+                    }
+                }
                 let (mut type_name, qual) = split_type_name(raw);
                 // An array (`Node[] nodes`, `int[][] m`) is no value of its element type:
                 // its brackets are kept, so it types no receiver as the element type and
