@@ -8,7 +8,7 @@
 
 use super::types::Typed;
 use super::{Bound, Ctx, DefRef};
-use crate::index::facts::CallSite;
+use crate::index::facts::{CallSite, Kind};
 use crate::index::graph::Tier;
 
 /// What an argument or a parameter type is, as far as the rules below need.
@@ -105,13 +105,29 @@ impl<'a> Ctx<'a> {
     /// `v` (overloads of one parameter count) narrowed by the types of `c`'s arguments,
     /// `fi` the calling file; `v` itself when the types do not decide.
     pub(super) fn by_arg_types(&self, fi: u32, c: &CallSite, v: Vec<DefRef>) -> Vec<DefRef> {
-        let Some(hints) = c.arg_types.as_deref().filter(|_| v.len() > 1) else {
+        let Some(hints) = c.arg_types.as_deref().filter(|_| !v.is_empty()) else {
             return v;
         };
         if v.iter()
             .any(|&r| self.def(r).param_types().len() != hints.len())
-            || !self.all_overloads(&v, &c.name, hints.len())
         {
+            return v;
+        }
+        if !self.all_overloads(&v, &c.name, hints.len()) {
+            // The one candidate of the nearest type cannot take the arguments: the target
+            // is an overload it inherits, which the candidates do not hold.
+            if let [only] = v.as_slice() {
+                let params = self.def(*only).param_types();
+                let cannot = hints.iter().zip(params).any(|(h, p)| {
+                    self.fit(&self.arg_ty(fi, c, h), &self.param_ty(only.0, p)) == Fit::No
+                });
+                if cannot {
+                    return Vec::new();
+                }
+            }
+            return v;
+        }
+        if v.len() == 1 {
             return v;
         }
         let args: Vec<Ty> = hints.iter().map(|h| self.arg_ty(fi, c, h)).collect();
@@ -211,12 +227,19 @@ impl<'a> Ctx<'a> {
             }
             seen.push(t);
             let f = &self.files[t.0 as usize];
+            // A base's method that a candidate overrides (the same parameter types) is
+            // that candidate, not another overload.
+            let overridden = |d: &crate::index::facts::Definition| {
+                v.iter()
+                    .any(|&r| self.def(r).param_types() == d.param_types())
+            };
             let missing = f.definitions.iter().enumerate().any(|(i, d)| {
                 d.parent == Some(t.1)
                     && &*d.name == name
                     && d.kind.is_callable()
                     && d.arity.is_none_or(|a| a as usize == n)
                     && !v.contains(&(t.0, i as u32))
+                    && (d.param_types().is_empty() || !overridden(d))
             });
             if missing {
                 return false;
@@ -242,6 +265,13 @@ impl<'a> Ctx<'a> {
             return self
                 .enclosing_type_def(fi, c.caller)
                 .map_or(Ty::Unknown, Ty::Repo);
+        }
+        // `Feature.UNWRAP_ROOT_VALUE`: a constant of that type when the type is an enum.
+        if let Some(ty) = hint.strip_prefix('^') {
+            return match self.type_ty(fi, ty) {
+                Ty::Repo(d) if self.def(d).kind == Kind::Enum => Ty::Repo(d),
+                _ => Ty::Unknown,
+            };
         }
         // A call's result: the declared return type of what it resolves to, read in the
         // file declaring it.
