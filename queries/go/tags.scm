@@ -80,7 +80,8 @@
 (function_declaration name: (identifier) @name
   result: (parameter_list . (parameter_declaration
     type: [(type_identifier) @returns (pointer_type (type_identifier) @returns)]))) @definition.function
-; Methods and interface methods: `func (c *Commit) File(p string) (*File, error)`.
+; Methods and interface methods: `func (c *Commit) File(p string) (*File, error)`; a
+; qualified result (`reflect.Value`) keeps its qualifier.
 (method_declaration name: (field_identifier) @name
   result: [(type_identifier) @returns (pointer_type (type_identifier) @returns)
            (qualified_type) @returns (pointer_type (qualified_type) @returns)]) @definition.method

@@ -87,7 +87,12 @@ pub(super) fn on_definition(
         d.container = find(Role::Container).map(|n| split_type_name(node_text(n, text)).0);
     }
     if d.returns.is_none() {
-        d.returns = find(Role::Returns).map(|n| split_type_name(node_text(n, text)).0);
+        // A dotted qualifier is kept (`reflect.Value`, `object.Commit`): its import decides
+        // whether the type is the repo's, as for typed names.
+        d.returns = find(Role::Returns).map(|n| match split_type_name(node_text(n, text)) {
+            (name, Some(q)) if !q.contains("::") && !name.is_empty() => format!("{q}.{name}"),
+            (name, _) => name,
+        });
     }
     d.accessor |= find(Role::Accessor).is_some();
     if d.self_name.is_none() {
