@@ -113,24 +113,40 @@ impl<'a> Ctx<'a> {
         {
             return v;
         }
-        if !self.all_overloads(&v, &c.name, hints.len()) {
+        if let [only] = v.as_slice() {
             // The one candidate of the nearest type cannot take the arguments: the target
-            // is an overload it inherits, which the candidates do not hold.
-            if let [only] = v.as_slice() {
-                let params = self.def(*only).param_types();
-                let cannot = hints.iter().zip(params).any(|(h, p)| {
-                    self.fit(&self.arg_ty(fi, c, h), &self.param_ty(only.0, p)) == Fit::No
-                });
-                if cannot {
-                    return Vec::new();
-                }
+            // is an overload it inherits, which the candidates do not hold. (Arguments
+            // that are calls are not resolved for this check.)
+            let params = self.def(*only).param_types();
+            let cannot = hints.iter().zip(params).any(|(h, p)| {
+                !h.ends_with(')')
+                    && self.fit(&self.arg_ty(fi, c, h), &self.param_ty(only.0, p)) == Fit::No
+            });
+            if cannot && !self.all_overloads(&v, &c.name, hints.len()) {
+                return Vec::new();
             }
             return v;
         }
-        if v.len() == 1 {
+        if !self.all_overloads(&v, &c.name, hints.len()) {
             return v;
         }
-        let args: Vec<Ty> = hints.iter().map(|h| self.arg_ty(fi, c, h)).collect();
+        // Only where the candidates' parameter types differ does an argument's type
+        // matter (elsewhere it fits all of them or none), so only there is it worked out.
+        let differ_at = |k: usize| {
+            let first = &self.def(v[0]).param_types()[k];
+            v.iter().any(|&r| self.def(r).param_types()[k] != *first)
+        };
+        let args: Vec<Ty> = hints
+            .iter()
+            .enumerate()
+            .map(|(k, h)| {
+                if differ_at(k) {
+                    self.arg_ty(fi, c, h)
+                } else {
+                    Ty::Unknown
+                }
+            })
+            .collect();
         let params: Vec<Vec<Ty>> = v
             .iter()
             .map(|&r| {
@@ -226,19 +242,21 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             seen.push(t);
-            let f = &self.files[t.0 as usize];
             // A base's method that a candidate overrides (the same parameter types) is
             // that candidate, not another overload.
             let overridden = |d: &crate::index::facts::Definition| {
                 v.iter()
                     .any(|&r| self.def(r).param_types() == d.param_types())
             };
-            let missing = f.definitions.iter().enumerate().any(|(i, d)| {
-                d.parent == Some(t.1)
+            let td = self.def(t);
+            let missing = self.members.refs(&(self.fam(t.0), &*td.name)).any(|r| {
+                let d = self.def(r);
+                r.0 == t.0
+                    && d.parent == Some(t.1)
                     && &*d.name == name
                     && d.kind.is_callable()
                     && d.arity.is_none_or(|a| a as usize == n)
-                    && !v.contains(&(t.0, i as u32))
+                    && !v.contains(&r)
                     && (d.param_types().is_empty() || !overridden(d))
             });
             if missing {
