@@ -17,6 +17,10 @@
   type: (struct_type (field_declaration_list
     (field_declaration !name type: [(type_identifier) (qualified_type) (pointer_type)] @base)))) @definition.struct
 (type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
+; An embedded interface's methods are the interface's own (Go spec, "Embedded
+; interfaces"): `storage.Storer` embeds `storer.ReferenceStorer`.
+(type_spec name: (type_identifier) @name
+  type: (interface_type (type_elem . [(type_identifier) (qualified_type)] @base .))) @definition.interface
 (type_spec name: (type_identifier) @name
   type: [(type_identifier) (qualified_type) (pointer_type) (function_type) (map_type)
          (slice_type) (array_type) (channel_type) (generic_type)]) @definition.type_alias
@@ -76,9 +80,37 @@
 (function_declaration name: (identifier) @name
   result: (parameter_list . (parameter_declaration
     type: [(type_identifier) @returns (pointer_type (type_identifier) @returns)]))) @definition.function
+; Methods and interface methods: `func (c *Commit) File(p string) (*File, error)`; a
+; qualified result (`reflect.Value`) keeps its qualifier.
+(method_declaration name: (field_identifier) @name
+  result: [(type_identifier) @returns (pointer_type (type_identifier) @returns)
+           (qualified_type) @returns (pointer_type (qualified_type) @returns)]) @definition.method
+(method_declaration name: (field_identifier) @name
+  result: (parameter_list . (parameter_declaration
+    type: [(type_identifier) @returns (pointer_type (type_identifier) @returns)
+           (qualified_type) @returns (pointer_type (qualified_type) @returns)]))) @definition.method
+(method_elem name: (field_identifier) @name
+  result: [(type_identifier) @returns (pointer_type (type_identifier) @returns)
+           (qualified_type) @returns (pointer_type (qualified_type) @returns)]) @definition.method
+(method_elem name: (field_identifier) @name
+  result: (parameter_list . (parameter_declaration
+    type: [(type_identifier) @returns (pointer_type (type_identifier) @returns)
+           (qualified_type) @returns (pointer_type (qualified_type) @returns)]))) @definition.method
+; `b := new(blame)`: a pointer to a new `blame` (the grammar reads the type as an
+; expression).
+((short_var_declaration left: (expression_list . (identifier) @local.name)
+  right: (expression_list . (call_expression
+    function: (identifier) @_new
+    arguments: (argument_list . [(identifier) (type_identifier) (qualified_type) (selector_expression)] @local.type))))
+  (#eq? @_new "new"))
+((short_var_declaration left: (expression_list . (identifier) @local.name)
+  right: (expression_list . (call_expression function: (identifier) @local.type)))
+  (#not-eq? @local.type "new"))
+; A package function's or a method's result (`m := store.NewMemory()`, `file, err :=
+; c.File(path)`): the call, typed by its return type.
 (short_var_declaration left: (expression_list . (identifier) @local.name)
   right: (expression_list . (call_expression
-    function: [(identifier) @local.type (selector_expression) @local.type])))
+    function: (selector_expression operand: [(identifier) (selector_expression) (call_expression)])) @local.value))
 (short_var_declaration left: (expression_list . (identifier) @local.name)
   right: (expression_list . (composite_literal type: (qualified_type) @local.type)))
 (short_var_declaration left: (expression_list . (identifier) @local.name)

@@ -54,3 +54,7 @@
 
 ; The declared package.
 (package_declaration [(scoped_identifier) (identifier)] @package)
+
+; An enum constant with arguments (`GET(false)`) calls its enum's constructor (JLS 8.9.1);
+; the spec's `self_constructions` reads it as `this(...)`.
+(enum_constant name: (identifier) @call.name arguments: (argument_list) @call.args) @call

@@ -10,3 +10,9 @@
 ; JSX props holding functions (`onClick={handle}`).
 (jsx_expression (identifier) @reference)
 (jsx_expression (member_expression object: (_) @reference.receiver property: (property_identifier) @reference))
+
+; Names a JSDoc `/** @type {T} */` comment above the declaration, or a cast comment before
+; the value, may type: variables, fields assigned on `this`, class fields.
+(variable_declarator name: (identifier) @local.doc)
+(assignment_expression left: (member_expression object: (this)) @local.doc)
+(field_definition property: (property_identifier) @local.doc)

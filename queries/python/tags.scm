@@ -56,6 +56,19 @@
   (#eq? @_self "self"))
 (typed_parameter (identifier) @local.name type: (type [(identifier) (attribute)] @local.type))
 (typed_default_parameter name: (identifier) @local.name type: (type [(identifier) (attribute)] @local.type))
+; `x: Foo | None`: the one named type (extraction drops `None`).
+(typed_parameter (identifier) @local.name type: (type (binary_operator) @local.type))
+(typed_default_parameter name: (identifier) @local.name type: (type (binary_operator) @local.type))
+(assignment left: (identifier) @local.name type: (type (binary_operator) @local.type))
+
+; Module-level aliases (`ib = attr = attrib` in attrs' `__init__.py`): importing the alias
+; imports what it names.
+(module (expression_statement
+  (assignment left: (identifier) @local.name right: (identifier) @local.alias)))
+(module (expression_statement
+  (assignment left: (identifier) @local.name right: (assignment right: (identifier) @local.alias))))
+(module (expression_statement
+  (assignment right: (assignment left: (identifier) @local.name right: (identifier) @local.alias))))
 
 ; Names bound in a scope without a stated type: parameters, assignment and loop targets,
 ; `with ... as x`. Inside a function they are its locals (Python's scoping rule: a name

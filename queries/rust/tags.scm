@@ -49,6 +49,12 @@
 ; parameters and struct fields with a named type.
 (let_declaration pattern: (identifier) @local.name
   value: (call_expression function: (scoped_identifier path: (identifier) @local.type)))
+; `let t = Thing::<()>::new()`: the type before the turbofish.
+(let_declaration pattern: (identifier) @local.name
+  value: (call_expression function: (scoped_identifier path: (generic_type type: (type_identifier) @local.type))))
+; `let m = one.merge(two)`: the method call, typed by its declared return type.
+(let_declaration pattern: (identifier) @local.name
+  value: (call_expression function: (field_expression)) @local.value)
 (let_declaration pattern: (identifier) @local.name
   value: (struct_expression name: (type_identifier) @local.type))
 (let_declaration pattern: (identifier) @local.name

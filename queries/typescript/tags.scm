@@ -25,6 +25,13 @@
   type: (type_annotation [(type_identifier) (generic_type) (nested_type_identifier)] @local.type))
 (optional_parameter pattern: (identifier) @local.name
   type: (type_annotation [(type_identifier) (generic_type) (nested_type_identifier)] @local.type))
+; `x: Foo | null`, `x?: Foo | undefined`: the one named type of the union (extraction drops
+; `null` and `undefined`; a union of two named types stays untyped).
+(required_parameter pattern: (identifier) @local.name type: (type_annotation (union_type) @local.type))
+(optional_parameter pattern: (identifier) @local.name type: (type_annotation (union_type) @local.type))
+(variable_declarator name: (identifier) @local.name type: (type_annotation (union_type) @local.type))
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @local.name
+  type: (type_annotation (union_type) @local.type))
 (required_parameter pattern: (this) @local.name
   type: (type_annotation [(type_identifier) (generic_type)] @local.type))
 (variable_declarator name: (identifier) @local.name

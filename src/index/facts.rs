@@ -210,6 +210,12 @@ pub struct DefDetails {
     /// A getter or setter (JS `get x()` / `set x(v)`, a Python `@property` and its
     /// `.setter`): used as a property, so never the target of a call.
     pub accessor: bool,
+    /// The declared type of each parameter (last segment, generics dropped, `[]` kept:
+    /// `String`, `int`, `Node[]`), where the language's spec reads them
+    /// ([`ExtractionRules::param_type`](crate::index::lang::ExtractionRules::param_type));
+    /// empty when unknown (a variadic list, another language). Picks among overloads of
+    /// one parameter count by the arguments' types.
+    pub params: Vec<String>,
 }
 
 impl DefDetails {
@@ -233,6 +239,11 @@ impl Definition {
     /// See [`DefDetails::bases`]; empty when none are written.
     pub fn bases(&self) -> &[BaseRef] {
         self.details.as_ref().map_or(&[], |d| &d.bases)
+    }
+
+    /// See [`DefDetails::params`].
+    pub fn param_types(&self) -> &[String] {
+        self.details.as_ref().map_or(&[], |d| &d.params)
     }
 
     /// See [`DefDetails::returns`].
@@ -287,11 +298,28 @@ pub struct CallSite {
     /// `None` otherwise.
     #[serde(default)]
     pub args: Option<u32>,
+    /// What each argument's syntax says of its type, where the language's spec reads it
+    /// ([`ExtractionRules::arg_type`](crate::index::lang::ExtractionRules::arg_type)):
+    /// a type name (`String`, `int`, `null`, `this`, `Foo` for `new Foo()`), `=x` for a
+    /// plain name `x` (typed from its binding), a call as written (`m.getName()`, typed by
+    /// its target's declared return type), empty when unknown. `None`: not read.
+    #[serde(default)]
+    pub arg_types: Option<Box<[String]>>,
     /// 1-based line of the callee name token.
     pub line: u32,
     /// 1-based char column of the callee name token.
     pub column: u32,
 }
+
+/// The mark in front of a type name that only a doc comment states (JSDoc `@type`,
+/// `@param`, `@returns`): resolution reads such a type as unknown, not as a library's,
+/// when the repo defines no type of that name (a `@typedef` object shape, a DOM type), so a
+/// doc comment never hides a call that was resolvable without it.
+pub const DOC_TYPE: char = '?';
+
+/// The mark in front of [`Binding::type_name`] for a module-level alias: `=attrib` for
+/// `ib = attrib`.
+pub const ALIAS: char = '=';
 
 /// One import binding (a statement importing several names yields several bindings).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -340,7 +368,10 @@ pub struct Binding {
     pub name: String,
     /// The type's name, last segment, generics stripped (`Foo` for `pkg.Foo[T]`); empty
     /// when the source binds the name without saying its type (an unannotated Python
-    /// parameter or assignment target), which still shadows outer definitions.
+    /// parameter or assignment target), which still shadows outer definitions. A type only
+    /// a doc comment states starts with [`DOC_TYPE`]; a module-level alias (`ib = attrib`)
+    /// is [`ALIAS`] and the aliased name; a name bound to a call's result is the call as
+    /// written (`c.File(p)`, typed by what it calls).
     pub type_name: String,
     /// 1-based line of the binding.
     pub line: u32,

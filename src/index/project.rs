@@ -43,6 +43,11 @@ pub enum ProjectFile {
         /// condition of [`EXPORT_CONDITIONS`] it has, else `.` from `module`, `main` or
         /// `types`, in file order of those fields.
         entries: Vec<(String, String)>,
+        /// `imports`: Node's subpath imports, private to the package (`#internal`,
+        /// `#util/*`) → the file each names, relative to the package folder, chosen by
+        /// the same conditions as `entries`.
+        #[serde(default)]
+        imports: Vec<(String, String)>,
     },
 }
 
@@ -174,6 +179,11 @@ pub struct Enclosing {
     /// gopath-get`: a package's import path is its module path and its folder in the
     /// module).
     pub go_import_path: Option<String>,
+    /// JavaScript: when the root has no `package.json` and a folder above it does (the
+    /// tool opened in a package's `src/`), the root's folder path from that package folder
+    /// (`src`) and the `package.json`'s subpath imports (`#compiler/builders`), which the
+    /// package's files use whatever their folder (Node's "subpath imports").
+    pub js_package: Option<(String, Vec<(String, String)>)>,
 }
 
 /// How many folders above the root are searched for a `go.mod`.
@@ -218,8 +228,38 @@ impl Enclosing {
         Enclosing {
             python_package,
             go_import_path,
+            js_package: js_package_above(root),
         }
     }
+}
+
+/// [`Enclosing::js_package`] of `root`: the nearest `package.json` above a root that has
+/// none, when it has subpath imports.
+fn js_package_above(root: &std::path::Path) -> Option<(String, Vec<(String, String)>)> {
+    if root.join("package.json").exists() {
+        return None;
+    }
+    let mut between: Vec<&str> = Vec::new();
+    let mut dir = root;
+    for _ in 0..GO_MOD_SEARCH_DEPTH {
+        let name = dir.file_name().and_then(|n| n.to_str())?;
+        let parent = dir.parent()?;
+        between.push(name);
+        let pj = parent.join("package.json");
+        if pj.is_file() {
+            let text = super::fsutil::read_regular(&pj)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())?;
+            let Some(ProjectFile::PackageJson { imports, .. }) = parse("package.json", &text)
+            else {
+                return None;
+            };
+            between.reverse();
+            return (!imports.is_empty()).then(|| (between.join("/"), imports));
+        }
+        dir = parent;
+    }
+    None
 }
 
 /// A Python identifier of ASCII letters, digits and `_`, not starting with a digit (a
@@ -250,7 +290,20 @@ fn parse_cargo(text: &str) -> Option<ProjectFile> {
 
 fn parse_package_json(text: &str) -> Option<ProjectFile> {
     let v: serde_json::Value = serde_json::from_str(text).ok()?;
-    let name = v.get("name")?.as_str()?.to_string();
+    let imports: Vec<(String, String)> = match v.get("imports") {
+        Some(serde_json::Value::Object(m)) => m
+            .iter()
+            .filter(|(k, _)| k.starts_with('#'))
+            .filter_map(|(k, x)| Some((k.clone(), pick(x, 0)?)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    // A package without a name (an application's) still has subpath imports.
+    let name = match v.get("name").and_then(|n| n.as_str()) {
+        Some(n) => n.to_string(),
+        None if !imports.is_empty() => String::new(),
+        None => return None,
+    };
     // A condition object's chosen file: the first preferred condition that leads to one
     // (conditions nest: `{"import": {"types": .., "default": ..}}`).
     fn pick(v: &serde_json::Value, depth: u32) -> Option<String> {
@@ -288,7 +341,11 @@ fn parse_package_json(text: &str) -> Option<ProjectFile> {
             entries.push((".".to_string(), f.to_string()));
         }
     }
-    Some(ProjectFile::PackageJson { name, entries })
+    Some(ProjectFile::PackageJson {
+        name,
+        entries,
+        imports,
+    })
 }
 
 fn parse_tsconfig(text: &str) -> Option<ProjectFile> {
@@ -444,14 +501,30 @@ mod tests {
                     (".".into(), "./m.js".into()),
                     ("./package.json".into(), "./package.json".into()),
                     ("./s/*".into(), "./dist/s/*.js".into()),
-                ]
+                ],
+                imports: vec![],
             })
         );
         assert_eq!(
             parse("package.json", r#"{"name": "x", "main": "lib/x.js"}"#),
             Some(ProjectFile::PackageJson {
                 name: "x".into(),
-                entries: vec![(".".into(), "lib/x.js".into())]
+                entries: vec![(".".into(), "lib/x.js".into())],
+                imports: vec![],
+            })
+        );
+        assert_eq!(
+            parse(
+                "package.json",
+                r##"{"imports": {"#b": "./src/b.js", "#c/*": {"types": "./t.d.ts", "default": "./src/c/*.js"}}}"##
+            ),
+            Some(ProjectFile::PackageJson {
+                name: String::new(),
+                entries: vec![],
+                imports: vec![
+                    ("#b".into(), "./src/b.js".into()),
+                    ("#c/*".into(), "./src/c/*.js".into())
+                ],
             })
         );
         assert_eq!(parse("data.json", "{}"), None);

@@ -12,7 +12,7 @@ use super::defs::enclosing;
 use super::nodes::{char_column, list_items, node_text, squash, Captures};
 use crate::index::facts::{CallSite, Definition};
 use crate::index::lang::token_tree::{self, TokenTreeCache};
-use crate::index::lang::{Role, TokenTreeCalls};
+use crate::index::lang::{ExtractionRules, Role};
 
 /// A call site before its caller is known: the callee name's start byte (`at`), 1-based
 /// line and char column, and what the captures gave.
@@ -24,6 +24,7 @@ pub(super) struct RawCall {
     is_path: bool,
     is_reference: bool,
     args: Option<u32>,
+    arg_types: Option<Box<[String]>>,
     line: u32,
     column: u32,
 }
@@ -72,9 +73,11 @@ pub(super) fn on_call(
     m: &Captures<'_, '_>,
     text: &str,
     no_calls: &Range<usize>,
-    token_trees: Option<TokenTreeCalls>,
+    ext: &ExtractionRules,
     token_cache: &mut TokenTreeCache,
 ) -> bool {
+    let (token_trees, arg_type) = (ext.token_tree_calls, ext.arg_type);
+    let self_constructions = ext.self_constructions;
     let find = |r: Role| m.find(r);
     let src = text.as_bytes();
     let call = find(Role::Call)
@@ -100,25 +103,43 @@ pub(super) fn on_call(
             }
         }
         let key = name.start_byte();
-        let args = find(Role::CallArgs).map(|n| list_items(n).count() as u32);
+        let arg_list = find(Role::CallArgs);
+        let args = arg_list.map(|n| list_items(n).count() as u32);
+        let arg_types = match (arg_type, arg_list) {
+            (Some(read), Some(list)) if args.is_some_and(|n| n > 0) => {
+                Some(list_items(list).map(|a| read(a, text)).collect())
+            }
+            _ => None,
+        };
         let better = calls
             .get(&key)
             .is_none_or(|old| old.is_reference || (old.receiver.is_none() && receiver.is_some()));
         // Another pattern of the same call may be the one that counts arguments.
         if let Some(old) = calls.get_mut(&key).filter(|o| !better && o.args.is_none()) {
             old.args = args;
+            old.arg_types = arg_types.clone();
         }
         if better {
-            let args = args.or_else(|| calls.get(&key).and_then(|o| o.args));
+            let old = calls.get(&key).filter(|_| args.is_none());
+            let arg_types = match old {
+                Some(o) => o.arg_types.clone(),
+                None => arg_types,
+            };
+            let args = args.or_else(|| old.and_then(|o| o.args));
             let p = name.start_position();
             calls.insert(RawCall {
                 at: key,
-                name: node_text(name, text).to_string(),
+                name: if self_constructions.contains(&call.kind()) {
+                    "this".to_string()
+                } else {
+                    node_text(name, text).to_string()
+                },
                 receiver,
                 is_new,
                 is_path,
                 is_reference: false,
                 args,
+                arg_types,
                 line: p.row as u32 + 1,
                 column: char_column(text, key, p.column),
             });
@@ -149,6 +170,7 @@ pub(super) fn on_reference(
             is_path: false,
             is_reference: true,
             args: None,
+            arg_types: None,
             line: p.row as u32 + 1,
             column: char_column(text, key, p.column),
         });
@@ -170,6 +192,7 @@ pub(super) fn attach_calls(defs: &[Definition], calls: &mut Vec<RawCall>) -> Vec
             is_path: c.is_path,
             is_reference: c.is_reference,
             args: c.args,
+            arg_types: c.arg_types,
             line: c.line,
             column: c.column,
         })

@@ -9,7 +9,7 @@ use foldhash::{HashMap, HashSet};
 use tree_sitter::Node;
 
 use super::nodes::{
-    cap_chars, char_column, exact_arity, node_text, split_type_name, squash, Captures,
+    cap_chars, char_column, exact_arity, list_items, node_text, split_type_name, squash, Captures,
 };
 use crate::index::facts::{BaseRef, DefDetails, Definition, Kind};
 use crate::index::lang::{LanguageSpec, Role};
@@ -31,6 +31,7 @@ pub(super) struct RawDef {
     bases: Vec<BaseRef>,
     arity: Option<u32>,
     accessor: bool,
+    params: Vec<String>,
 }
 
 /// A definition capture of `kind` on `node`: the file's entry for the node (made on its
@@ -43,6 +44,7 @@ pub(super) fn on_definition(
     node: Node<'_>,
     m: &Captures<'_, '_>,
     text: &str,
+    param_type: Option<fn(Node<'_>, &str) -> Option<String>>,
 ) {
     let (caps, role_of, find) = (m.caps, |i: u32| m.role_of(i), |r: Role| m.find(r));
     let idx = *def_index.entry(node.id()).or_insert_with(|| {
@@ -85,7 +87,12 @@ pub(super) fn on_definition(
         d.container = find(Role::Container).map(|n| split_type_name(node_text(n, text)).0);
     }
     if d.returns.is_none() {
-        d.returns = find(Role::Returns).map(|n| split_type_name(node_text(n, text)).0);
+        // A dotted qualifier is kept (`reflect.Value`, `object.Commit`): its import decides
+        // whether the type is the repo's, as for typed names.
+        d.returns = find(Role::Returns).map(|n| match split_type_name(node_text(n, text)) {
+            (name, Some(q)) if !q.contains("::") && !name.is_empty() => format!("{q}.{name}"),
+            (name, _) => name,
+        });
     }
     d.accessor |= find(Role::Accessor).is_some();
     if d.self_name.is_none() {
@@ -93,6 +100,10 @@ pub(super) fn on_definition(
     }
     if d.arity.is_none() {
         d.arity = find(Role::Params).and_then(|n| exact_arity(n, text));
+    }
+    if let (Some(read), Some(list), true) = (param_type, find(Role::Params), d.params.is_empty()) {
+        let types: Option<Vec<String>> = list_items(list).map(|p| read(p, text)).collect();
+        d.params = types.unwrap_or_default();
     }
     if d.doc.is_none() {
         d.doc = find(Role::Doc).map(|n| clean_docstring(node_text(n, text)));
@@ -131,6 +142,30 @@ pub(super) fn leading_docs(
     let docs = LeadingDocs::new(spec, text, comments, annotations);
     for d in defs.iter_mut().filter(|d| d.doc.is_none()) {
         d.doc = docs.above(d.start_line as usize - 1);
+    }
+}
+
+/// What the doc comments of `defs` state about types (`parse`, the language's
+/// [`doc_tags`](crate::index::lang::ExtractionRules::doc_tags)): a return type the
+/// definition does not declare, and parameter types, each handed to `bind` as (byte
+/// offset inside the definition, name, type, 1-based line), marked as doc-stated.
+pub(super) fn doc_stated_types(
+    defs: &mut [RawDef],
+    parse: fn(&str, u32) -> crate::index::lang::DocTags,
+    mut bind: impl FnMut(usize, String, String, u32),
+) {
+    use crate::index::facts::DOC_TYPE;
+    for d in defs.iter_mut() {
+        let Some(doc) = d.doc.as_deref().filter(|t| t.contains('@')) else {
+            continue;
+        };
+        let tags = parse(doc, d.start_line);
+        if d.returns.is_none() {
+            d.returns = tags.returns.map(|t| format!("{DOC_TYPE}{t}"));
+        }
+        for (name, ty) in tags.params {
+            bind(d.start, name, format!("{DOC_TYPE}{ty}"), d.start_line);
+        }
     }
 }
 
@@ -353,6 +388,7 @@ pub(super) fn build_definitions(
                 returns: d.returns,
                 self_name: d.self_name,
                 accessor: d.accessor,
+                params: d.params,
             }
             .boxed(),
         });

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 
 use super::defs::enclosing;
 use super::nodes::{node_text, split_type_name, squash, Captures};
-use crate::index::facts::{Binding, Definition, Import};
+use crate::index::facts::{Binding, Definition, Import, ALIAS};
 use crate::index::lang::{CompiledLanguage, Role};
 
 /// A typed name before its scope is known: (byte offset, name, type name, 1-based line).
@@ -36,17 +36,33 @@ impl Bindings {
         text: &str,
     ) {
         let find = |r: Role| m.find(r);
-        let Bindings {
-            list: bindings,
-            at: binding_at,
-            same_at,
-        } = self;
         // Keep a dotted qualifier (`types.Type`, `ns.Foo`): its import decides
         // whether the type is the repo's or a library's. A name captured without
         // a type (a Python parameter or assignment) is bound with an empty type.
         let type_name = match find(Role::LocalType) {
             Some(t) => {
-                let (type_name, qual) = split_type_name(node_text(t, text));
+                let mut raw = node_text(t, text).trim();
+                // A union with `null`/`undefined`/`None` (`Foo | null`, `Foo | None`) is its
+                // one named type; a union of two named types types nothing.
+                if raw.contains('|') && !raw.contains(['<', '(', '[', '{']) {
+                    let named: Vec<&str> = raw
+                        .split('|')
+                        .map(str::trim)
+                        .filter(|p| !matches!(*p, "null" | "undefined" | "None" | "void"))
+                        .collect();
+                    match named.as_slice() {
+                        [one] => raw = one,
+                        _ => return,
+                    }
+                }
+                let (mut type_name, qual) = split_type_name(raw);
+                // An array (`Node[] nodes`, `int[][] m`) is no value of its element type:
+                // its brackets are kept, so it types no receiver as the element type and
+                // tells `f(int[])` from `f(int)`.
+                // (Empty brackets only: `list[int]` is a Python generic.)
+                if raw.ends_with("[]") && !raw.starts_with(['[', '(', '&', '*']) {
+                    type_name.push_str(&"[]".repeat(raw.matches("[]").count()));
+                }
                 match qual {
                     Some(q) if !q.contains("::") && !type_name.is_empty() => {
                         format!("{q}.{type_name}")
@@ -59,7 +75,15 @@ impl Bindings {
                     _ => type_name,
                 }
             }
-            None => String::new(),
+            // A call's result: the call as written, typed at resolution by what it calls.
+            None => match find(Role::LocalValue).map(|v| squash(node_text(v, text))) {
+                Some(call) if call.ends_with(')') && call.len() < 200 => call,
+                // An alias: the aliased name after the mark.
+                _ => match find(Role::LocalAlias) {
+                    Some(a) => format!("{ALIAS}{}", node_text(a, text)),
+                    None => String::new(),
+                },
+            },
         };
         let mut name = squash(node_text(n, text));
         // Ruby `@repo`: bound as the field `self.repo` (see `instance_variable_sigil`).
@@ -71,8 +95,22 @@ impl Bindings {
         {
             name = format!("self.{field}");
         }
-        // One binding per name token; a typed capture of it wins over an untyped one.
-        let at = n.start_byte();
+        self.add(
+            n.start_byte(),
+            name,
+            type_name,
+            n.start_position().row as u32 + 1,
+        );
+    }
+
+    /// Binds `name` (its token at byte `at`, on 1-based `line`) to `type_name`; one binding
+    /// per name token, where a typed one wins over an untyped one.
+    pub(super) fn add(&mut self, at: usize, name: String, type_name: String, line: u32) {
+        let Bindings {
+            list: bindings,
+            at: binding_at,
+            same_at,
+        } = self;
         let mut same = binding_at.get(&at).copied();
         while let Some(i) = same.filter(|&i| bindings[i].1 != name) {
             same = (same_at[i] != usize::MAX).then_some(same_at[i]);
@@ -85,12 +123,7 @@ impl Bindings {
             }
             None => {
                 same_at.push(binding_at.insert(at, bindings.len()).unwrap_or(usize::MAX));
-                bindings.push((
-                    n.start_byte(),
-                    name,
-                    type_name,
-                    n.start_position().row as u32 + 1,
-                ));
+                bindings.push((at, name, type_name, line));
             }
         }
     }

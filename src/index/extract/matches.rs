@@ -8,7 +8,8 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, QueryCapture, QueryCursor};
 
 use super::calls::{on_call, on_reference, CallTable};
-use super::defs::{leading_docs, on_definition, RawDef};
+use super::defs::{doc_stated_types, leading_docs, on_definition, RawDef};
+use super::doc_types::DocTypes;
 use super::imports::{on_import, Bindings, RawBinding};
 use super::nodes::{node_text, Captures};
 use super::Engine;
@@ -58,6 +59,8 @@ pub(super) fn run_query<'t>(
     let mut annotations: Vec<(usize, usize)> = Vec::new();
     let src = text.as_bytes();
     let mut token_cache = TokenTreeCache::default();
+    let doc_tags = c.spec.extraction.doc_tags;
+    let mut doc_types = DocTypes::default();
     // The latest `@no_calls` node's bytes.
     let mut no_calls = 0..0;
     // One match of `tags.scm`: its captures, consumed in the query cursor's match order.
@@ -69,7 +72,15 @@ pub(super) fn run_query<'t>(
             Role::Definition(k) => Some((k, cap.node)),
             _ => None,
         }) {
-            on_definition(defs, def_index, kind, node, &m, text);
+            on_definition(
+                defs,
+                def_index,
+                kind,
+                node,
+                &m,
+                text,
+                c.spec.extraction.param_type,
+            );
             return;
         }
         // Text that is not code (`@no_calls`) comes before the matches inside it (tree
@@ -79,8 +90,14 @@ pub(super) fn run_query<'t>(
             return;
         }
         // Call sites, keyed by the callee name token; a match with a receiver wins.
-        let token_trees = c.spec.extraction.token_tree_calls;
-        if on_call(calls, &m, text, &no_calls, token_trees, &mut token_cache) {
+        if on_call(
+            calls,
+            &m,
+            text,
+            &no_calls,
+            &c.spec.extraction,
+            &mut token_cache,
+        ) {
             return;
         }
         // Names used as values (callbacks): kept apart from calls by the flag.
@@ -97,6 +114,9 @@ pub(super) fn run_query<'t>(
                 end.row
             };
             comments.push((n.start_position(), end_row, n.byte_range()));
+            if let Some(parse) = doc_tags {
+                doc_types.on_comment(parse, n, text, &mut imports);
+            }
             return;
         }
         if let Some(n) = find(Role::Annotation) {
@@ -105,6 +125,10 @@ pub(super) fn run_query<'t>(
         }
         if let Some(n) = find(Role::LocalName) {
             bindings.on_local(c, n, &m, text);
+            return;
+        }
+        if let Some(n) = find(Role::LocalDoc) {
+            doc_types.on_name(n, text);
             return;
         }
         if let Some(n) = find(Role::Package) {
@@ -127,6 +151,12 @@ pub(super) fn run_query<'t>(
     // Leading doc comments for definitions that have no docstring.
     if !comments.is_empty() {
         leading_docs(defs, c.spec, text, comments, &annotations);
+        if let Some(parse) = doc_tags {
+            doc_stated_types(defs, parse, |at, name, ty, line| {
+                bindings.add(at, name, ty, line);
+            });
+            doc_types.finish(&mut bindings);
+        }
     }
     imports.sort_by_key(|(s, k, _)| (*s, *k));
     let mut bindings = bindings.list;

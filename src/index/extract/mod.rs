@@ -22,6 +22,7 @@
 
 mod calls;
 mod defs;
+mod doc_types;
 mod imports;
 mod matches;
 mod nodes;

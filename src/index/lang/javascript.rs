@@ -3,8 +3,8 @@
 //! methods, CommonJS exports, and the rules of Jest/Mocha tests and `export`ed API.
 
 use super::{
-    Dispatch, FileEntry, ImpactRules, ImportSystem, LanguageSpec, NamePattern, PublicApi,
-    ResolutionRules, TestCode,
+    Dispatch, ExtractionRules, FileEntry, ImpactRules, ImportSystem, LanguageSpec, NamePattern,
+    PublicApi, ResolutionRules, TestCode,
 };
 
 /// Global objects of ECMAScript, Node.js and browsers: a call on one of them (when the name
@@ -180,6 +180,10 @@ pub(super) const JAVASCRIPT: LanguageSpec = LanguageSpec {
     doc_prefixes: &["/**"],
     constructor_names: &["constructor"],
     folder_module_stems: &["index"],
+    extraction: ExtractionRules {
+        doc_tags: Some(super::jsdoc::parse),
+        ..ExtractionRules::DEFAULT
+    },
     resolution: ResolutionRules {
         imports: ImportSystem::FileSpecifiers,
         globals: GLOBALS,
@@ -224,6 +228,9 @@ pub(super) const TYPESCRIPT: LanguageSpec = LanguageSpec {
         tree_sitter_javascript::HIGHLIGHT_QUERY,
     ],
     resolution: TYPED,
+    // The compiler reads JSDoc types in `.js` files only; a `.ts` file's annotations are its
+    // types.
+    extraction: ExtractionRules::DEFAULT,
     ..JAVASCRIPT
 };
 
@@ -238,5 +245,8 @@ pub(super) const TSX: LanguageSpec = LanguageSpec {
         tree_sitter_javascript::HIGHLIGHT_QUERY,
     ],
     resolution: TYPED,
+    // The compiler reads JSDoc types in `.js` files only; a `.ts` file's annotations are its
+    // types.
+    extraction: ExtractionRules::DEFAULT,
     ..JAVASCRIPT
 };

@@ -15,6 +15,7 @@ mod go;
 mod impact_rules;
 mod java;
 mod javascript;
+mod jsdoc;
 mod kotlin;
 mod lua;
 mod matcher;
@@ -33,7 +34,7 @@ pub use impact_rules::{Dispatch, FileEntry, Hooks, ImpactRules, MainRule, Public
 pub use names::NamePattern;
 pub use resolution_rules::{ImportSystem, LocalShadowing, NewCalls, ResolutionRules};
 pub use spec::{
-    ExtractionRules, ImportHook, LanguageSpec, PackageManifest, Reparse, TokenTreeCalls,
+    DocTags, ExtractionRules, ImportHook, LanguageSpec, PackageManifest, Reparse, TokenTreeCalls,
 };
 pub use token_tree::TokenClass;
 
@@ -231,6 +232,15 @@ pub enum Role {
     LocalName,
     /// `@local.type`.
     LocalType,
+    /// `@local.value`: the call expression whose result a `@local.name` is bound to
+    /// (`f, err := c.File(p)`), typed by the declared return type of what it calls.
+    LocalValue,
+    /// `@local.alias`: the name a module-level `@local.name` is another name for (`ib =
+    /// attrib`): an import of the alias reaches what it names.
+    LocalAlias,
+    /// `@local.doc`: a name whose type a doc comment may state (the language's
+    /// [`ExtractionRules::doc_tags`]).
+    LocalDoc,
     /// `@_helper` captures used only by predicates.
     Ignore,
 }
@@ -272,6 +282,9 @@ impl Role {
             "no_calls" => Role::NoCalls,
             "local.name" => Role::LocalName,
             "local.type" => Role::LocalType,
+            "local.doc" => Role::LocalDoc,
+            "local.value" => Role::LocalValue,
+            "local.alias" => Role::LocalAlias,
             n if n.starts_with('_') => Role::Ignore,
             _ => return None,
         })

@@ -168,6 +168,41 @@ pub struct ExtractionRules {
     /// method of it, and code in it has the module as its enclosing type (`self`, bare
     /// calls). `false`: a module's functions are free functions (Rust `mod`).
     pub modules_hold_methods: bool,
+    /// The types a doc comment states ([`DocTags`] of its text and 1-based line): JSDoc's
+    /// `@type`, `@param`, `@returns` and `@import`, which type receivers where the code
+    /// has no annotations. `None`: doc comments state no types.
+    pub doc_tags: Option<fn(&str, u32) -> DocTags>,
+    /// The type an argument expression's syntax states (a literal's type, `new Foo()` →
+    /// `Foo`, a cast's type), `=x` for a plain name `x`, a call as written (ending in `)`,
+    /// typed by what it calls), empty when unknown: with
+    /// [`ExtractionRules::param_type`], it picks among overloads of one parameter count.
+    /// `None`: arguments are only counted.
+    pub arg_type: Option<fn(Node<'_>, &str) -> String>,
+    /// The declared type of one parameter node of a `@params` list (last segment,
+    /// generics dropped, `[]` kept); `None` for a parameter whose type it cannot say (a
+    /// variadic one), which leaves the whole list unknown. `None`: parameters are only
+    /// counted.
+    pub param_type: Option<fn(Node<'_>, &str) -> Option<String>>,
+    /// Call node kinds that construct the type enclosing them, whatever their name token
+    /// says (a Java enum constant with arguments, `GET(false)`, calls its enum's
+    /// constructor, JLS 8.9.1): such a call is read as `this(...)`.
+    pub self_constructions: &'static [&'static str],
+}
+
+/// What one doc comment states about types ([`ExtractionRules::doc_tags`]). Type names
+/// are as written (`Foo`, `ns.Foo`), generics dropped.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct DocTags {
+    /// The type of the declaration below the comment (`/** @type {Foo} */ let x`), or of
+    /// the value after it (a cast `/** @type {Foo} */ (v)`).
+    pub type_name: Option<String>,
+    /// (parameter name, type) of the function below the comment.
+    pub params: Vec<(String, String)>,
+    /// The declared return type of the function below the comment.
+    pub returns: Option<String>,
+    /// Type imports the comment makes (`@import { A } from "./a"`), bound in its file like
+    /// import statements.
+    pub imports: Vec<Import>,
 }
 
 impl ExtractionRules {
@@ -178,6 +213,10 @@ impl ExtractionRules {
         path_qualified_types: false,
         declared_package_separator: None,
         modules_hold_methods: false,
+        doc_tags: None,
+        arg_type: None,
+        param_type: None,
+        self_constructions: &[],
     };
 }
 

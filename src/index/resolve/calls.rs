@@ -6,7 +6,7 @@
 use super::context::{dir_of, top_package_binding};
 use super::modules::Target;
 use super::tables::is_typeish;
-use super::types::Typed;
+use super::types::{strip_turbofish, Typed};
 use super::{unique_name_allowed, Bound, Ctx, DefRef};
 use crate::index::facts::{CallSite, Import, Kind};
 use crate::index::graph::{Tier, UnresolvedReason};
@@ -61,7 +61,7 @@ impl<'a> Ctx<'a> {
             && self.def(t).kind.is_constructible()
         {
             let declared = self.declared_constructors(t);
-            let fit = self.by_arity(c, declared.clone());
+            let fit = self.by_arity(fi, c, declared.clone());
             match fit.as_slice() {
                 [only] => return Ok((*only, tier)),
                 [] if rules.exact_arity && !declared.is_empty() => {
@@ -131,7 +131,7 @@ impl<'a> Ctx<'a> {
             if declared.is_empty() {
                 return Ok((ty, tier));
             }
-            return match self.by_arity(c, declared).as_slice() {
+            return match self.by_arity(fi, c, declared).as_slice() {
                 [only] => Ok((*only, tier)),
                 [] => Err(UnresolvedReason::NotFound),
                 _ => Err(UnresolvedReason::Ambiguous),
@@ -149,6 +149,7 @@ impl<'a> Ctx<'a> {
             }
             if let Some(ty) = self.enclosing_type(fi, c.caller) {
                 let m = self.by_arity(
+                    fi,
                     c,
                     self.member_with_bases(fi, ty, name, 0, self.exact_args(fi, c)),
                 );
@@ -360,7 +361,7 @@ impl<'a> Ctx<'a> {
         // calls what the property returns, not the property.
         let one = |mut v: Vec<DefRef>, tier: Tier| {
             v.retain(|r| !self.def(*r).is_accessor());
-            match self.by_arity(c, self.pick(fi, v)).as_slice() {
+            match self.by_arity(fi, c, self.pick(fi, v)).as_slice() {
                 [only] => Ok((*only, tier)),
                 [] => Err(UnresolvedReason::NotFound),
                 _ => Err(UnresolvedReason::Ambiguous),
@@ -372,6 +373,14 @@ impl<'a> Ctx<'a> {
         let own = c.caller.and_then(|i| f.definitions[i as usize].self_name());
         let owned;
         let normalized;
+        // A turbofish (`Thing::<()>::new`) names generic arguments, not a path segment.
+        let unfished;
+        let recv = if recv.contains("::<") {
+            unfished = strip_turbofish(recv);
+            unfished.as_str()
+        } else {
+            recv
+        };
         // C and C++ `p->f`, `ns::T`: one separator for the steps below.
         let seps = rules.member_access_separators;
         let recv = if seps.iter().any(|s| recv.contains(s)) {

@@ -455,15 +455,18 @@ impl<'a> Ctx<'a> {
 
     /// Overloads narrowed by the call's argument count, when the call and the candidates
     /// say it (C# and C++): the candidates whose parameter count is unknown or equal to it,
-    /// if that leaves fewer but not none. Same-count overloads stay ambiguous.
-    pub(super) fn by_arity(&self, c: &CallSite, v: Vec<DefRef>) -> Vec<DefRef> {
+    /// if that leaves fewer but not none. Same-count overloads are told apart by the
+    /// arguments' types where both are known ([`Ctx::by_arg_types`]), else stay ambiguous.
+    /// `fi`: the calling file.
+    pub(super) fn by_arity(&self, fi: u32, c: &CallSite, v: Vec<DefRef>) -> Vec<DefRef> {
         // Where the count decides (Java), a candidate of another count is never the
         // target, even the only one.
         if let Some(args) = v.first().and_then(|r| self.exact_args(r.0, c)) {
-            return v
+            let fit = v
                 .into_iter()
                 .filter(|&r| self.fits(r, Some(args)))
                 .collect();
+            return self.by_arg_types(fi, c, fit);
         }
         let Some(args) = c.args.filter(|_| v.len() > 1) else {
             return v;

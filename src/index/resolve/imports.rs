@@ -5,7 +5,7 @@
 use super::context::same_ns;
 use super::modules::Target;
 use super::{Bound, Ctx, DefRef};
-use crate::index::facts::{Import, Kind};
+use crate::index::facts::{Import, Kind, ALIAS};
 use crate::index::lang::ImportSystem;
 
 impl<'a> Ctx<'a> {
@@ -29,6 +29,18 @@ impl<'a> Ctx<'a> {
                         out.extend(self.exported_in(&m, name, depth + 1));
                     }
                     _ => {}
+                }
+            }
+            // A module-level alias (`ib = attr = attrib`): what the aliased name is.
+            if out.is_empty() {
+                let aliased: Vec<&str> = self
+                    .typed_by(fi, name)
+                    .filter(|b| b.scope.is_none() && b.name == name)
+                    .filter_map(|b| b.type_name.strip_prefix(ALIAS))
+                    .filter(|a| *a != name)
+                    .collect();
+                for a in aliased {
+                    out.extend(self.exported_in(&[fi], a, depth + 1));
                 }
             }
             // Globs are followed for Python and JS (`from .a import *`, `export * from`),

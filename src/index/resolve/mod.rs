@@ -20,6 +20,7 @@ mod context;
 mod driver;
 mod imports;
 mod modules;
+mod overloads;
 mod renumber;
 mod tables;
 mod types;

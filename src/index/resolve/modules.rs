@@ -324,6 +324,12 @@ impl ModuleTable {
         from_path: &str,
         spec: &str,
     ) -> Target {
+        if spec.starts_with('#') {
+            return match self.subpath_import(files, from_path, spec) {
+                Some(i) => Target::Files(vec![i]),
+                None => Target::External,
+            };
+        }
         if !(spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == "..") {
             return match self
                 .ts_paths(files, from_path, spec)
@@ -417,6 +423,52 @@ impl ModuleTable {
             .and_then(|p| self.js_file(from_path, &p))
     }
 
+    /// A `#` specifier (Node's subpath imports, private to a package: `#internal/x`)
+    /// through the `imports` of the nearest `package.json` above the importer, else of the
+    /// one above the root ([`Enclosing::js_package`]); an exact key or a `*` pattern.
+    fn subpath_import(&self, files: &[Arc<FileFacts>], from_path: &str, spec: &str) -> Option<u32> {
+        let nearest = self
+            .js_packages
+            .iter()
+            .filter(|(d, _)| {
+                d.is_empty()
+                    || from_path
+                        .strip_prefix(d.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+            })
+            .max_by_key(|(d, _)| d.len());
+        // (the package folder, repo-relative; its imports; the root's path below it).
+        let (dir, imports, below) = match nearest {
+            Some((d, pj)) => match &files[*pj as usize].project {
+                Some(ProjectFile::PackageJson { imports, .. }) => (d.as_str(), imports, ""),
+                _ => return None,
+            },
+            None => {
+                let (below, imports) = self.enclosing.js_package.as_ref()?;
+                ("", imports, below.as_str())
+            }
+        };
+        let mut cands: Vec<String> = Vec::new();
+        for (k, target) in imports {
+            if k == spec {
+                cands.push(target.clone());
+            } else if let Some((pre, post)) = k.split_once('*') {
+                if let Some(star) = spec.strip_prefix(pre).and_then(|r| r.strip_suffix(post)) {
+                    cands.push(target.replacen('*', star, 1));
+                }
+            }
+        }
+        cands.iter().find_map(|c| {
+            let rel = c.trim_start_matches("./");
+            // A target above the root's folder is outside the repository.
+            let rel = match below {
+                "" => rel,
+                b => rel.strip_prefix(b)?.strip_prefix('/')?,
+            };
+            join_relative(dir, rel).and_then(|p| self.js_file(from_path, &p))
+        })
+    }
+
     /// A bare specifier that names the package holding `from_path` by its own name (Node's
     /// self-reference: `@trpc/server/http` inside `@trpc/server`), through the nearest
     /// `package.json` above the importer: the `exports` entry of that subpath (a `*`
@@ -434,9 +486,13 @@ impl ModuleTable {
                         .is_some_and(|r| r.starts_with('/'))
             })
             .max_by_key(|(d, _)| d.len())?;
-        let Some(ProjectFile::PackageJson { name, entries }) = &files[*pj as usize].project else {
+        let Some(ProjectFile::PackageJson { name, entries, .. }) = &files[*pj as usize].project
+        else {
             return None;
         };
+        if name.is_empty() {
+            return None;
+        }
         let sub = if spec == name {
             ".".to_string()
         } else {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::modules::Target;
 use super::tables::is_typeish;
 use super::{Bound, Ctx, DefRef};
-use crate::index::facts::{CallSite, Kind};
+use crate::index::facts::{CallSite, Kind, ALIAS, DOC_TYPE};
 use crate::index::lang::ImportSystem;
 
 /// What a receiver's type is known to be.
@@ -51,6 +51,33 @@ fn inline_constructor(recv: &str) -> Option<&str> {
     ok.then_some(name)
 }
 
+/// `s` without its turbofish generic arguments (`::<...>`, brackets balanced).
+pub(super) fn strip_turbofish(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("::<") {
+        out.push_str(&rest[..i]);
+        let mut depth = 0i32;
+        let mut end = rest.len();
+        for (j, c) in rest[i + 2..].char_indices() {
+            match c {
+                '<' => depth += 1,
+                '>' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = i + 2 + j + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Byte index of the `(` matching the end of `s` (which had its final `)` removed).
 fn matching_open_paren(s: &str) -> Option<usize> {
     let mut depth = 0i32;
@@ -81,6 +108,15 @@ impl<'a> Ctx<'a> {
         if depth > 4 {
             return Typed::Unknown;
         }
+        // A turbofish names generic arguments, not another type: `Thing::<()>::new()` is
+        // typed as `Thing::new()`.
+        let unfished;
+        let recv = if recv.contains("::<") {
+            unfished = strip_turbofish(recv);
+            unfished.as_str()
+        } else {
+            recv
+        };
         // Ruby `Cart.new(2).total`, `Shop.Cart.new.total`: an instance of the class.
         if let Some(ctor) = self.rules(fi).constructor_method {
             let callee = match recv.strip_suffix(')') {
@@ -120,41 +156,11 @@ impl<'a> Ctx<'a> {
             }
         }
         // A call result: resolve the call, then its declared return type.
-        if let Some(inner) = recv.strip_suffix(')') {
-            let Some(open) = matching_open_paren(inner) else {
-                return Typed::Unknown;
-            };
-            let callee = &inner[..open];
-            let (qual, name) = match callee.rfind('.') {
-                Some(i) => (Some(&callee[..i]), &callee[i + 1..]),
-                None => (None, callee),
-            };
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_' || c == '#' || c == '$')
-            {
-                return Typed::Unknown;
-            }
-            let site = CallSite {
-                caller,
-                name: name.to_string(),
-                receiver: qual.map(str::to_string),
-                is_new: false,
-                is_path: false,
-                is_reference: false,
-                args: None,
-                line: 0,
-                column: 0,
-            };
-            let target = match qual {
-                None => self.resolve_bare(fi, &site),
-                Some(q) => self.resolve_qualified_depth(fi, &site, q, depth + 1),
-            };
-            return match target {
+        if recv.ends_with(')') {
+            return match self.call_target(fi, caller, recv, depth) {
                 // A call of a type yields that type (a Go conversion `Meters(2)`, a class
                 // called by name).
-                Ok((t, _)) if !self.def(t).kind.is_callable() => {
+                Some(t) if !self.def(t).kind.is_callable() => {
                     let d = self.def(t);
                     if is_typeish(d.kind)
                         || (self.rules(t.0).named_types_have_methods && d.kind == Kind::TypeAlias)
@@ -164,10 +170,10 @@ impl<'a> Ctx<'a> {
                         Typed::Unknown
                     }
                 }
-                Ok((t, _)) => self
+                Some(t) => self
                     .returns_of(t)
                     .map_or(Typed::Unknown, |r| self.classify_depth(t.0, &r, 1)),
-                Err(_) => Typed::Unknown,
+                None => Typed::Unknown,
             };
         }
         if recv.contains(['(', '[', ' ', '<']) {
@@ -199,7 +205,7 @@ impl<'a> Ctx<'a> {
                     (self.unify(fi, types), &segs[2..])
                 }
             }
-            head => (self.binding_type(fi, caller, head), &segs[1..]),
+            head => (self.binding_type(fi, caller, head, depth), &segs[1..]),
         };
         for field in rest {
             ty = match ty {
@@ -211,8 +217,51 @@ impl<'a> Ctx<'a> {
         ty
     }
 
+    /// What the call written as `call` (`f(x)`, `a.b.m(x)`, ending in its `)`) resolves
+    /// to from `caller` in file `fi`, without its arguments' count: `None` when the text is
+    /// no such call or the call resolves to nothing.
+    pub(super) fn call_target(
+        &self,
+        fi: u32,
+        caller: Option<u32>,
+        call: &str,
+        depth: u32,
+    ) -> Option<DefRef> {
+        let inner = call.strip_suffix(')')?;
+        let open = matching_open_paren(inner)?;
+        let callee = &inner[..open];
+        let (qual, name) = match callee.rfind('.') {
+            Some(i) => (Some(&callee[..i]), &callee[i + 1..]),
+            None => (None, callee),
+        };
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '#' || c == '$')
+        {
+            return None;
+        }
+        let site = CallSite {
+            caller,
+            name: name.to_string(),
+            receiver: qual.map(str::to_string),
+            is_new: false,
+            is_path: false,
+            is_reference: false,
+            args: None,
+            arg_types: None,
+            line: 0,
+            column: 0,
+        };
+        let target = match qual {
+            None => self.resolve_bare(fi, &site),
+            Some(q) => self.resolve_qualified_depth(fi, &site, q, depth + 1),
+        };
+        target.ok().map(|(t, _)| t)
+    }
+
     /// The declared return type of a callable (`Self` → its enclosing type).
-    fn returns_of(&self, t: DefRef) -> Option<String> {
+    pub(super) fn returns_of(&self, t: DefRef) -> Option<String> {
         let d = self.def(t);
         let r = d.returns()?;
         if r == "Self" {
@@ -226,7 +275,7 @@ impl<'a> Ctx<'a> {
 
     /// The type bound to a plain name in the innermost scope that binds it (locals,
     /// parameters, fields of enclosing classes, the file's top level).
-    fn binding_type(&self, fi: u32, caller: Option<u32>, name: &str) -> Typed {
+    fn binding_type(&self, fi: u32, caller: Option<u32>, name: &str, depth: u32) -> Typed {
         if !name
             .chars()
             .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '$')
@@ -242,6 +291,27 @@ impl<'a> Ctx<'a> {
                 .filter(|b| b.scope == scope && b.name == name)
                 .map(|b| b.type_name.as_str())
                 .collect();
+            // `let s = Self::new()`: the enclosing type.
+            if types.contains(&"Self") {
+                return match self.enclosing_type(fi, caller) {
+                    Some(owner) if types.iter().all(|t| *t == "Self") => self.classify(fi, owner),
+                    _ => Typed::Unknown,
+                };
+            }
+            // An alias of a module-level name has no type of its own here.
+            if types.iter().any(|t| t.starts_with(ALIAS)) {
+                return Typed::Unknown;
+            }
+            // A name bound to a call's result (`f, err := c.File(p)`): the call's type,
+            // when no binding of the name states one (`let b = b.freeze()` shadows a `b`
+            // whose type is known).
+            let is_call = |t: &&str| t.ends_with(')');
+            let mut types = types;
+            if types.iter().any(|t| !is_call(t)) {
+                types.retain(|t| !is_call(t));
+            } else if let [call] = types.as_slice() {
+                return self.receiver_type_depth(fi, scope, call, depth + 1);
+            }
             if !types.is_empty() {
                 return self.unify(fi, types);
             }
@@ -372,11 +442,18 @@ impl<'a> Ctx<'a> {
 
     /// A repo type, a name defined nowhere in the repo (a library or builtin type), or a
     /// name that is not a type here (a factory function: its return type is unknown).
-    fn classify(&self, fi: u32, ty: &str) -> Typed {
+    pub(super) fn classify(&self, fi: u32, ty: &str) -> Typed {
         self.classify_depth(fi, ty, 0)
     }
 
     fn classify_depth(&self, fi: u32, ty: &str, depth: u32) -> Typed {
+        // A type only a doc comment states is no evidence that the receiver is a library's.
+        if let Some(ty) = ty.strip_prefix(DOC_TYPE) {
+            return match self.classify_depth(fi, ty, depth) {
+                Typed::External => Typed::Unknown,
+                known => known,
+            };
+        }
         // A repo type is resolved here, in the file that names it: the caller asking
         // for its members may be in another file, with another type of that name.
         match self.classify_name(fi, ty, depth) {
@@ -501,11 +578,18 @@ impl<'a> Ctx<'a> {
                 return self.classify_depth(fi, &r, 1);
             }
         }
-        if self
+        let repo_named = self
             .types
             .get(&(fam, ty))
-            .is_some_and(|v| v.iter().any(|&r| self.def(r).kind != Kind::Module))
-        {
+            .is_some_and(|v| v.iter().any(|&r| self.def(r).kind != Kind::Module));
+        // An import alias of a repo type (`import { Cache as Store }`, JSDoc's `@typedef
+        // {import("./c").Cache} Store`) names a type no definition is named after.
+        if !repo_named && self.local(fi).bindings.contains_key(ty) {
+            if let Some((t, _)) = self.resolve_base(fi, ty) {
+                return Typed::Def(t);
+            }
+        }
+        if repo_named {
             Typed::Repo(ty.to_string())
         } else if rules.predeclared_types.contains(&ty) {
             // `Err error`: `e.Err.Error()` is the interface's method, no repo type's.
