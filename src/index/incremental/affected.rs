@@ -6,7 +6,8 @@
 //! looked up in tables built from every file's definitions, exports and module paths.
 //! So an edit can change file F's edges only if F writes a name that a changed file
 //! defines, exports, imports or is named by (its stem, folders, module path, package),
-//! before or after the edit. Those files ("affected") are resolved again against tables
+//! before or after the edit, or the name of a type with such a name among its bases
+//! (overloads are picked by subtyping). Those files ("affected") are resolved again against tables
 //! built from all facts; the rest keep their edges, renumbered to the new node positions
 //! (a monotone map, so the per-file edge order is kept). A project file (tsconfig,
 //! go.mod, Cargo.toml) among the changes, or any inconsistency found while carrying
@@ -23,7 +24,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::diff::{edit_touches, offered};
-use crate::index::facts::FileFacts;
+use crate::index::facts::{FileFacts, ALIAS};
 use crate::index::graph::{CodeGraph, RawEdge};
 use crate::index::project::Enclosing;
 use crate::index::resolve::{
@@ -46,8 +47,8 @@ fn verify() -> bool {
 
 /// Adds to `touched` the aliases under which a file passes a touched name on (`export {
 /// formatCents as money } from "./money"`, `from .a import f as g`, `pub use a::f as g`,
-/// `export { default as money }` of a touched file): their importers write the alias, not
-/// the name. Followed to a fixed point (alias chains).
+/// `export { default as money }` of a touched file, a module-level `s = attrs`): their
+/// importers write the alias, not the name. Followed to a fixed point (alias chains).
 fn follow_aliases<'a>(files: &'a [Arc<FileFacts>], touched: &mut HashSet<&'a str>) {
     // The aliasing imports, found once (a few thousand of 58K imports on the Rust tree).
     let aliased: Vec<(&str, &str, &str)> = files
@@ -55,8 +56,20 @@ fn follow_aliases<'a>(files: &'a [Arc<FileFacts>], touched: &mut HashSet<&'a str
         .flat_map(|f| &f.imports)
         .filter_map(|i| Some((i.name.as_deref()?, i.alias.as_deref()?, i.module.as_str())))
         .collect();
+    // Module-level aliases (`s = attributes = attrs`): importers of `s` reach `attrs`.
+    let assigned: Vec<(&str, &str)> = files
+        .iter()
+        .flat_map(|f| &f.bindings)
+        .filter(|b| b.scope.is_none())
+        .filter_map(|b| Some((b.name.as_str(), b.type_name.strip_prefix(ALIAS)?)))
+        .collect();
     loop {
         let before = touched.len();
+        for &(alias, name) in &assigned {
+            if tokens(name).any(|t| touched.contains(t)) {
+                touched.extend(tokens(alias));
+            }
+        }
         for &(name, alias, module) in &aliased {
             let passes = if name == "default" {
                 tokens(module).any(|t| touched.contains(t))
@@ -65,6 +78,34 @@ fn follow_aliases<'a>(files: &'a [Arc<FileFacts>], touched: &mut HashSet<&'a str
             };
             if passes {
                 touched.extend(tokens(alias));
+            }
+        }
+        if touched.len() == before {
+            return;
+        }
+    }
+}
+
+/// Adds to `touched` the names of the types that have a touched type among their bases,
+/// to a fixed point (`class Leaf extends Node`: an edit of `Node` touches `Leaf`). A file
+/// that writes only `Leaf` can still depend on `Node`: Java picks among overloads by
+/// whether an argument's type is a subtype of a parameter's (`show(Node)` for a `Leaf`).
+fn follow_subtypes<'a>(files: &'a [Arc<FileFacts>], touched: &mut HashSet<&'a str>) {
+    let typed: Vec<(&str, Vec<&str>)> = files
+        .iter()
+        .flat_map(|f| &f.definitions)
+        .filter_map(|d| {
+            let bases = &d.details.as_ref()?.bases;
+            (!bases.is_empty()).then(|| (&*d.name, bases.iter().map(|b| b.name.as_str()).collect()))
+        })
+        .collect();
+    loop {
+        let before = touched.len();
+        for (name, bases) in &typed {
+            if !touched.contains(name)
+                && bases.iter().any(|b| tokens(b).any(|t| touched.contains(t)))
+            {
+                touched.insert(name);
             }
         }
         if touched.len() == before {
@@ -147,6 +188,7 @@ fn select<'a>(
         }
     }
     follow_aliases(files, &mut touched);
+    follow_subtypes(files, &mut touched);
     let Some(written) = written else {
         let selected = files
             .par_iter()
