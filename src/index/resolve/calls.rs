@@ -374,13 +374,8 @@ impl<'a> Ctx<'a> {
         let owned;
         let normalized;
         // A turbofish (`Thing::<()>::new`) names generic arguments, not a path segment.
-        let unfished;
-        let recv = if recv.contains("::<") {
-            unfished = strip_turbofish(recv);
-            unfished.as_str()
-        } else {
-            recv
-        };
+        let unfished = strip_turbofish(recv);
+        let recv = &*unfished;
         // C and C++ `p->f`, `ns::T`: one separator for the steps below.
         let seps = rules.member_access_separators;
         let recv = if seps.iter().any(|s| recv.contains(s)) {

@@ -423,12 +423,10 @@ impl ModuleTable {
             .and_then(|p| self.js_file(from_path, &p))
     }
 
-    /// A `#` specifier (Node's subpath imports, private to a package: `#internal/x`)
-    /// through the `imports` of the nearest `package.json` above the importer, else of the
-    /// one above the root ([`Enclosing::js_package`]); an exact key or a `*` pattern.
-    fn subpath_import(&self, files: &[Arc<FileFacts>], from_path: &str, spec: &str) -> Option<u32> {
-        let nearest = self
-            .js_packages
+    /// The deepest `package.json` folder at or above `from_path` (the root's is `""`), with
+    /// the index of its file: (folder, file index).
+    fn nearest_js_package(&self, from_path: &str) -> Option<&(String, u32)> {
+        self.js_packages
             .iter()
             .filter(|(d, _)| {
                 d.is_empty()
@@ -436,7 +434,14 @@ impl ModuleTable {
                         .strip_prefix(d.as_str())
                         .is_some_and(|r| r.starts_with('/'))
             })
-            .max_by_key(|(d, _)| d.len());
+            .max_by_key(|(d, _)| d.len())
+    }
+
+    /// A `#` specifier (Node's subpath imports, private to a package: `#internal/x`)
+    /// through the `imports` of the nearest `package.json` above the importer, else of the
+    /// one above the root ([`Enclosing::js_package`]); an exact key or a `*` pattern.
+    fn subpath_import(&self, files: &[Arc<FileFacts>], from_path: &str, spec: &str) -> Option<u32> {
+        let nearest = self.nearest_js_package(from_path);
         // (the package folder, repo-relative; its imports; the root's path below it).
         let (dir, imports, below) = match nearest {
             Some((d, pj)) => match &files[*pj as usize].project {
@@ -476,16 +481,7 @@ impl ModuleTable {
     /// is not in the tree (`./dist/esm/http.js`) names the source it is built from
     /// (`src/http.ts`, TypeScript's `rootDir` → `outDir` layout) when that exists.
     fn own_package(&self, files: &[Arc<FileFacts>], from_path: &str, spec: &str) -> Option<u32> {
-        let (dir, pj) = self
-            .js_packages
-            .iter()
-            .filter(|(d, _)| {
-                d.is_empty()
-                    || from_path
-                        .strip_prefix(d.as_str())
-                        .is_some_and(|r| r.starts_with('/'))
-            })
-            .max_by_key(|(d, _)| d.len())?;
+        let (dir, pj) = self.nearest_js_package(from_path)?;
         let Some(ProjectFile::PackageJson { name, entries, .. }) = &files[*pj as usize].project
         else {
             return None;

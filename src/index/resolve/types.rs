@@ -51,8 +51,12 @@ fn inline_constructor(recv: &str) -> Option<&str> {
     ok.then_some(name)
 }
 
-/// `s` without its turbofish generic arguments (`::<...>`, brackets balanced).
-pub(super) fn strip_turbofish(s: &str) -> String {
+/// `s` without its turbofish generic arguments (`::<...>`, brackets balanced); `s` itself,
+/// not copied, when it has none.
+pub(super) fn strip_turbofish(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains("::<") {
+        return std::borrow::Cow::Borrowed(s);
+    }
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(i) = rest.find("::<") {
@@ -75,7 +79,7 @@ pub(super) fn strip_turbofish(s: &str) -> String {
         rest = &rest[end..];
     }
     out.push_str(rest);
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 /// Byte index of the `(` matching the end of `s` (which had its final `)` removed).
@@ -110,13 +114,8 @@ impl<'a> Ctx<'a> {
         }
         // A turbofish names generic arguments, not another type: `Thing::<()>::new()` is
         // typed as `Thing::new()`.
-        let unfished;
-        let recv = if recv.contains("::<") {
-            unfished = strip_turbofish(recv);
-            unfished.as_str()
-        } else {
-            recv
-        };
+        let unfished = strip_turbofish(recv);
+        let recv = &*unfished;
         // Ruby `Cart.new(2).total`, `Shop.Cart.new.total`: an instance of the class.
         if let Some(ctor) = self.rules(fi).constructor_method {
             let callee = match recv.strip_suffix(')') {
