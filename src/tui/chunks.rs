@@ -207,7 +207,7 @@ impl ChunkSearch {
     }
 
     /// Starts building, in the background, what `what` asks for a tree of `chunks`
-    /// chunks ([`crate::index::search::prebuild`]'s rule: the text index, and the vectors
+    /// chunks ([`crate::index::search::prebuild()`]'s rule: the text index, and the vectors
     /// where [`vectors_skipped`] says none), so the first query of a chunk mode finds it
     /// built. Nothing without a snapshot or with [`Prebuild::Off`].
     pub fn prewarm(&mut self, what: Prebuild, chunks: u64) {
