@@ -33,6 +33,7 @@ const LANGUAGES: &[&str] = &[
     "kotlin",
     "bash",
     "lua",
+    "swift",
 ];
 
 type Key = (String, String, String);

@@ -346,3 +346,29 @@ fn kotlin_packages_companions_and_extension_functions() {
         ("okio.internal", Some("read"))
     );
 }
+
+#[test]
+fn swift_types_extensions_and_initializers() {
+    let src = "/// A buffer.\nfinal class Buffer: Source, Equatable {\n    init(size: Int) {}\n    func size() -> Int { return 0 }\n}\n\nprotocol Source {}\n\nextension Buffer {\n    func readLine() -> String { size(); return \"\" }\n}\n";
+    let f = facts("Sources/IO/Buffer.swift", src);
+    let buffer = def(&f, "Sources/IO/Buffer.swift::Buffer");
+    assert_eq!(
+        (buffer.kind, buffer.doc()),
+        (Kind::Class, Some("A buffer."))
+    );
+    assert_eq!(buffer.bases().len(), 2);
+    assert_eq!(
+        def(&f, "Sources/IO/Buffer.swift::Buffer.init").kind,
+        Kind::Constructor
+    );
+    assert_eq!(
+        def(&f, "Sources/IO/Buffer.swift::Source").kind,
+        Kind::Interface
+    );
+    let ext = def(&f, "Sources/IO/Buffer.swift::Buffer.readLine");
+    assert_eq!(
+        (ext.kind, ext.container()),
+        (Kind::Method, Some("Buffer")),
+        "an extension's method is its type's"
+    );
+}

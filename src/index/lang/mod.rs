@@ -27,6 +27,7 @@ mod roots;
 mod ruby;
 mod rust;
 mod spec;
+mod swift;
 pub(crate) mod token_tree;
 
 pub use impact_rules::{Dispatch, FileEntry, Hooks, ImpactRules, MainRule, PublicApi, TestCode};
@@ -69,6 +70,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     kotlin::SPEC,
     bash::SPEC,
     lua::SPEC,
+    swift::SPEC,
     windowed("markdown", &["md", "markdown", "mdx"]),
     windowed("toml", &["toml"]),
     LanguageSpec {
