@@ -34,6 +34,7 @@ const LANGUAGES: &[&str] = &[
     "bash",
     "lua",
     "swift",
+    "scala",
 ];
 
 type Key = (String, String, String);

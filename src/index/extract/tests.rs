@@ -372,3 +372,24 @@ fn swift_types_extensions_and_initializers() {
         "an extension's method is its type's"
     );
 }
+
+#[test]
+fn scala_packages_objects_and_mixins() {
+    let src = "package org.geo\n\ntrait Named\n\n/** A square. */\ncase class Square(side: Double) extends Shape with Named {\n  def area(): Double = side * side\n}\n\nobject Square {\n  def unit(): Square = new Square(1)\n}\n";
+    let f = facts("src/main/scala/org/geo/Square.scala", src);
+    let square = def(&f, "src/main/scala/org/geo/Square.scala::Square");
+    assert_eq!(
+        (&*square.qualified_name, square.doc()),
+        ("org.geo.Square", Some("A square."))
+    );
+    assert_eq!(square.bases().len(), 2);
+    assert_eq!(
+        def(&f, "src/main/scala/org/geo/Square.scala::Named").kind,
+        Kind::Interface
+    );
+    assert_eq!(
+        def(&f, "src/main/scala/org/geo/Square.scala::Square.unit").kind,
+        Kind::Method,
+        "a companion object's def is a member under the name it shares with its class"
+    );
+}

@@ -26,6 +26,7 @@ mod resolution_rules;
 mod roots;
 mod ruby;
 mod rust;
+mod scala;
 mod spec;
 mod swift;
 pub(crate) mod token_tree;
@@ -71,6 +72,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     bash::SPEC,
     lua::SPEC,
     swift::SPEC,
+    scala::SPEC,
     windowed("markdown", &["md", "markdown", "mdx"]),
     windowed("toml", &["toml"]),
     LanguageSpec {
