@@ -35,6 +35,7 @@ const LANGUAGES: &[&str] = &[
     "lua",
     "swift",
     "scala",
+    "dart",
 ];
 
 type Key = (String, String, String);

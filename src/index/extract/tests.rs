@@ -393,3 +393,24 @@ fn scala_packages_objects_and_mixins() {
         "a companion object's def is a member under the name it shares with its class"
     );
 }
+
+#[test]
+fn dart_classes_mixins_and_constructors() {
+    let src = "import 'package:shop/src/cart.dart' as cart;\n\n/// A square.\nclass Square extends Shape with Named implements Sized {\n  Square(this.side);\n  Square.unit() : side = 1;\n  final double side;\n  double area() => side * side;\n}\n\nmixin Named {}\n";
+    let f = facts("lib/shapes.dart", src);
+    let square = def(&f, "lib/shapes.dart::Square");
+    assert_eq!(
+        (square.kind, square.doc()),
+        (Kind::Class, Some("A square."))
+    );
+    assert_eq!(square.bases().len(), 3);
+    assert_eq!(
+        def(&f, "lib/shapes.dart::Square.Square").kind,
+        Kind::Constructor
+    );
+    assert_eq!(def(&f, "lib/shapes.dart::Square.unit").kind, Kind::Method);
+    assert_eq!(
+        (f.imports[0].module.as_str(), f.imports[0].alias.as_deref()),
+        ("lib/src/cart.dart", Some("cart"))
+    );
+}

@@ -11,6 +11,7 @@
 
 mod bash;
 mod clike;
+mod dart;
 mod go;
 mod impact_rules;
 mod java;
@@ -73,6 +74,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     lua::SPEC,
     swift::SPEC,
     scala::SPEC,
+    dart::SPEC,
     windowed("markdown", &["md", "markdown", "mdx"]),
     windowed("toml", &["toml"]),
     LanguageSpec {
