@@ -33,6 +33,9 @@ const LANGUAGES: &[&str] = &[
     "kotlin",
     "bash",
     "lua",
+    "swift",
+    "scala",
+    "dart",
 ];
 
 type Key = (String, String, String);

@@ -346,3 +346,71 @@ fn kotlin_packages_companions_and_extension_functions() {
         ("okio.internal", Some("read"))
     );
 }
+
+#[test]
+fn swift_types_extensions_and_initializers() {
+    let src = "/// A buffer.\nfinal class Buffer: Source, Equatable {\n    init(size: Int) {}\n    func size() -> Int { return 0 }\n}\n\nprotocol Source {}\n\nextension Buffer {\n    func readLine() -> String { size(); return \"\" }\n}\n";
+    let f = facts("Sources/IO/Buffer.swift", src);
+    let buffer = def(&f, "Sources/IO/Buffer.swift::Buffer");
+    assert_eq!(
+        (buffer.kind, buffer.doc()),
+        (Kind::Class, Some("A buffer."))
+    );
+    assert_eq!(buffer.bases().len(), 2);
+    assert_eq!(
+        def(&f, "Sources/IO/Buffer.swift::Buffer.init").kind,
+        Kind::Constructor
+    );
+    assert_eq!(
+        def(&f, "Sources/IO/Buffer.swift::Source").kind,
+        Kind::Interface
+    );
+    let ext = def(&f, "Sources/IO/Buffer.swift::Buffer.readLine");
+    assert_eq!(
+        (ext.kind, ext.container()),
+        (Kind::Method, Some("Buffer")),
+        "an extension's method is its type's"
+    );
+}
+
+#[test]
+fn scala_packages_objects_and_mixins() {
+    let src = "package org.geo\n\ntrait Named\n\n/** A square. */\ncase class Square(side: Double) extends Shape with Named {\n  def area(): Double = side * side\n}\n\nobject Square {\n  def unit(): Square = new Square(1)\n}\n";
+    let f = facts("src/main/scala/org/geo/Square.scala", src);
+    let square = def(&f, "src/main/scala/org/geo/Square.scala::Square");
+    assert_eq!(
+        (&*square.qualified_name, square.doc()),
+        ("org.geo.Square", Some("A square."))
+    );
+    assert_eq!(square.bases().len(), 2);
+    assert_eq!(
+        def(&f, "src/main/scala/org/geo/Square.scala::Named").kind,
+        Kind::Interface
+    );
+    assert_eq!(
+        def(&f, "src/main/scala/org/geo/Square.scala::Square.unit").kind,
+        Kind::Method,
+        "a companion object's def is a member under the name it shares with its class"
+    );
+}
+
+#[test]
+fn dart_classes_mixins_and_constructors() {
+    let src = "import 'package:shop/src/cart.dart' as cart;\n\n/// A square.\nclass Square extends Shape with Named implements Sized {\n  Square(this.side);\n  Square.unit() : side = 1;\n  final double side;\n  double area() => side * side;\n}\n\nmixin Named {}\n";
+    let f = facts("lib/shapes.dart", src);
+    let square = def(&f, "lib/shapes.dart::Square");
+    assert_eq!(
+        (square.kind, square.doc()),
+        (Kind::Class, Some("A square."))
+    );
+    assert_eq!(square.bases().len(), 3);
+    assert_eq!(
+        def(&f, "lib/shapes.dart::Square.Square").kind,
+        Kind::Constructor
+    );
+    assert_eq!(def(&f, "lib/shapes.dart::Square.unit").kind, Kind::Method);
+    assert_eq!(
+        (f.imports[0].module.as_str(), f.imports[0].alias.as_deref()),
+        ("lib/src/cart.dart", Some("cart"))
+    );
+}

@@ -11,6 +11,7 @@
 
 mod bash;
 mod clike;
+mod dart;
 mod go;
 mod impact_rules;
 mod java;
@@ -27,7 +28,9 @@ mod resolution_rules;
 mod roots;
 mod ruby;
 mod rust;
+mod scala;
 mod spec;
+mod swift;
 pub(crate) mod token_tree;
 
 pub use impact_rules::{Dispatch, FileEntry, Hooks, ImpactRules, MainRule, PublicApi, TestCode};
@@ -70,6 +73,9 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     kotlin::SPEC,
     bash::SPEC,
     lua::SPEC,
+    swift::SPEC,
+    scala::SPEC,
+    dart::SPEC,
     windowed("markdown", &["md", "markdown", "mdx"]),
     windowed("toml", &["toml"]),
     LanguageSpec {
