@@ -147,7 +147,8 @@ pub struct ChunkSearch {
     ready: Arc<Mutex<Option<bool>>>,
     /// A background build was asked for in this session ([`ChunkSearch::prewarm`]).
     pub prewarmed: bool,
-    /// When a build's progress was last due to be drawn ([`ChunkSearch::progress_due`]).
+    /// When a frame showing a build's progress was last drawn (`None`: the last frame
+    /// showed none), for [`ChunkSearch::progress_due`].
     progress_drawn: Option<Instant>,
 }
 
@@ -188,22 +189,21 @@ impl ChunkSearch {
         }
     }
 
-    /// `true` when the screen should be drawn again for a build's progress: every
-    /// [`PROGRESS_REDRAW`] while one runs, and once when it ends (a background build
-    /// answers nothing that would make the loop draw).
-    pub fn progress_due(&mut self) -> bool {
-        if self.building().is_some() {
-            if self
-                .progress_drawn
-                .is_none_or(|t| t.elapsed() >= PROGRESS_REDRAW)
-            {
-                self.progress_drawn = Some(Instant::now());
-                return true;
-            }
-            false
-        } else {
-            self.progress_drawn.take().is_some()
+    /// `true` when the screen should be drawn again for a build's progress: when the
+    /// last frame ([`drawn`](ChunkSearch::drawn)) showed no build and one runs, every
+    /// [`PROGRESS_REDRAW`] while it runs, and when the frame shows a build that has ended
+    /// (a background build answers nothing that would make the loop draw).
+    pub fn progress_due(&self) -> bool {
+        match (self.building().is_some(), self.progress_drawn) {
+            (true, Some(t)) => t.elapsed() >= PROGRESS_REDRAW,
+            (true, None) | (false, Some(_)) => true,
+            (false, None) => false,
         }
+    }
+
+    /// Records what the frame just drawn shows: a build's progress or none.
+    pub fn drawn(&mut self, showing_build: bool) {
+        self.progress_drawn = showing_build.then(Instant::now);
     }
 
     /// Starts building, in the background, what `what` asks for a tree of `chunks`

@@ -410,6 +410,11 @@ fn the_search_index_builds_in_the_background() {
     assert_eq!(app.chunks.ready(), Some(true), "built with the vectors");
     let line = status.expect("the status bar showed the build");
     assert!(line.contains('…') && line.contains(" s "), "{line}");
+    // The last frame shows a build that has ended: a redraw is due, and none after it.
+    assert!(app.chunks.progress_due());
+    let s = screen(&mut app, 140, 30);
+    assert!(s.lines().last().unwrap().contains(" ready "), "{s}");
+    assert!(!app.chunks.progress_due());
     // Hybrid now: answered without building anything.
     ctrl(&mut app, 't');
     ctrl(&mut app, 't');

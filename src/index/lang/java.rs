@@ -5,8 +5,8 @@
 use tree_sitter::Node;
 
 use super::{
-    split_path, ExtractionRules, ImpactRules, ImportSystem, LanguageSpec, MainRule, NamePattern,
-    NewCalls, PublicApi, ResolutionRules, TestCode,
+    source_root_package, ExtractionRules, ImpactRules, ImportSystem, LanguageSpec, MainRule,
+    NamePattern, NewCalls, PublicApi, ResolutionRules, TestCode,
 };
 
 pub(super) const SPEC: LanguageSpec = LanguageSpec {
@@ -180,14 +180,7 @@ fn type_name(raw: &str) -> String {
 /// directory under `src/main`, `src/test` or `src` (Maven and Gradle layouts), else the last
 /// `src/`, else the repository root.
 fn module_path(path: &str) -> Vec<String> {
-    let (dirs, _) = split_path(path);
-    let start = dirs
-        .iter()
-        .rposition(|d| *d == "java")
-        .filter(|&i| i > 0 && dirs[..i].contains(&"src"))
-        .or_else(|| dirs.iter().rposition(|d| *d == "src"))
-        .map_or(0, |i| i + 1);
-    dirs[start..].iter().map(|s| s.to_string()).collect()
+    source_root_package(path, &["java"])
 }
 
 #[cfg(test)]

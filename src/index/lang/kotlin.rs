@@ -6,8 +6,8 @@
 use tree_sitter::Node;
 
 use super::{
-    split_path, ExtractionRules, ImpactRules, ImportSystem, LanguageSpec, LocalShadowing, MainRule,
-    NamePattern, ResolutionRules, TestCode,
+    source_root_package, ExtractionRules, ImpactRules, ImportSystem, LanguageSpec, LocalShadowing,
+    MainRule, NamePattern, ResolutionRules, TestCode,
 };
 use crate::index::facts::Import;
 
@@ -122,14 +122,7 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
 /// `src/commonMain/kotlin`), else the last `src/`, else the root. A declared `package`
 /// replaces it (`declared_package_separator`).
 fn module_path(path: &str) -> Vec<String> {
-    let (dirs, _) = split_path(path);
-    let start = dirs
-        .iter()
-        .rposition(|d| *d == "kotlin" || *d == "java")
-        .filter(|&i| i > 0 && dirs[..i].contains(&"src"))
-        .or_else(|| dirs.iter().rposition(|d| *d == "src"))
-        .map_or(0, |i| i + 1);
-    dirs[start..].iter().map(|s| s.to_string()).collect()
+    source_root_package(path, &["kotlin", "java"])
 }
 
 /// An `import` header: `import a.b.C` binds `C` of package `a.b`, `import a.b.C as D`

@@ -409,6 +409,21 @@ fn query_source(spec: &LanguageSpec, depth: u32) -> Result<String, String> {
     Ok(out)
 }
 
+/// The package path of a file in a JVM-style source tree: the directories after the
+/// source root, which is the last directory named one of `roots` below a `src/` (Maven,
+/// Gradle and sbt: `src/main/java`, `src/commonMain/kotlin`, `src/main/scala`), else the
+/// last `src/`, else the repository root.
+fn source_root_package(path: &str, roots: &[&str]) -> Vec<String> {
+    let (dirs, _) = split_path(path);
+    let start = dirs
+        .iter()
+        .rposition(|d| roots.contains(d))
+        .filter(|&i| i > 0 && dirs[..i].contains(&"src"))
+        .or_else(|| dirs.iter().rposition(|d| *d == "src"))
+        .map_or(0, |i| i + 1);
+    dirs[start..].iter().map(|s| s.to_string()).collect()
+}
+
 /// Splits a path into its directory segments and the file stem.
 fn split_path(path: &str) -> (Vec<&str>, &str) {
     let mut segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();

@@ -5,8 +5,8 @@
 use tree_sitter::Node;
 
 use super::{
-    split_path, ExtractionRules, ImpactRules, ImportSystem, LanguageSpec, LocalShadowing, MainRule,
-    NamePattern, ResolutionRules, TestCode,
+    source_root_package, ExtractionRules, ImpactRules, ImportSystem, LanguageSpec, LocalShadowing,
+    MainRule, NamePattern, ResolutionRules, TestCode,
 };
 use crate::index::facts::Import;
 
@@ -114,14 +114,7 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
 /// `java/` folder below `src` (sbt's `src/main/scala`), else the last `src/`, else the
 /// root. A declared `package` replaces it (`declared_package_separator`).
 fn module_path(path: &str) -> Vec<String> {
-    let (dirs, _) = split_path(path);
-    let start = dirs
-        .iter()
-        .rposition(|d| *d == "scala" || *d == "java")
-        .filter(|&i| i > 0 && dirs[..i].contains(&"src"))
-        .or_else(|| dirs.iter().rposition(|d| *d == "src"))
-        .map_or(0, |i| i + 1);
-    dirs[start..].iter().map(|s| s.to_string()).collect()
+    source_root_package(path, &["scala", "java"])
 }
 
 /// An `import` clause: `import a.b.C` binds `C` of package `a.b`, `import a.b.{C, D => E}`

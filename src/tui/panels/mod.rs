@@ -44,6 +44,8 @@ pub fn draw(f: &mut Frame, app: &mut App) {
             Paragraph::new(msg).wrap(ratatui::widgets::Wrap { trim: true }),
             area,
         );
+        // Nothing of a build shows here: no redraw is due for its progress.
+        app.chunks.drawn(app.chunks.building().is_some());
         return;
     }
     let [main, status_area] =

@@ -14,6 +14,9 @@ use crate::tui::app::App;
 use crate::worker::Phase;
 
 pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
+    let building = app.chunks.building();
+    app.chunks
+        .drawn(building.is_some() && app.status.phase == Phase::Idle);
     let t = &app.theme;
     let s = &app.status;
     let mut spans = Vec::new();
@@ -32,7 +35,7 @@ pub(super) fn draw(f: &mut Frame, app: &mut App, area: Rect) {
             ));
             spans.push(Span::raw(format!(" {}/{} ", s.done, s.total)));
         }
-    } else if let Some(b) = app.chunks.building() {
+    } else if let Some(b) = building {
         // The search indexes build in the background once the graph is on screen: their
         // step and bar, as indexing's.
         spans.push(Span::styled(" search index: ", t.get("ui.title")));
