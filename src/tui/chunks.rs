@@ -3,7 +3,7 @@
 //!
 //! The UI thread never builds an index nor runs a query: one thread per snapshot builds
 //! the [`Searcher`] the first time a chunk mode is used, or in the background as soon as
-//! the session's first full snapshot is on screen ([`ChunkSearch::prewarm`]) (text only
+//! the first full snapshot of the TUI's run is on screen ([`ChunkSearch::prewarm`]) (text only
 //! first; again with vectors when semantic or hybrid is asked for), from the index and
 //! vectors saved in the
 //! cache folder when this instance may write there ([`Snapshot::search_dir`]: only the
@@ -145,7 +145,7 @@ pub struct ChunkSearch {
     building: Arc<Mutex<Option<Building>>>,
     /// Set by the search thread once it holds a searcher: `Some(true)` with vectors.
     ready: Arc<Mutex<Option<bool>>>,
-    /// A background build was asked for in this session ([`ChunkSearch::prewarm`]).
+    /// A background build was asked for since the TUI started ([`ChunkSearch::prewarm`]).
     pub prewarmed: bool,
     /// When a frame showing a build's progress was last drawn (`None`: the last frame
     /// showed none), for [`ChunkSearch::progress_due`].

@@ -134,20 +134,12 @@ mod tests {
     #[test]
     fn imports_name_files_and_prefixes() {
         let src = "import 'package:shop/src/cart.dart' as cart show Cart;\nimport 'src/util.dart';\nimport 'dart:async';\n";
-        let mut p = tree_sitter::Parser::new();
-        p.set_language(&tree_sitter_dart::LANGUAGE.into()).unwrap();
-        let tree = p.parse(src, None).unwrap();
-        let mut out = Vec::new();
-        let mut stack = vec![tree.root_node()];
-        while let Some(n) = stack.pop() {
-            if n.kind() == "import_specification" {
-                expand_import(n, src.as_bytes(), 1, &mut out);
-            }
-            let mut cur = n.walk();
-            let mut kids: Vec<Node> = n.named_children(&mut cur).collect();
-            kids.reverse();
-            stack.extend(kids);
-        }
+        let out = super::super::expanded_imports(
+            tree_sitter_dart::LANGUAGE.into(),
+            &["import_specification"],
+            expand_import,
+            src,
+        );
         let got: Vec<(&str, Option<&str>, Option<&str>)> = out
             .iter()
             .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_deref()))

@@ -178,16 +178,12 @@ mod tests {
     #[test]
     fn imports_bind_classes_aliases_and_globs() {
         let src = "import a.b.C\nimport a.b.D as E\nimport a.b.*\n";
-        let mut p = tree_sitter::Parser::new();
-        p.set_language(&tree_sitter_kotlin_ng::LANGUAGE.into())
-            .unwrap();
-        let tree = p.parse(src, None).unwrap();
-        let mut out = Vec::new();
-        let root = tree.root_node();
-        let mut cur = root.walk();
-        for n in root.named_children(&mut cur) {
-            expand_import(n, src.as_bytes(), 1, &mut out);
-        }
+        let out = super::super::expanded_imports(
+            tree_sitter_kotlin_ng::LANGUAGE.into(),
+            &["import"],
+            expand_import,
+            src,
+        );
         let got: Vec<(&str, Option<&str>, Option<&str>)> = out
             .iter()
             .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_deref()))

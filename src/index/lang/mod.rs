@@ -432,6 +432,32 @@ fn split_path(path: &str) -> (Vec<&str>, &str) {
     (segs, stem)
 }
 
+/// What a spec's `expand_import` makes of `src` parsed with `grammar`: it is called, as the
+/// engine calls it, on every node whose kind is one of `kinds` (the `@import` patterns of
+/// the language's tags query), in document order. For the languages' own tests.
+#[cfg(test)]
+pub(crate) fn expanded_imports(
+    grammar: tree_sitter::Language,
+    kinds: &[&str],
+    expand: fn(tree_sitter::Node<'_>, &[u8], u32, &mut Vec<crate::index::facts::Import>),
+    src: &str,
+) -> Vec<crate::index::facts::Import> {
+    let mut p = tree_sitter::Parser::new();
+    p.set_language(&grammar).unwrap();
+    let tree = p.parse(src, None).unwrap();
+    let mut out = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        if kinds.contains(&n.kind()) {
+            expand(n, src.as_bytes(), 1, &mut out);
+        }
+        let mut cur = n.walk();
+        let kids: Vec<_> = n.named_children(&mut cur).collect();
+        stack.extend(kids.into_iter().rev());
+    }
+    out
+}
+
 /// Every file under `dir` that a grammar parses: (path, path relative to `dir` with `/`,
 /// language), in relative-path order. For tests that run over fixture folders.
 #[cfg(test)]

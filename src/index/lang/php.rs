@@ -207,17 +207,18 @@ mod tests {
     use super::*;
 
     fn imports(src: &str) -> Vec<(String, Option<String>, Option<String>)> {
-        let mut p = tree_sitter::Parser::new();
-        p.set_language(&tree_sitter_php::LANGUAGE_PHP.into())
-            .unwrap();
-        let tree = p.parse(src, None).unwrap();
-        let mut out = Vec::new();
-        let mut stack = vec![tree.root_node()];
-        while let Some(n) = stack.pop() {
-            expand_import(n, src.as_bytes(), 1, &mut out);
-            let mut c = n.walk();
-            stack.extend(n.named_children(&mut c));
-        }
+        let out = super::super::expanded_imports(
+            tree_sitter_php::LANGUAGE_PHP.into(),
+            &[
+                "namespace_use_declaration",
+                "require_expression",
+                "require_once_expression",
+                "include_expression",
+                "include_once_expression",
+            ],
+            expand_import,
+            src,
+        );
         let mut v: Vec<_> = out
             .into_iter()
             .map(|i| (i.module, i.name, i.alias))

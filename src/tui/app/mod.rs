@@ -405,7 +405,7 @@ impl App {
             if let Some(m) = self.mode.engine() {
                 self.chunks.query(&self.search.query, m);
             } else if !self.chunks.prewarmed {
-                // Once per session, so that the first text or hybrid query does not wait
+                // Once per run of the TUI, so that the first text or hybrid query does not wait
                 // for its index; later snapshots build at their first query, as an edit
                 // changes few files and the saved indexes are updated per file.
                 self.chunks
