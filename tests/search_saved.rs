@@ -119,6 +119,125 @@ fn a_warm_text_search_answers_from_the_saved_index_as_a_fresh_one_does() {
     assert_eq!(warm, fresh);
 }
 
+/// Queries for the semantic and hybrid modes: exact and case-folded names (the name
+/// bonus), filters, a phrase, words found only in a window (the README), and none.
+const MEANING_QUERIES: &[u8] = b"dumps\nrender json\nDUMPS\ntwin_helper path:pkg/\n\
+kind:function twin\n\"allocate id\"\nlang:python store\nwhat the project does\nqqqqxyzzy\n";
+
+/// `search --mode MODE --json --stats --batch` over [`MEANING_QUERIES`]; stdout and the
+/// `--stats` object.
+fn run_mode(home: &Path, repo: &Path, mode: &str, fresh: bool) -> (String, serde_json::Value) {
+    let batch = home.join("m.txt");
+    std::fs::write(&batch, MEANING_QUERIES).expect("write");
+    let mut c = common::isolated(home, repo);
+    if fresh {
+        c.arg("--no-cache");
+    }
+    common::stats_of(
+        c.args(["search", "--mode", mode, "--json", "--stats", "--batch"])
+            .arg(&batch)
+            .output()
+            .expect("run"),
+    )
+}
+
+/// Asserts that two outputs of [`run_mode`] have the same answers, hit for hit, with
+/// scores within 1e-6.
+fn assert_same_answers(a: &str, b: &str, what: &str) {
+    let parse = |out: &str| -> Vec<serde_json::Value> {
+        out.lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect()
+    };
+    let (a, b) = (parse(a), parse(b));
+    assert_eq!(a.len(), b.len(), "{what}");
+    for (x, y) in a.iter().zip(&b) {
+        let (hx, hy) = (
+            x["hits"].as_array().expect("hits"),
+            y["hits"].as_array().expect("hits"),
+        );
+        assert_eq!(hx.len(), hy.len(), "{what}: {x} vs {y}");
+        for (p, q) in hx.iter().zip(hy) {
+            let (mut p, mut q) = (p.clone(), q.clone());
+            let (sp, sq) = (p["score"].take(), q["score"].take());
+            assert_eq!(p, q, "{what}: query {}", x["query"]);
+            let d = (sp.as_f64().expect("score") - sq.as_f64().expect("score")).abs();
+            assert!(d < 1e-6, "{what}: {sp} vs {sq}");
+        }
+    }
+}
+
+/// After `index`, semantic and hybrid searches answer from the saved chunk table, text
+/// index and embedder fit, with no chunk made and no vector decoded, and their answers
+/// are exactly those of a searcher built from scratch; an edit or a damaged table sends
+/// them back to building, and the next search is warm again.
+#[test]
+fn a_warm_hybrid_search_answers_from_the_saved_table_as_a_fresh_one_does() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let repo = home.path().join("repo");
+    common::copy_dir(&common::fixture("python"), &repo);
+    std::fs::create_dir_all(repo.join("pkg")).expect("mkdir");
+    std::fs::write(repo.join("pkg/a.py"), "def twin_helper():\n    return 1\n").expect("write");
+    std::fs::write(
+        repo.join("README.md"),
+        "# Store\n\nWhat the project does: it renders json.\n",
+    )
+    .expect("write");
+    common::backdate(&repo);
+    index(home.path(), &repo, &[]);
+    for mode in ["hybrid", "semantic"] {
+        let (fresh, _) = run_mode(home.path(), &repo, mode, true);
+        let (warm, stats) = run_mode(home.path(), &repo, mode, false);
+        assert!(
+            !made_chunks(&stats),
+            "{mode}: answered from the table: {stats}"
+        );
+        assert_eq!(stats["build"]["embedder_fit_reused"], true, "{stats}");
+        // A fit read back from its file can round the query vector's last bit
+        // differently from one made in memory: scores agree to 1e-6, ranks exactly.
+        assert_same_answers(&warm, &fresh, mode);
+        assert!(warm.contains("::dumps"), "{warm}");
+    }
+
+    // An edit: the snapshot is stale, so this search builds (and saves a new table).
+    std::fs::write(
+        repo.join("pkg/a.py"),
+        "def twin_helper():\n    return 2\n\ndef dumps_all():\n    pass\n",
+    )
+    .expect("write");
+    common::backdate(&repo);
+    let (fresh, _) = run_mode(home.path(), &repo, "hybrid", true);
+    let (updated, stats) = run_mode(home.path(), &repo, "hybrid", false);
+    assert!(made_chunks(&stats), "the tree changed: {stats}");
+    assert_eq!(updated, fresh);
+    assert!(updated.contains("pkg/a.py::dumps_all"), "{updated}");
+    let (warm, stats) = run_mode(home.path(), &repo, "hybrid", false);
+    assert!(!made_chunks(&stats), "the new table: {stats}");
+    assert_eq!(warm, fresh);
+
+    // A damaged table header is refused: the search builds, answers right, and saves a
+    // good table again.
+    let table = std::fs::read_dir(home.path().join("cache/codegraph-tui"))
+        .expect("cache")
+        .flat_map(|e| {
+            std::fs::read_dir(e.expect("entry").path().join("vectors"))
+                .into_iter()
+                .flatten()
+        })
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.extension().is_some_and(|e| e == "table"))
+        .expect("a saved chunk table");
+    let mut bytes = std::fs::read(&table).expect("read");
+    bytes[110] ^= 0x01;
+    std::fs::write(&table, &bytes).expect("write");
+    let (repaired, stats) = run_mode(home.path(), &repo, "hybrid", false);
+    assert!(made_chunks(&stats), "{stats}");
+    assert_eq!(repaired, fresh);
+    let (warm, stats) = run_mode(home.path(), &repo, "hybrid", false);
+    assert!(!made_chunks(&stats), "{stats}");
+    assert_eq!(warm, fresh);
+}
+
 /// Runs `index --json` with `extra` arguments and returns its `search` object.
 fn index(home: &Path, repo: &Path, extra: &[&str]) -> serde_json::Value {
     let out = common::isolated(home, repo)

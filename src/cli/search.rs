@@ -11,7 +11,7 @@ use clap::Args;
 use super::{output, Cli};
 use crate::config::Config;
 use crate::index::search::hybrid::BuildStats;
-use crate::index::search::{text_hits, Hit, Mode, Query, Searcher, TextIndex};
+use crate::index::search::{text_hits, Hit, Mode, Query, SavedSearch, Searcher, TextIndex};
 
 /// Arguments of `search`.
 #[derive(Debug, Args)]
@@ -44,7 +44,7 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
     let color = output::use_color(cli.color);
     if let Some(n) = a.bench_vectors {
         for dim in [256, 384] {
-            let b = crate::index::search::vector::bench_top_k(n, dim, 60);
+            let b = crate::index::search::scan::bench_top_k(n, dim, 60);
             output::print_json(&serde_json::json!({
                 "vectors": n, "dimensions": dim, "k": 1000,
                 "latency_ms": {"p50": b.p50, "p99": b.p99, "f32_scan_p50": b.f32_p50},
@@ -75,13 +75,17 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
         (None, Some(f)) => read_batch(f)?,
         _ => bail!("give either QUERY or --batch FILE"),
     };
-    if a.mode == Mode::Text {
-        if let Some((text, stats, source_bytes)) = saved_text_index(cli, root, config) {
-            let answer = |q: &str| text_hits(&text, q, a.limit).map_err(anyhow::Error::from);
-            let status = answer_all(a, &queries, answer, color, &stats, source_bytes)?;
-            std::mem::forget(text);
-            return Ok(status);
-        }
+    if let Some((saved, stats, source_bytes)) = saved_indexes(cli, root, config, a.mode) {
+        let answer = |q: &str| {
+            match &saved {
+                Saved::Text(text) => text_hits(text, q, a.limit),
+                Saved::All(s) => s.search(q, a.mode, a.limit),
+            }
+            .map_err(anyhow::Error::from)
+        };
+        let status = answer_all(a, &queries, answer, color, &stats, source_bytes)?;
+        std::mem::forget(saved);
+        return Ok(status);
     }
     let (idx, session) = super::open_index(cli, root, config, a.json || a.batch.is_some())?;
     let searcher = Searcher::build_for(
@@ -105,35 +109,57 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
     Ok(status)
 }
 
-/// The saved text index when the tree is as the live snapshot has it and the index was
-/// built from that snapshot, with its build counts and the snapshot's source bytes: a
-/// warm text search then reads the manifest, stats the tree and opens the index, and
-/// neither loads the snapshot nor makes a chunk. `None` otherwise (the caller builds).
-fn saved_text_index(
+/// The saved indexes a warm search answers from.
+enum Saved {
+    /// Mode `text`: the text index alone.
+    Text(TextIndex),
+    /// Modes `semantic` and `hybrid`: the chunk table, its embedder and the text index.
+    All(SavedSearch),
+}
+
+/// The saved indexes `mode` needs when the tree is as the live snapshot has it and they
+/// were built from that snapshot, with build counts and the snapshot's source bytes: a
+/// warm search then reads the manifest, stats the tree and opens the indexes, and neither
+/// loads the snapshot nor makes a chunk. `None` otherwise (the caller builds).
+fn saved_indexes(
     cli: &Cli,
     root: &Path,
     config: &Config,
-) -> Option<(TextIndex, BuildStats, u64)> {
+    mode: Mode,
+) -> Option<(Saved, BuildStats, u64)> {
     let t = Instant::now();
     // Reading only: a running TUI or watcher holding the lock is no reason to wait.
     let mut session =
         crate::index::session::Session::open_for_command(super::session_dir(cli, root).as_deref());
     let (digest, index_stats) = session.unchanged_snapshot(root, &config.index_options())?;
-    let text = TextIndex::open_for_snapshot(&session.dir()?.join("text"), digest)?;
+    let dir = session.dir()?;
     let mut stats = BuildStats {
-        chunks: text.len() as usize,
         text_reused: true,
-        text_index_bytes: text.size_bytes(),
         ..BuildStats::default()
+    };
+    let saved = if mode == Mode::Text {
+        let text = TextIndex::open_for_snapshot(&dir.join("text"), digest)?;
+        stats.chunks = text.len() as usize;
+        stats.text_index_bytes = text.size_bytes();
+        Saved::Text(text)
+    } else {
+        let s = SavedSearch::open(dir, digest, mode, config.embedding.clone())?;
+        stats.chunks = s.len();
+        stats.vectors_cached = s.len();
+        stats.embedder = Some(s.embedder_id());
+        stats.embedder_fit_reused = true;
+        (stats.vector_bytes, stats.text_index_bytes) = s.size_bytes();
+        Saved::All(s)
     };
     stats
         .elapsed_ms
-        .insert("text".into(), t.elapsed().as_millis() as u64);
+        .insert("open".into(), t.elapsed().as_millis() as u64);
     tracing::info!(
         ms = t.elapsed().as_millis() as u64,
-        "saved text index of the live snapshot"
+        mode = mode.as_str(),
+        "saved search indexes of the live snapshot"
     );
-    Some((text, stats, index_stats.bytes))
+    Some((saved, stats, index_stats.bytes))
 }
 
 /// Answers every query with `answer` and prints the hits, then `--stats`; exit status 1

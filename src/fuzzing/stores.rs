@@ -68,7 +68,7 @@ fn vectors(body: &[u8]) {
     let (inputs, keys) = inputs_and_keys(chunks());
     if let Ok((index, _)) = embed_inputs(&inputs, &keys, &embedder, Some(&dir)) {
         if let Ok(q) = embedder.embed_query("parse the arguments") {
-            let _ = (index.top_k(&q, 10), index.top_k_f32(&q, 10));
+            let _ = (index.top_k(&q, 10), index.top_k(&q, 1000));
         }
     }
     let _ = t;
@@ -92,7 +92,7 @@ fn fit(body: &[u8]) {
     if std::fs::write(dir.join("vectors").join("offline-fit.bin"), &file).is_err() {
         return;
     }
-    let Ok((embedder, _)) = choose_embedder(&inputs, &keys, Some(&dir), None) else {
+    let Ok((embedder, _, _)) = choose_embedder(&inputs, &keys, Some(&dir), None) else {
         return;
     };
     let _ = embedder.embed(&inputs);

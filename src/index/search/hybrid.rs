@@ -148,7 +148,8 @@ pub struct Searcher {
 /// With a `cache_dir` the offline fit is saved there and reused while the inputs and the
 /// engine are the same: fitting reads every chunk (about 20 s on 1.3M chunks).
 ///
-/// Returns the embedder and whether a saved fit was reused.
+/// Returns the embedder, whether a saved fit was reused, and the fit's digest (what a
+/// saved [`super::table::ChunkTable`] records; zero for the OpenAI-compatible client).
 ///
 /// Errors: [`SearchError::Embed`] for a malformed setting.
 pub fn choose_embedder(
@@ -156,9 +157,9 @@ pub fn choose_embedder(
     keys: &[[u8; 32]],
     cache_dir: Option<&Path>,
     config: Option<OpenAiConfig>,
-) -> Result<(Box<dyn Embedder>, bool), SearchError> {
+) -> Result<(Box<dyn Embedder>, bool, [u8; 32]), SearchError> {
     if let Some(c) = OpenAiConfig::from_env(config)? {
-        return Ok((Box::new(OpenAiEmbedder::new(c)?), false));
+        return Ok((Box::new(OpenAiEmbedder::new(c)?), false, [0; 32]));
     }
     let file = cache_dir.map(|d| d.join("vectors").join("offline-fit.bin"));
     let mut digest = blake3::Hasher::new();
@@ -181,7 +182,7 @@ pub fn choose_embedder(
     });
     if let Some(m) = saved {
         tracing::debug!("embedder fit reused");
-        return Ok((Box::new(m), true));
+        return Ok((Box::new(m), true, digest));
     }
     let t = std::time::Instant::now();
     let m = OfflineEmbedder::fit(inputs);
@@ -194,7 +195,26 @@ pub fn choose_embedder(
             tracing::warn!(error = %e, "could not save the embedder fit");
         }
     }
-    Ok((Box::new(m), false))
+    Ok((Box::new(m), false, digest))
+}
+
+/// Saves the [`super::table::ChunkTable`] of `chunks` and their vectors `vi` for
+/// `snapshot`, made by `embedder` with the fit `fit`. A table that cannot be written is
+/// logged and left out: searches then take the building path.
+pub fn save_table(
+    cache_dir: &Path,
+    snapshot: SnapshotDigest,
+    embedder: &dyn Embedder,
+    fit: [u8; 32],
+    chunks: &[SearchChunk],
+    vi: &VectorIndex,
+) {
+    let t = std::time::Instant::now();
+    let path = super::table::table_file(cache_dir, &embedder.cache_slot());
+    match super::table::write(&path, snapshot, &embedder.id(), fit, chunks, vi) {
+        Ok(()) => tracing::debug!(ms = t.elapsed().as_millis() as u64, "chunk table saved"),
+        Err(e) => tracing::warn!(error = %e, "could not save the chunk table"),
+    }
 }
 
 impl Searcher {
@@ -259,16 +279,19 @@ impl Searcher {
         } else {
             let t = std::time::Instant::now();
             let (inputs, keys) = inputs_and_keys(&chunks);
-            let e = match embedder {
-                Some(e) => e,
+            let (e, fit) = match embedder {
+                Some(e) => (e, [0; 32]),
                 None => {
-                    let (e, reused) = choose_embedder(&inputs, &keys, cache_dir, openai)?;
+                    let (e, reused, fit) = choose_embedder(&inputs, &keys, cache_dir, openai)?;
                     stats.embedder_fit_reused = reused;
-                    e
+                    (e, fit)
                 }
             };
             let (vi, EmbedStats { cached, embedded }) =
                 embed_inputs(&inputs, &keys, e.as_ref(), cache_dir)?;
+            if let (Some(d), Some(snap)) = (cache_dir, snapshot) {
+                save_table(d, snap, e.as_ref(), fit, &chunks, &vi);
+            }
             stats.vectors_cached = cached;
             stats.vectors_embedded = embedded;
             stats.embedder = Some(e.id());
@@ -325,13 +348,8 @@ impl Searcher {
         let text_list: Vec<(usize, f64)> = if mode == Mode::Semantic {
             Vec::new()
         } else {
-            let depth = if mode == Mode::Text {
-                limit
-            } else {
-                CANDIDATES
-            };
             self.text
-                .search(&q, depth)?
+                .search(&q, text_depth(mode, limit))?
                 .into_iter()
                 .filter_map(|h| {
                     self.by_key
@@ -340,105 +358,178 @@ impl Searcher {
                 })
                 .collect()
         };
-        let sem_list: Vec<(usize, f64)> = if mode == Mode::Text || q.is_empty() {
+        let sem_list = if mode == Mode::Text || q.is_empty() {
             Vec::new()
         } else {
             let (vi, e) = self.vectors.as_ref().ok_or_else(|| {
                 super::EmbedError::Config("this searcher was built without vectors".into())
             })?;
-            let qv = e.embed_query(&q.text())?;
-            let filtered = !(q.paths.is_empty() && q.langs.is_empty() && q.kinds.is_empty());
-            let depth = if filtered {
-                vi.len()
-            } else {
-                CANDIDATES.max(limit)
-            };
-            vi.top_k(&qv, depth)
-                .into_iter()
-                // Cosine 0 or below: nothing in common with the query (a query of only
-                // punctuation embeds to the zero vector); such rows are not hits.
-                .filter(|&(_, s)| s > 0.0)
-                .filter(|&(i, _)| {
-                    let c = &self.chunks[i];
-                    q.accepts(&c.path, &c.language, &c.kind)
-                })
-                .take(CANDIDATES.max(limit))
-                .map(|(i, s)| (i, f64::from(s)))
-                .collect()
+            semantic_list(vi.view(), self, &q, &e.embed_query(&q.text())?, limit)
         };
-        let text_weight = TEXT_WEIGHT;
-        let mut fused: HashMap<usize, Fused> = HashMap::new();
-        for (r, &(i, s)) in text_list.iter().enumerate() {
-            let e = fused.entry(i).or_insert((0.0, None, None));
-            e.1 = Some(r + 1);
-            e.0 += if mode == Mode::Hybrid {
-                text_weight / (RRF_K + (r + 1) as f64)
-            } else {
-                s
-            };
-        }
-        for (r, &(i, s)) in sem_list.iter().enumerate() {
-            let e = fused.entry(i).or_insert((0.0, None, None));
-            e.2 = Some(r + 1);
-            e.0 += if mode == Mode::Hybrid {
-                1.0 / (RRF_K + (r + 1) as f64)
-            } else {
-                s
-            };
-        }
-        if mode == Mode::Hybrid {
-            for (&i, e) in fused.iter_mut() {
-                if self.chunks[i].kind == "window" {
-                    e.0 *= WINDOW_WEIGHT;
-                }
-            }
-            // The query less its filters, so `parse kind:function` still finds `parse`.
-            // A quoted name alone (`"echo"`) is that name.
-            let whole = match (q.words.is_empty(), q.phrases.as_slice()) {
-                (true, [phrase]) => phrase.clone(),
-                (_, []) => q.words.join(" "),
-                _ => query.trim().to_string(),
-            };
-            let whole = whole.as_str();
-            for &i in self
-                .by_name
-                .get(&whole.to_lowercase())
-                .into_iter()
-                .flatten()
-            {
-                let c = &self.chunks[i];
-                if q.accepts(&c.path, &c.language, &c.kind) {
-                    let exact = [&c.name, &c.qualified_name, &c.id]
-                        .iter()
-                        .any(|k| k.as_str() == whole);
-                    fused.entry(i).or_insert((0.0, None, None)).0 += if exact {
-                        EXACT_NAME_BONUS
-                    } else {
-                        FOLDED_NAME_BONUS
-                    };
-                }
-            }
-        }
-        let mut ranked: Vec<(usize, Fused)> = fused.into_iter().collect();
-        ranked.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0).then(a.0.cmp(&b.0)));
-        ranked.truncate(limit);
-        Ok(ranked
-            .into_iter()
-            .map(|(i, (score, tr, sr))| {
-                let c = &self.chunks[i];
-                Hit {
-                    id: c.id.clone(),
-                    path: c.path.clone(),
-                    start_line: c.start_line,
-                    end_line: c.end_line,
-                    kind: c.kind.clone(),
-                    score,
-                    text_rank: tr,
-                    semantic_rank: sr,
-                }
-            })
-            .collect())
+        Ok(fuse(self, &q, query, mode, &text_list, &sem_list, limit))
     }
+}
+
+impl ChunkMeta for Searcher {
+    fn meta(&self, i: usize) -> ChunkFields<'_> {
+        let c = &self.chunks[i];
+        ChunkFields {
+            path: &c.path,
+            start_line: c.start_line,
+            end_line: c.end_line,
+            kind: &c.kind,
+            language: &c.language,
+            id: &c.id,
+            name: &c.name,
+            qualified_name: &c.qualified_name,
+        }
+    }
+
+    fn named(&self, lowercased: &str) -> Vec<usize> {
+        self.by_name.get(lowercased).cloned().unwrap_or_default()
+    }
+}
+
+/// What ranking needs of a chunk. Lines are 1-based and inclusive.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkFields<'a> {
+    /// Repo-relative path.
+    pub path: &'a str,
+    /// First line.
+    pub start_line: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// Definition kind or `window`.
+    pub kind: &'a str,
+    /// Registry name of the language.
+    pub language: &'a str,
+    /// Node id.
+    pub id: &'a str,
+    /// Definition name (empty for windows).
+    pub name: &'a str,
+    /// Qualified name (empty for windows).
+    pub qualified_name: &'a str,
+}
+
+/// The chunks a ranking is over, by position (chunk order: path, then line): the chunks a
+/// [`Searcher`] holds, or the rows of a saved [`super::table::ChunkTable`], which rank
+/// alike.
+pub trait ChunkMeta: Sync {
+    /// Chunk `i`.
+    fn meta(&self, i: usize) -> ChunkFields<'_>;
+    /// Definition chunks whose name, qualified name or id lowercased is `lowercased`,
+    /// in chunk order.
+    fn named(&self, lowercased: &str) -> Vec<usize>;
+}
+
+/// How many BM25 hits a query in `mode` takes: `limit` alone, or [`CANDIDATES`] to fuse.
+pub fn text_depth(mode: Mode, limit: usize) -> usize {
+    if mode == Mode::Text {
+        limit
+    } else {
+        CANDIDATES
+    }
+}
+
+/// The vector list of a query: up to `max(CANDIDATES, limit)` chunks the query's filters
+/// accept, by similarity of `rows` to the query vector `qv`, best first; a score of 0 or
+/// below is no hit (nothing in common: a query of only punctuation embeds to zero).
+pub fn semantic_list(
+    rows: super::scan::CodeRows<'_>,
+    meta: &dyn ChunkMeta,
+    q: &Query,
+    qv: &[f32],
+    limit: usize,
+) -> Vec<(usize, f64)> {
+    let filtered = !(q.paths.is_empty() && q.langs.is_empty() && q.kinds.is_empty());
+    let accept = |i: usize| {
+        let c = meta.meta(i);
+        q.accepts(c.path, c.language, c.kind)
+    };
+    let accept: Option<&(dyn Fn(usize) -> bool + Sync)> =
+        if filtered { Some(&accept) } else { None };
+    rows.top_k(qv, CANDIDATES.max(limit), accept)
+        .into_iter()
+        .filter(|&(_, s)| s > 0.0)
+        .map(|(i, s)| (i, f64::from(s)))
+        .collect()
+}
+
+/// The best `limit` hits from a BM25 list and a vector list of chunk positions (best
+/// first), ranked as `mode` ranks ([module docs](self)); ties by chunk order.
+pub fn fuse(
+    meta: &dyn ChunkMeta,
+    q: &Query,
+    query: &str,
+    mode: Mode,
+    text_list: &[(usize, f64)],
+    sem_list: &[(usize, f64)],
+    limit: usize,
+) -> Vec<Hit> {
+    let mut fused: HashMap<usize, Fused> = HashMap::new();
+    for (r, &(i, s)) in text_list.iter().enumerate() {
+        let e = fused.entry(i).or_insert((0.0, None, None));
+        e.1 = Some(r + 1);
+        e.0 += if mode == Mode::Hybrid {
+            TEXT_WEIGHT / (RRF_K + (r + 1) as f64)
+        } else {
+            s
+        };
+    }
+    for (r, &(i, s)) in sem_list.iter().enumerate() {
+        let e = fused.entry(i).or_insert((0.0, None, None));
+        e.2 = Some(r + 1);
+        e.0 += if mode == Mode::Hybrid {
+            1.0 / (RRF_K + (r + 1) as f64)
+        } else {
+            s
+        };
+    }
+    if mode == Mode::Hybrid {
+        for (&i, e) in fused.iter_mut() {
+            if meta.meta(i).kind == "window" {
+                e.0 *= WINDOW_WEIGHT;
+            }
+        }
+        // The query less its filters, so `parse kind:function` still finds `parse`.
+        // A quoted name alone (`"echo"`) is that name.
+        let whole = match (q.words.is_empty(), q.phrases.as_slice()) {
+            (true, [phrase]) => phrase.clone(),
+            (_, []) => q.words.join(" "),
+            _ => query.trim().to_string(),
+        };
+        let whole = whole.as_str();
+        for i in meta.named(&whole.to_lowercase()) {
+            let c = meta.meta(i);
+            if q.accepts(c.path, c.language, c.kind) {
+                let exact = [c.name, c.qualified_name, c.id].contains(&whole);
+                fused.entry(i).or_insert((0.0, None, None)).0 += if exact {
+                    EXACT_NAME_BONUS
+                } else {
+                    FOLDED_NAME_BONUS
+                };
+            }
+        }
+    }
+    let mut ranked: Vec<(usize, Fused)> = fused.into_iter().collect();
+    ranked.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0).then(a.0.cmp(&b.0)));
+    ranked.truncate(limit);
+    ranked
+        .into_iter()
+        .map(|(i, (score, tr, sr))| {
+            let c = meta.meta(i);
+            Hit {
+                id: c.id.to_string(),
+                path: c.path.to_string(),
+                start_line: c.start_line,
+                end_line: c.end_line,
+                kind: c.kind.to_string(),
+                score,
+                text_rank: tr,
+                semantic_rank: sr,
+            }
+        })
+        .collect()
 }
 
 /// The best `limit` hits for `query` in mode `text` from the text index alone, exactly as

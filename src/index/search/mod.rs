@@ -12,9 +12,12 @@ pub mod embed;
 pub mod hybrid;
 pub mod prebuild;
 pub mod query;
+pub mod scan;
+pub mod table;
 pub mod text;
 pub mod tokenize;
 pub mod vector;
+pub mod warm;
 
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
@@ -29,6 +32,7 @@ pub use prebuild::{prebuild, vectors_skipped, Prebuild, PrebuildReport};
 pub use query::Query;
 pub use text::TextIndex;
 pub use vector::VectorIndex;
+pub use warm::SavedSearch;
 
 /// Errors of search building and querying.
 #[derive(Debug, thiserror::Error)]

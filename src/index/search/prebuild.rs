@@ -127,9 +127,12 @@ pub fn prebuild(
     }
     let t = Instant::now();
     let (inputs, keys) = inputs_and_keys(&chunks);
-    let (embedder, _fit_reused) = choose_embedder(&inputs, &keys, Some(cache_dir), openai)?;
-    let (_, EmbedStats { embedded, .. }) =
+    let (embedder, _fit_reused, fit) = choose_embedder(&inputs, &keys, Some(cache_dir), openai)?;
+    let (vi, EmbedStats { embedded, .. }) =
         embed_inputs(&inputs, &keys, embedder.as_ref(), Some(cache_dir))?;
+    if let Some(snap) = snapshot {
+        super::hybrid::save_table(cache_dir, snap, embedder.as_ref(), fit, &chunks, &vi);
+    }
     report.vectors = if embedded > 0 { "built" } else { "reused" }.into();
     report.vectors_embedded = embedded;
     report.vectors_ms = t.elapsed().as_millis() as u64;

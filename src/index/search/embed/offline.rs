@@ -279,7 +279,15 @@ impl OfflineEmbedder {
     /// The vector of `text`: a chunk's embedding input, or (`query`) a search query,
     /// whose learned half reads the query-side word table.
     fn vector_of(&self, text: &str, query: bool) -> Vec<f32> {
+        // Summed in term order, not the maps' (random) order: the same text then gets the
+        // same bits in every process, and a query's `i8` codes (`search::scan`) with them.
+        let sorted = |b: Bags| {
+            let mut v: Vec<(String, TermCount)> = b.into_iter().collect();
+            v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            v
+        };
         let (stems, words) = bags(text);
+        let (stems, words) = (sorted(stems), sorted(words));
         let mut v = vec![0.0; DIMENSIONS];
         for (t, c) in stems {
             // A query term no chunk contains could only match by a hash collision.

@@ -1,0 +1,506 @@
+//! The saved chunk table: every chunk's metadata and `i8`-coded vector in one
+//! memory-mapped file, so a later process answers semantic and hybrid queries without
+//! loading the snapshot, re-reading any source or decoding the vector cache
+//! ([`super::warm`]). It is written beside the vector cache when a search index is built
+//! for a saved snapshot, and is valid only for that snapshot and that embedder (and, for
+//! the built-in one, that fit).
+//!
+//! File `<cache dir>/vectors/<16 hex of BLAKE3(embedder cache slot)>.table`, all integers
+//! little-endian, every section starting at a multiple of 8 bytes:
+//!
+//! * Header: magic `CGTTAB01`; the BLAKE3 of the rest of the header (32 bytes); the
+//!   snapshot digest (32); the embedder fit digest (32, zero for a provider without a
+//!   fit); dimension (u32), embedder id length (u32); row count, path count, name count
+//!   and string bytes (u64 each); the BLAKE3 of the body (32); the embedder id (UTF-8).
+//! * Codes: `count × dimension` `i8`. Scales: `count` `f32` ([`super::scan`]).
+//! * Rows, 52 bytes each in chunk order: path index, first and last line (1-based), then
+//!   `(offset, length)` into the strings of kind, language, node id, name, qualified name
+//!   (u32 each).
+//! * Paths, 16 bytes each: string offset and length, first row and row count (u32 each);
+//!   then the path indexes sorted by path (u32 each).
+//! * Names, 12 bytes each, sorted: the first 8 bytes of BLAKE3 of a lowercased name,
+//!   qualified name or id of a definition's chunk (u64), and its row (u32).
+//! * Strings: UTF-8, each stored once.
+//!
+//! Opening checks the header (its checksum, the snapshot, the sizes against the file's
+//! length) but not the body, whose checksum would mean reading all of it per query: every
+//! offset read from the body is bounds-checked, so damage there gives wrong text, never a
+//! crash, and the writer ([`write`]) checks the body before it keeps a table.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::scan::CodeRows;
+use super::vector::VectorIndex;
+use super::{write_atomic, SearchChunk, SearchError};
+use crate::index::store::SnapshotDigest;
+
+const MAGIC: &[u8; 8] = b"CGTTAB01";
+const ROW_BYTES: usize = 52;
+const PATH_BYTES: usize = 16;
+const NAME_BYTES: usize = 12;
+/// Header bytes before the embedder id.
+const FIXED_HEAD: usize = 176;
+
+/// Path of the table of an embedder's cache slot under `cache_dir`.
+pub fn table_file(cache_dir: &Path, cache_slot: &str) -> PathBuf {
+    super::vector::cache_file(cache_dir, cache_slot).with_extension("table")
+}
+
+/// The hash a name is looked up by.
+fn name_hash(lowercased: &str) -> u64 {
+    let h = blake3::hash(lowercased.as_bytes());
+    u64::from_le_bytes(h.as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+fn pad8(b: &mut Vec<u8>) {
+    b.resize(b.len().next_multiple_of(8), 0);
+}
+
+/// Byte ranges of the sections, from the counts of a header.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    codes: usize,
+    scales: usize,
+    rows: usize,
+    paths: usize,
+    sorted: usize,
+    names: usize,
+    strings: usize,
+    end: usize,
+}
+
+impl Layout {
+    fn of(
+        body: usize,
+        dim: usize,
+        count: usize,
+        paths: usize,
+        names: usize,
+        strings: usize,
+    ) -> Option<Layout> {
+        let up = |x: usize| x.checked_next_multiple_of(8);
+        let codes = body;
+        let scales = up(codes.checked_add(count.checked_mul(dim)?)?)?;
+        let rows = up(scales.checked_add(count.checked_mul(4)?)?)?;
+        let paths_at = up(rows.checked_add(count.checked_mul(ROW_BYTES)?)?)?;
+        let sorted = paths_at.checked_add(paths.checked_mul(PATH_BYTES)?)?;
+        let names_at = up(sorted.checked_add(paths.checked_mul(4)?)?)?;
+        let strings_at = up(names_at.checked_add(names.checked_mul(NAME_BYTES)?)?)?;
+        Some(Layout {
+            codes,
+            scales,
+            rows,
+            paths: paths_at,
+            sorted,
+            names: names_at,
+            strings: strings_at,
+            end: strings_at.checked_add(strings)?,
+        })
+    }
+}
+
+/// One row of the table: what a hit and the fusion need of a chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableRow<'a> {
+    /// Repo-relative path.
+    pub path: &'a str,
+    /// First line, 1-based.
+    pub start_line: u32,
+    /// Last line, 1-based, inclusive.
+    pub end_line: u32,
+    /// Definition kind or `window`.
+    pub kind: &'a str,
+    /// Registry name of the language.
+    pub language: &'a str,
+    /// Node id ([`SearchChunk::id`]).
+    pub id: &'a str,
+    /// The definition's name; empty for windows.
+    pub name: &'a str,
+    /// The definition's qualified name; empty for windows.
+    pub qualified_name: &'a str,
+}
+
+/// An opened table ([module docs](self)).
+pub struct ChunkTable {
+    map: memmap2::Mmap,
+    lay: Layout,
+    dim: usize,
+    count: usize,
+    n_paths: usize,
+    n_names: usize,
+    /// The embedder the vectors are of ([`super::Embedder::id`]).
+    pub embedder_id: String,
+    /// The built-in embedder's fit digest the vectors were made with; zero otherwise.
+    pub fit: [u8; 32],
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    b.get(at..at + 4)
+        .map_or(0, |x| u32::from_le_bytes(x.try_into().expect("4 bytes")))
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    b.get(at..at + 8)
+        .map_or(0, |x| u64::from_le_bytes(x.try_into().expect("8 bytes")))
+}
+
+impl ChunkTable {
+    /// Opens the table at `path` when it was written for `snapshot`; `None` when it is
+    /// missing, of another snapshot, or fails the header checks (then the caller builds).
+    pub fn open(path: &Path, snapshot: SnapshotDigest) -> Option<ChunkTable> {
+        // The codes and scales are read in place as `i8` and `f32`.
+        if cfg!(target_endian = "big") {
+            return None;
+        }
+        let file = std::fs::File::open(path).ok()?;
+        if !file.metadata().ok()?.is_file() {
+            return None;
+        }
+        // SAFETY: the file is replaced by rename, never written in place, so the mapped
+        // bytes do not change under the reader.
+        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+        let b = &map[..];
+        if b.len() < FIXED_HEAD || &b[..8] != MAGIC || b[40..72] != snapshot.0 {
+            return None;
+        }
+        let dim = u32_at(b, 104) as usize;
+        let id_len = u32_at(b, 108) as usize;
+        let body = (FIXED_HEAD + id_len).next_multiple_of(8);
+        if b.len() < body || *blake3::hash(&b[40..body]).as_bytes() != b[8..40] {
+            tracing::warn!(path = %path.display(), "chunk table header fails its checks; ignored");
+            return None;
+        }
+        let count = usize::try_from(u64_at(b, 112)).ok()?;
+        let n_paths = usize::try_from(u64_at(b, 120)).ok()?;
+        let n_names = usize::try_from(u64_at(b, 128)).ok()?;
+        let strings = usize::try_from(u64_at(b, 136)).ok()?;
+        let lay = Layout::of(body, dim, count, n_paths, n_names, strings)?;
+        if lay.end != b.len() {
+            tracing::warn!(path = %path.display(), "chunk table has the wrong length; ignored");
+            return None;
+        }
+        let embedder_id = std::str::from_utf8(&b[FIXED_HEAD..FIXED_HEAD + id_len])
+            .ok()?
+            .to_string();
+        let fit = b[72..104].try_into().ok()?;
+        let _ = map.advise(memmap2::Advice::Random);
+        Some(ChunkTable {
+            lay,
+            dim,
+            count,
+            n_paths,
+            n_names,
+            embedder_id,
+            fit,
+            map,
+        })
+    }
+
+    /// `true` when the body matches the checksum the header records (reads all of it).
+    pub fn body_intact(&self) -> bool {
+        let b = &self.map[..];
+        *blake3::Hasher::new()
+            .update_rayon(&b[self.lay.codes..])
+            .finalize()
+            .as_bytes()
+            == b[144..176]
+    }
+
+    /// Bytes of the file.
+    pub fn size_bytes(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// Number of rows (chunks).
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// `true` without rows.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The vectors as the scan reads them.
+    pub fn codes(&self) -> CodeRows<'_> {
+        let b = &self.map[..];
+        let codes = &b[self.lay.codes..self.lay.codes + self.count * self.dim];
+        // SAFETY: `i8` and `u8` have the same size and alignment.
+        let codes = unsafe { std::slice::from_raw_parts(codes.as_ptr().cast::<i8>(), codes.len()) };
+        // SAFETY: any 4 bytes are a valid f32; `align_to` puts only aligned ones in the
+        // middle slice, and the section starts at a multiple of 8 in a page-aligned map.
+        let (head, scales, _) =
+            unsafe { b[self.lay.scales..self.lay.scales + 4 * self.count].align_to::<f32>() };
+        let scales = if head.is_empty() && scales.len() == self.count {
+            scales
+        } else {
+            &[]
+        };
+        CodeRows {
+            dim: self.dim,
+            codes,
+            scales,
+        }
+    }
+
+    fn str_at(&self, off: u32, len: u32) -> &str {
+        let s = self.lay.strings + off as usize;
+        self.map
+            .get(s..s + len as usize)
+            .filter(|_| s + (len as usize) <= self.lay.end)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or("")
+    }
+
+    fn path_entry(&self, p: usize) -> (&str, usize, usize) {
+        let at = self.lay.paths + p * PATH_BYTES;
+        let b = &self.map[..];
+        (
+            self.str_at(u32_at(b, at), u32_at(b, at + 4)),
+            u32_at(b, at + 8) as usize,
+            u32_at(b, at + 12) as usize,
+        )
+    }
+
+    /// Row `i`; a row past the end reads as empty strings and line 0.
+    pub fn row(&self, i: usize) -> TableRow<'_> {
+        let b = &self.map[..];
+        let at = self.lay.rows + i.min(self.count) * ROW_BYTES;
+        let at = if i < self.count { at } else { usize::MAX / 2 };
+        let s = |k: usize| self.str_at(u32_at(b, at + k), u32_at(b, at + k + 4));
+        let p = u32_at(b, at) as usize;
+        TableRow {
+            path: if p < self.n_paths {
+                self.path_entry(p).0
+            } else {
+                ""
+            },
+            start_line: u32_at(b, at + 4),
+            end_line: u32_at(b, at + 8),
+            kind: s(12),
+            language: s(20),
+            id: s(28),
+            name: s(36),
+            qualified_name: s(44),
+        }
+    }
+
+    /// The row of the `ord`-th (0-based) chunk of `path`, when that chunk spans
+    /// `start..=end` (a text index hit's key and position).
+    pub fn row_of(&self, path: &str, ord: usize, start: u32, end: u32) -> Option<usize> {
+        let b = &self.map[..];
+        let sorted = |k: usize| u32_at(b, self.lay.sorted + 4 * k) as usize;
+        let (mut lo, mut hi) = (0, self.n_paths);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let p = sorted(mid);
+            match self
+                .path_entry(p.min(self.n_paths.saturating_sub(1)))
+                .0
+                .cmp(path)
+            {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    let (_, first, rows) = self.path_entry(p);
+                    let r = first + ord;
+                    let row = (ord < rows && r < self.count).then(|| self.row(r))?;
+                    return (row.start_line == start && row.end_line == end).then_some(r);
+                }
+            }
+        }
+        None
+    }
+
+    /// Rows of definition chunks whose name, qualified name or id, lowercased, is
+    /// `lowercased` (a hash match confirmed on the row's strings), in row order.
+    pub fn named(&self, lowercased: &str) -> Vec<usize> {
+        let b = &self.map[..];
+        let h = name_hash(lowercased);
+        let entry = |k: usize| {
+            let at = self.lay.names + k * NAME_BYTES;
+            (u64_at(b, at), u32_at(b, at + 8) as usize)
+        };
+        let (mut lo, mut hi) = (0, self.n_names);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if entry(mid).0 < h {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let mut out = Vec::new();
+        while lo < self.n_names && entry(lo).0 == h {
+            let r = entry(lo).1;
+            let row = self.row(r);
+            if [row.name, row.qualified_name, row.id]
+                .iter()
+                .any(|k| k.to_lowercase() == lowercased)
+                && out.last() != Some(&r)
+            {
+                out.push(r);
+            }
+            lo += 1;
+        }
+        out
+    }
+}
+
+/// The strings section being written.
+#[derive(Default)]
+struct Strings {
+    bytes: Vec<u8>,
+    /// Paths, kinds and languages repeat on every row: each is stored once.
+    once: HashMap<String, (u32, u32)>,
+    /// Past what 32-bit offsets address.
+    too_big: bool,
+}
+
+impl Strings {
+    /// Appends `s`; its `(offset, length)`.
+    fn add(&mut self, s: &str) -> (u32, u32) {
+        let off = self.bytes.len();
+        if off + s.len() > u32::MAX as usize {
+            self.too_big = true;
+            return (0, 0);
+        }
+        self.bytes.extend_from_slice(s.as_bytes());
+        (off as u32, s.len() as u32)
+    }
+
+    /// [`Strings::add`] once per distinct `s`.
+    fn shared(&mut self, s: &str) -> (u32, u32) {
+        if let Some(&v) = self.once.get(s) {
+            return v;
+        }
+        let v = self.add(s);
+        self.once.insert(s.to_string(), v);
+        v
+    }
+}
+
+/// Writes the table of `chunks` and their `vectors` (row `i` for chunk `i`, chunks in
+/// path order) for `snapshot` to `path`, atomically, unless an intact table for the same
+/// snapshot, embedder and fit is already there.
+///
+/// Errors: [`SearchError::Io`] writing; a table that would pass the 4 GiB its 32-bit
+/// offsets address is not written (logged, `Ok`), and searches take the building path.
+pub fn write(
+    path: &Path,
+    snapshot: SnapshotDigest,
+    embedder_id: &str,
+    fit: [u8; 32],
+    chunks: &[SearchChunk],
+    vectors: &VectorIndex,
+) -> Result<(), SearchError> {
+    if let Some(t) = ChunkTable::open(path, snapshot) {
+        if t.embedder_id == embedder_id
+            && t.fit == fit
+            && t.len() == chunks.len()
+            && t.body_intact()
+        {
+            return Ok(());
+        }
+    }
+    if vectors.len() != chunks.len() {
+        return Ok(());
+    }
+    let view = vectors.view();
+    let mut strings = Strings::default();
+    let mut paths: Vec<(u32, u32, u32, u32, &str)> = Vec::new();
+    let mut rows = Vec::with_capacity(chunks.len() * ROW_BYTES);
+    let mut names: Vec<(u64, u32)> = Vec::new();
+    for (i, c) in chunks.iter().enumerate() {
+        if paths.last().is_none_or(|p| p.4 != c.path) {
+            let (o, l) = strings.shared(&c.path);
+            paths.push((o, l, i as u32, 0, &c.path));
+        }
+        let p = paths.len() - 1;
+        paths[p].3 += 1;
+        let mut put = |x: u32| rows.extend_from_slice(&x.to_le_bytes());
+        put(p as u32);
+        put(c.start_line);
+        put(c.end_line);
+        for (o, l) in [
+            strings.shared(&c.kind),
+            strings.shared(&c.language),
+            strings.add(&c.id),
+            strings.add(&c.name),
+            strings.add(&c.qualified_name),
+        ] {
+            put(o);
+            put(l);
+        }
+        if c.kind != "window" {
+            let mut hs = [&c.name, &c.qualified_name, &c.id].map(|k| name_hash(&k.to_lowercase()));
+            hs.sort_unstable();
+            let mut prev = None;
+            for h in hs {
+                if prev != Some(h) {
+                    names.push((h, i as u32));
+                }
+                prev = Some(h);
+            }
+        }
+    }
+    if strings.too_big || chunks.len() > u32::MAX as usize {
+        tracing::warn!(path = %path.display(), "chunk table past 4 GiB of strings; not saved");
+        return Ok(());
+    }
+    names.sort_unstable();
+    let mut sorted: Vec<u32> = (0..paths.len() as u32).collect();
+    sorted.sort_by(|&a, &b| paths[a as usize].4.cmp(paths[b as usize].4));
+    let mut b: Vec<u8> = Vec::with_capacity(
+        FIXED_HEAD
+            + chunks.len() * (view.dim + 4 + ROW_BYTES)
+            + strings.bytes.len()
+            + names.len() * NAME_BYTES,
+    );
+    b.extend_from_slice(MAGIC);
+    b.extend_from_slice(&[0u8; 32]);
+    b.extend_from_slice(&snapshot.0);
+    b.extend_from_slice(&fit);
+    b.extend_from_slice(&(view.dim as u32).to_le_bytes());
+    b.extend_from_slice(&(embedder_id.len() as u32).to_le_bytes());
+    for n in [chunks.len(), paths.len(), names.len(), strings.bytes.len()] {
+        b.extend_from_slice(&(n as u64).to_le_bytes());
+    }
+    b.extend_from_slice(&[0u8; 32]);
+    debug_assert_eq!(b.len(), FIXED_HEAD);
+    b.extend_from_slice(embedder_id.as_bytes());
+    pad8(&mut b);
+    let body = b.len();
+    b.extend(view.codes.iter().map(|&c| c as u8));
+    pad8(&mut b);
+    for s in view.scales {
+        b.extend_from_slice(&s.to_le_bytes());
+    }
+    pad8(&mut b);
+    b.extend_from_slice(&rows);
+    pad8(&mut b);
+    for p in &paths {
+        for x in [p.0, p.1, p.2, p.3] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    for s in &sorted {
+        b.extend_from_slice(&s.to_le_bytes());
+    }
+    pad8(&mut b);
+    for (h, r) in &names {
+        b.extend_from_slice(&h.to_le_bytes());
+        b.extend_from_slice(&r.to_le_bytes());
+    }
+    pad8(&mut b);
+    b.extend_from_slice(&strings.bytes);
+    let sum = *blake3::Hasher::new()
+        .update_rayon(&b[body..])
+        .finalize()
+        .as_bytes();
+    b[144..176].copy_from_slice(&sum);
+    let head = *blake3::hash(&b[40..body]).as_bytes();
+    b[8..40].copy_from_slice(&head);
+    write_atomic(path, &b)
+}

@@ -1,0 +1,164 @@
+//! Searches answered from the saved indexes alone: the text index and the chunk table
+//! of the live snapshot, and the embedder they were made with. A process that finds the
+//! tree unchanged opens these (a few file headers and maps) instead of loading the
+//! snapshot, reading every chunk back from the source and decoding the vector cache, and
+//! ranks exactly as a [`Searcher`](super::Searcher) built over the same snapshot
+//! (`tests/search_saved.rs` compares them).
+
+use std::path::Path;
+
+use super::embed::offline::OfflineEmbedder;
+use super::embed::openai::{OpenAiConfig, OpenAiEmbedder};
+use super::embed::Embedder;
+use super::hybrid::{fuse, semantic_list, text_depth, ChunkFields, ChunkMeta, Hit, Mode};
+use super::query::Query;
+use super::table::{table_file, ChunkTable};
+use super::text::TextIndex;
+use super::SearchError;
+use crate::index::store::SnapshotDigest;
+
+impl ChunkMeta for ChunkTable {
+    fn meta(&self, i: usize) -> ChunkFields<'_> {
+        let r = self.row(i);
+        ChunkFields {
+            path: r.path,
+            start_line: r.start_line,
+            end_line: r.end_line,
+            kind: r.kind,
+            language: r.language,
+            id: r.id,
+            name: r.name,
+            qualified_name: r.qualified_name,
+        }
+    }
+
+    fn named(&self, lowercased: &str) -> Vec<usize> {
+        ChunkTable::named(self, lowercased)
+    }
+}
+
+/// The saved text index, chunk table and embedder of one snapshot.
+pub struct SavedSearch {
+    text: Option<TextIndex>,
+    table: ChunkTable,
+    embedder: Box<dyn Embedder>,
+}
+
+/// The embedder the configuration asks for, as it was saved: the OpenAI-compatible client
+/// (no fit, digest zero) or the built-in model's saved fit from `cache_dir` with its
+/// digest. `None` when the built-in model has no readable fit there.
+fn saved_embedder(
+    cache_dir: &Path,
+    openai: Option<OpenAiConfig>,
+) -> Option<(Box<dyn Embedder>, [u8; 32])> {
+    if let Some(c) = OpenAiConfig::from_env(openai).ok()? {
+        return Some((Box::new(OpenAiEmbedder::new(c).ok()?), [0; 32]));
+    }
+    let b = crate::index::fsutil::read_regular(&cache_dir.join("vectors").join("offline-fit.bin"))
+        .ok()?;
+    let (head, body) = b.split_at_checked(32)?;
+    let m = OfflineEmbedder::from_bytes(body)?;
+    Some((Box::new(m), head.try_into().ok()?))
+}
+
+impl SavedSearch {
+    /// What `mode` needs from `cache_dir` for the saved `snapshot`: the chunk table, the
+    /// embedder its vectors were made with, and (but for `semantic`) the text index.
+    /// `None` when any is missing or of another snapshot, embedder or fit: the caller
+    /// builds a [`Searcher`](super::Searcher).
+    pub fn open(
+        cache_dir: &Path,
+        snapshot: SnapshotDigest,
+        mode: Mode,
+        openai: Option<OpenAiConfig>,
+    ) -> Option<SavedSearch> {
+        let (embedder, fit) = saved_embedder(cache_dir, openai)?;
+        let table = ChunkTable::open(&table_file(cache_dir, &embedder.cache_slot()), snapshot)?;
+        if table.embedder_id != embedder.id() || table.fit != fit {
+            return None;
+        }
+        let text = if mode == Mode::Semantic {
+            None
+        } else {
+            let t = TextIndex::open_for_snapshot(&cache_dir.join("text"), snapshot)?;
+            // The table and the index must hold the same chunks, or a text hit would map
+            // to another row.
+            if t.len() != table.len() as u64 {
+                return None;
+            }
+            Some(t)
+        };
+        Some(SavedSearch {
+            text,
+            table,
+            embedder,
+        })
+    }
+
+    /// The embedder's identity ([`Embedder::id`]).
+    pub fn embedder_id(&self) -> String {
+        self.embedder.id()
+    }
+
+    /// Chunks searchable.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// `true` without chunks.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// Bytes of the chunk table and text index files.
+    pub fn size_bytes(&self) -> (u64, u64) {
+        (
+            self.table.size_bytes(),
+            self.text.as_ref().map_or(0, TextIndex::size_bytes),
+        )
+    }
+
+    /// The best `limit` hits for `query` in `mode`, as [`Searcher::search`] ranks them
+    /// (`mode` is the one this was opened for, or `semantic`).
+    ///
+    /// Errors: [`SearchError::Tantivy`] reading the index; [`SearchError::Embed`] when
+    /// the query cannot be embedded.
+    ///
+    /// [`Searcher::search`]: super::Searcher::search
+    pub fn search(&self, query: &str, mode: Mode, limit: usize) -> Result<Vec<Hit>, SearchError> {
+        let q = Query::parse(query);
+        let text_list: Vec<(usize, f64)> = match (&self.text, mode) {
+            (_, Mode::Semantic) | (None, _) => Vec::new(),
+            (Some(text), _) => text
+                .search(&q, text_depth(mode, limit))?
+                .into_iter()
+                .filter_map(|h| {
+                    let (path, lines) = h.key.rsplit_once(':')?;
+                    let (start, end) = lines.split_once('-')?;
+                    let row = self.table.row_of(
+                        path,
+                        usize::try_from(h.ord).ok()?,
+                        start.parse().ok()?,
+                        end.parse().ok()?,
+                    )?;
+                    Some((row, f64::from(h.score)))
+                })
+                .collect(),
+        };
+        let sem_list = if mode == Mode::Text || q.is_empty() {
+            Vec::new()
+        } else {
+            let qv = self.embedder.embed_query(&q.text())?;
+            semantic_list(self.table.codes(), &self.table, &q, &qv, limit)
+        };
+        Ok(fuse(
+            &self.table,
+            &q,
+            query,
+            mode,
+            &text_list,
+            &sem_list,
+            limit,
+        ))
+    }
+}
