@@ -8,11 +8,13 @@
 //! File `<cache dir>/vectors/<16 hex of BLAKE3(embedder cache slot)>.table`, all integers
 //! little-endian, every section starting at a multiple of 8 bytes:
 //!
-//! * Header: magic `CGTTAB01`; the BLAKE3 of the rest of the header (32 bytes); the
+//! * Header: magic `CGTTAB02`; the BLAKE3 of the rest of the header (32 bytes); the
 //!   snapshot digest (32); the embedder fit digest (32, zero for a provider without a
 //!   fit); dimension (u32), embedder id length (u32); row count, path count, name count
 //!   and string bytes (u64 each); the BLAKE3 of the body (32); the embedder id (UTF-8).
-//! * Codes: `count × dimension` `i8`. Scales: `count` `f32` ([`super::scan`]).
+//! * Codes: `dimension × count` `i8`, column-major (all rows' first component, then all
+//!   second ones, ...: [`super::scan::CodeRows::by_column`]). Scales: `count` `f32`
+//!   ([`super::scan`]).
 //! * Rows, 52 bytes each in chunk order: path index, first and last line (1-based), then
 //!   `(offset, length)` into the strings of kind, language, node id, name, qualified name
 //!   (u32 each).
@@ -23,9 +25,10 @@
 //! * Strings: UTF-8, each stored once.
 //!
 //! Opening checks the header (its checksum, the snapshot, the sizes against the file's
-//! length) but not the body, whose checksum would mean reading all of it per query: every
-//! offset read from the body is bounds-checked, so damage there gives wrong text, never a
-//! crash, and the writer ([`write`]) checks the body before it keeps a table.
+//! length), and the body's checksum only when the file's length or modification time is
+//! not what the writer recorded in `<table>.checked` after writing it: reading the whole
+//! body per query would cost more than the query. Every offset read from the body is
+//! bounds-checked as well, so damage that went unseen gives wrong text, never a crash.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -35,7 +38,7 @@ use super::vector::VectorIndex;
 use super::{write_atomic, SearchChunk, SearchError};
 use crate::index::store::SnapshotDigest;
 
-const MAGIC: &[u8; 8] = b"CGTTAB01";
+const MAGIC: &[u8; 8] = b"CGTTAB02";
 const ROW_BYTES: usize = 52;
 const PATH_BYTES: usize = 16;
 const NAME_BYTES: usize = 12;
@@ -45,6 +48,23 @@ const FIXED_HEAD: usize = 176;
 /// Path of the table of an embedder's cache slot under `cache_dir`.
 pub fn table_file(cache_dir: &Path, cache_slot: &str) -> PathBuf {
     super::vector::cache_file(cache_dir, cache_slot).with_extension("table")
+}
+
+/// Where the writer records the stamp of the table it wrote.
+fn checked_file(table: &Path) -> PathBuf {
+    table.with_extension("table.checked")
+}
+
+/// The table file's length and modification time (nanoseconds), as text.
+fn file_stamp(path: &Path) -> Option<String> {
+    let m = std::fs::metadata(path).ok()?;
+    let ns = m
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    Some(format!("{} {ns}", m.len()))
 }
 
 /// The hash a name is looked up by.
@@ -185,7 +205,7 @@ impl ChunkTable {
             .to_string();
         let fit = b[72..104].try_into().ok()?;
         let _ = map.advise(memmap2::Advice::Random);
-        Some(ChunkTable {
+        let t = ChunkTable {
             lay,
             dim,
             count,
@@ -194,7 +214,15 @@ impl ChunkTable {
             embedder_id,
             fit,
             map,
-        })
+        };
+        let recorded = std::fs::read_to_string(checked_file(path)).ok();
+        if recorded.is_none() || recorded != file_stamp(path) {
+            if !t.body_intact() {
+                tracing::warn!(path = %path.display(), "chunk table fails its checksum; ignored");
+                return None;
+            }
+        }
+        Some(t)
     }
 
     /// `true` when the body matches the checksum the header records (reads all of it).
@@ -241,6 +269,7 @@ impl ChunkTable {
             dim: self.dim,
             codes,
             scales,
+            by_column: true,
         }
     }
 
@@ -382,8 +411,8 @@ impl Strings {
 }
 
 /// Writes the table of `chunks` and their `vectors` (row `i` for chunk `i`, chunks in
-/// path order) for `snapshot` to `path`, atomically, unless an intact table for the same
-/// snapshot, embedder and fit is already there.
+/// path order) for `snapshot` to `path`, atomically, unless a table for the same
+/// snapshot, embedder and fit that passes [`ChunkTable::open`]'s checks is already there.
 ///
 /// Errors: [`SearchError::Io`] writing; a table that would pass the 4 GiB its 32-bit
 /// offsets address is not written (logged, `Ok`), and searches take the building path.
@@ -472,7 +501,11 @@ pub fn write(
     b.extend_from_slice(embedder_id.as_bytes());
     pad8(&mut b);
     let body = b.len();
-    b.extend(view.codes.iter().map(|&c| c as u8));
+    b.extend(
+        super::scan::transpose(view.codes, view.dim)
+            .into_iter()
+            .map(|c| c as u8),
+    );
     pad8(&mut b);
     for s in view.scales {
         b.extend_from_slice(&s.to_le_bytes());
@@ -502,5 +535,10 @@ pub fn write(
     b[144..176].copy_from_slice(&sum);
     let head = *blake3::hash(&b[40..body]).as_bytes();
     b[8..40].copy_from_slice(&head);
-    write_atomic(path, &b)
+    write_atomic(path, &b)?;
+    // Without the stamp, readers check the body themselves: correct, only slower.
+    if let Some(stamp) = file_stamp(path) {
+        let _ = write_atomic(&checked_file(path), stamp.as_bytes());
+    }
+    Ok(())
 }

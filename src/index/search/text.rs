@@ -34,6 +34,57 @@ use super::{SearchChunk, SearchError};
 use crate::index::store::SnapshotDigest;
 use crate::index::Progress;
 
+/// A stamp of the index's files: BLAKE3 over each regular file's name, length and
+/// modification time, in name order. `None` when the folder cannot be listed.
+fn files_stamp(index_dir: &Path) -> Option<String> {
+    let mut files: Vec<(String, u64, i128)> = std::fs::read_dir(index_dir)
+        .ok()?
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let m = e.metadata().ok()?;
+            let t = m.modified().ok()?;
+            let ns = match t.duration_since(std::time::UNIX_EPOCH) {
+                Ok(d) => d.as_nanos() as i128,
+                Err(e) => -(e.duration().as_nanos() as i128),
+            };
+            let name = e.file_name().to_string_lossy().into_owned();
+            // Writer locks come and go with no change of the documents.
+            (m.is_file() && !name.ends_with(".lock")).then_some((name, m.len(), ns))
+        })
+        .collect();
+    files.sort();
+    let mut h = blake3::Hasher::new();
+    for (name, len, ns) in &files {
+        h.update(name.as_bytes());
+        h.update(&[0]);
+        h.update(&len.to_le_bytes());
+        h.update(&ns.to_le_bytes());
+    }
+    Some(h.finalize().to_hex().to_string())
+}
+
+/// Whether the index in `dir/index` may be trusted: its files are as they were when a
+/// writer last checked them (the stamp in `dir/checked`), or they pass tantivy's
+/// checksums now. Checking reads every byte (about 90 ms and the whole index in memory on
+/// a 250 MB index), so it is done once per change of the files, not per process; a
+/// damaged byte that changed no length or time goes unseen until the files change.
+fn checked(dir: &Path, t: &TextIndex) -> bool {
+    let stamp = files_stamp(&dir.join("index"));
+    if stamp.is_some() && std::fs::read_to_string(dir.join("checked")).ok() == stamp {
+        return true;
+    }
+    matches!(t.index.validate_checksum(), Ok(ref bad) if bad.is_empty())
+}
+
+/// Records that the index in `dir/index` was just built or checked ([`checked`]); a
+/// stamp that cannot be written only means the next process checks again.
+fn mark_checked(dir: &Path, t: TextIndex) -> TextIndex {
+    if let Some(stamp) = files_stamp(&dir.join("index")) {
+        let _ = super::write_atomic(&dir.join("checked"), stamp.as_bytes());
+    }
+    t
+}
+
 /// Field boosts: a query word in the definition's name counts this many times a word
 /// in its content.
 pub const NAME_BOOST: f32 = 4.0;
@@ -248,25 +299,25 @@ impl TextIndex {
         match TextIndex::open(&index_dir) {
             // Every segment file ends with a CRC32 (tantivy's footer): a damaged byte
             // would otherwise surface as a panic or a wrong hit deep inside a search.
-            Ok(t) if !matches!(t.index.validate_checksum(), Ok(ref bad) if bad.is_empty()) => {
+            Ok(t) if !checked(dir, &t) => {
                 tracing::warn!("text index fails its checksums, rebuilding");
             }
             Ok(mut t) => match t.payload() {
                 Some(have) if have.files == want => {
                     if snapshot.is_some() && have.snapshot != snapshot {
                         match t.commit_payload(&want, snapshot.clone()) {
-                            Ok(()) => return Ok(t),
+                            Ok(()) => return Ok(mark_checked(dir, t)),
                             Err(e) => tracing::warn!("text index update failed, rebuilding: {e}"),
                         }
                     } else {
-                        return Ok(t);
+                        return Ok(mark_checked(dir, t));
                     }
                 }
                 Some(have) => match t.update(chunks, &have.files, &want, snapshot.clone()) {
                     Ok(n) => {
                         t.reused = false;
                         t.files_updated = n;
-                        return Ok(t);
+                        return Ok(mark_checked(dir, t));
                     }
                     Err(e) => tracing::warn!("text index update failed, rebuilding: {e}"),
                 },
@@ -321,7 +372,7 @@ impl TextIndex {
         let _ = crate::index::fsutil::remove_any(&old);
         let mut t = TextIndex::open(&dir.join("index"))?;
         t.reused = false;
-        Ok(t)
+        Ok(mark_checked(dir, t))
     }
 
     /// The saved text index in `dir` when its documents are the chunks of `snapshot`
@@ -336,12 +387,11 @@ impl TextIndex {
             return None;
         }
         // As in `open_or_build`: a damaged byte must not become a wrong hit.
-        match t.index.validate_checksum() {
-            Ok(bad) if bad.is_empty() => Some(t),
-            _ => {
-                tracing::warn!("text index fails its checksums, rebuilding");
-                None
-            }
+        if checked(dir, &t) {
+            Some(t)
+        } else {
+            tracing::warn!("text index fails its checksums, rebuilding");
+            None
         }
     }
 

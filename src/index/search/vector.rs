@@ -93,6 +93,7 @@ impl VectorIndex {
             dim: self.dim,
             codes: &self.codes,
             scales: &self.scales,
+            by_column: false,
         }
     }
 
