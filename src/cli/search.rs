@@ -11,7 +11,7 @@ use clap::Args;
 use super::{output, Cli};
 use crate::config::Config;
 use crate::index::search::hybrid::BuildStats;
-use crate::index::search::{text_hits, Hit, Mode, Query, SavedSearch, Searcher, TextIndex};
+use crate::index::search::{Hit, Mode, Query, SavedSearch, Searcher};
 
 /// Arguments of `search`.
 #[derive(Debug, Args)]
@@ -77,11 +77,9 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
     };
     if let Some((saved, stats, source_bytes)) = saved_indexes(cli, root, config, a.mode) {
         let answer = |q: &str| {
-            match &saved {
-                Saved::Text(text) => text_hits(text, q, a.limit),
-                Saved::All(s) => s.search(q, a.mode, a.limit),
-            }
-            .map_err(anyhow::Error::from)
+            saved
+                .search(q, a.mode, a.limit)
+                .map_err(anyhow::Error::from)
         };
         let status = answer_all(a, &queries, answer, color, &stats, source_bytes)?;
         std::mem::forget(saved);
@@ -109,14 +107,6 @@ pub(super) fn run(cli: &Cli, a: &SearchArgs, root: &Path, config: &Config) -> Re
     Ok(status)
 }
 
-/// The saved indexes a warm search answers from.
-enum Saved {
-    /// Mode `text`: the text index alone.
-    Text(TextIndex),
-    /// Modes `semantic` and `hybrid`: the chunk table, its embedder and the text index.
-    All(SavedSearch),
-}
-
 /// The saved indexes `mode` needs when the tree is as the live snapshot has it and they
 /// were built from that snapshot, with build counts and the snapshot's source bytes: a
 /// warm search then reads the manifest, stats the tree and opens the indexes, and neither
@@ -126,7 +116,7 @@ fn saved_indexes(
     root: &Path,
     config: &Config,
     mode: Mode,
-) -> Option<(Saved, BuildStats, u64)> {
+) -> Option<(SavedSearch, BuildStats, u64)> {
     let t = Instant::now();
     // Reading only: a running TUI or watcher holding the lock is no reason to wait.
     let mut session =
@@ -137,20 +127,14 @@ fn saved_indexes(
         text_reused: true,
         ..BuildStats::default()
     };
-    let saved = if mode == Mode::Text {
-        let text = TextIndex::open_for_snapshot(&dir.join("text"), digest)?;
-        stats.chunks = text.len() as usize;
-        stats.text_index_bytes = text.size_bytes();
-        Saved::Text(text)
-    } else {
-        let s = SavedSearch::open(dir, digest, mode, config.embedding.clone())?;
-        stats.chunks = s.len();
-        stats.vectors_cached = s.len();
-        stats.embedder = Some(s.embedder_id());
+    let saved = SavedSearch::open(dir, digest, mode, config.embedding.clone())?;
+    stats.chunks = saved.len();
+    (stats.vector_bytes, stats.text_index_bytes) = saved.size_bytes();
+    if saved.has_vectors() {
+        stats.vectors_cached = saved.len();
+        stats.embedder = saved.embedder_id();
         stats.embedder_fit_reused = true;
-        (stats.vector_bytes, stats.text_index_bytes) = s.size_bytes();
-        Saved::All(s)
-    };
+    }
     stats
         .elapsed_ms
         .insert("open".into(), t.elapsed().as_millis() as u64);

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::index::search::embed::openai::OpenAiConfig;
-use crate::index::search::{Mode, Searcher};
+use crate::index::search::{ChunkSearcher, Mode, SavedSearch, Searcher};
 use crate::index::IndexOptions;
 use crate::worker::{IndexEvent, Phase, Setup, Snapshot, Worker};
 
@@ -67,10 +67,12 @@ pub struct BuiltSearch {
     /// The snapshot searched.
     pub served: Served,
     /// The index.
-    pub searcher: Arc<Searcher>,
+    pub searcher: Arc<ChunkSearcher>,
     /// Whether it holds vectors (semantic and hybrid modes), not only the text index.
     pub vectors: bool,
-    /// How long the build took.
+    /// How long the build took; [`Duration::MAX`] for saved indexes opened from the
+    /// cache, whose build time is unknown (a rebuild for a newer snapshot then runs in
+    /// the background while they answer).
     pub took: Duration,
 }
 
@@ -318,6 +320,28 @@ impl Resident {
         } else {
             self.cache_dir.clone()
         };
+        // The snapshot as saved, with search indexes saved for it (by `index`, a TUI or
+        // an earlier server): read-only instances may read them too.
+        let saved = self
+            .cache_dir
+            .as_deref()
+            .zip(served.snapshot.saved_as())
+            .and_then(|(d, s)| SavedSearch::open(d, s, mode, self.embedding.clone()));
+        if let Some(s) = saved {
+            tracing::info!(
+                generation = served.snapshot.generation,
+                chunks = s.len(),
+                vectors,
+                ms = t.elapsed().as_millis() as u64,
+                "mcp: search index opened from the cache"
+            );
+            return Ok(BuiltSearch {
+                served: served.clone(),
+                searcher: Arc::new(ChunkSearcher::Saved(s)),
+                vectors,
+                took: Duration::MAX,
+            });
+        }
         let searcher = Searcher::build_for(
             &served.snapshot.index,
             served.snapshot.saved_as(),
@@ -337,7 +361,7 @@ impl Resident {
         );
         Ok(BuiltSearch {
             served: served.clone(),
-            searcher: Arc::new(searcher),
+            searcher: Arc::new(ChunkSearcher::Built(searcher)),
             vectors,
             took: t.elapsed(),
         })

@@ -17,7 +17,9 @@ use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::index::search::{vectors_skipped, Hit, Mode, Prebuild, Searcher};
+use crate::index::search::{
+    vectors_skipped, ChunkSearcher, Hit, Mode, Prebuild, SavedSearch, Searcher,
+};
 use crate::index::Progress;
 use crate::worker::Snapshot;
 
@@ -425,13 +427,32 @@ fn serve(
     ready: &Mutex<Option<bool>>,
 ) {
     let set = |b: Option<Building>| *building.lock().unwrap_or_else(|p| p.into_inner()) = b;
-    let mut searcher: Option<(Searcher, bool)> = None;
+    let mut searcher: Option<(ChunkSearcher, bool)> = None;
     while let Ok(mut job) = jobs.recv() {
         // Only the newest query matters.
         while let Ok(newer) = jobs.try_recv() {
             job = newer;
         }
         let vectors = job.mode != Mode::Text;
+        if searcher.as_ref().is_none_or(|(_, v)| vectors && !v) {
+            let build_mode = if vectors { Mode::Hybrid } else { Mode::Text };
+            // The snapshot as saved, with its search indexes saved for it (by `index`, or
+            // by this TUI's earlier run): they answer at once, with nothing built.
+            let saved = snap
+                .search_dir
+                .as_deref()
+                .zip(snap.saved_as())
+                .and_then(|(d, s)| SavedSearch::open(d, s, build_mode, None));
+            if let Some(s) = saved {
+                tracing::info!(
+                    chunks = s.len(),
+                    vectors,
+                    "chunk search ready from the saved indexes"
+                );
+                searcher = Some((ChunkSearcher::Saved(s), vectors));
+                *ready.lock().unwrap_or_else(|p| p.into_inner()) = Some(vectors);
+            }
+        }
         if searcher.as_ref().is_none_or(|(_, v)| vectors && !v) {
             let build_mode = if vectors { Mode::Hybrid } else { Mode::Text };
             if job.warm && snap.search_dir.is_some() {
@@ -474,7 +495,7 @@ fn serve(
                         ms = t.elapsed().as_millis() as u64,
                         "chunk search ready"
                     );
-                    searcher = Some((s, vectors));
+                    searcher = Some((ChunkSearcher::Built(s), vectors));
                     *ready.lock().unwrap_or_else(|p| p.into_inner()) = Some(vectors);
                 }
                 Err(e) if job.warm => {

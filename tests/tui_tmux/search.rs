@@ -46,3 +46,53 @@ fn the_tuis_background_build_serves_the_next_text_search() {
         "answered from the TUI's saved index: {stats}"
     );
 }
+
+/// After `index` (which saves the text index, the chunk table and the embedder's fit for
+/// the snapshot), a TUI started on the unchanged tree answers its first hybrid query from
+/// those saved indexes: nothing is built, and the log says so.
+#[test]
+fn a_warm_tui_answers_hybrid_from_the_saved_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    common::copy_dir(&common::fixture("python"), &repo);
+    common::backdate(&repo);
+    let cache = dir.path().join("cache");
+    let state = dir.path().join("state");
+    let out = common::isolated(dir.path(), &repo)
+        .env("XDG_CACHE_HOME", &cache)
+        .args(["index", "--json"])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let env = [
+        format!("XDG_CACHE_HOME={}", cache.display()),
+        format!("XDG_STATE_HOME={}", state.display()),
+    ];
+    let Some(s) = Session::start("savedhybrid", &repo, dir.path(), &env) else {
+        return;
+    };
+    s.wait_for(&["ready", "38 symbols", "Search symbols"]);
+    // Symbols, text, semantic, hybrid.
+    for _ in 0..3 {
+        s.keys(&["C-t"]);
+    }
+    s.wait_for(&["hybrid"]);
+    s.text("render json");
+    s.wait_for(&["render_json"]);
+    assert!(!s.capture().contains("search index:"), "{}", s.capture());
+    s.escape();
+    s.keys(&["q"]);
+    s.assert_restored(0);
+    let logs: String = std::fs::read_dir(state.join("codegraph-tui/logs"))
+        .expect("log dir")
+        .map(|e| std::fs::read_to_string(e.expect("entry").path()).unwrap_or_default())
+        .collect();
+    assert!(
+        logs.contains("chunk search ready from the saved indexes"),
+        "{logs}"
+    );
+    assert!(
+        !logs.contains("chunk search ready chunks="),
+        "nothing built: {logs}"
+    );
+}

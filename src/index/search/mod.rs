@@ -32,7 +32,7 @@ pub use prebuild::{prebuild, vectors_skipped, Prebuild, PrebuildReport};
 pub use query::Query;
 pub use text::TextIndex;
 pub use vector::VectorIndex;
-pub use warm::SavedSearch;
+pub use warm::{ChunkSearcher, SavedSearch};
 
 /// Errors of search building and querying.
 #[derive(Debug, thiserror::Error)]
