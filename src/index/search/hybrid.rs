@@ -142,6 +142,10 @@ pub struct Searcher {
     pub stats: BuildStats,
 }
 
+/// What [`choose_embedder`] returns: the embedder, whether a saved fit was reused, and the
+/// fit's digest.
+pub type ChosenEmbedder = (Box<dyn Embedder>, bool, [u8; 32]);
+
 /// The embedder the configuration asks for: the OpenAI-compatible client when a base URL
 /// is set (environment or `config`), else the offline model fitted on the chunks'
 /// embedding `inputs` (with their [`super::vector::input_hash`] `keys`, in chunk order).
@@ -157,7 +161,7 @@ pub fn choose_embedder(
     keys: &[[u8; 32]],
     cache_dir: Option<&Path>,
     config: Option<OpenAiConfig>,
-) -> Result<(Box<dyn Embedder>, bool, [u8; 32]), SearchError> {
+) -> Result<ChosenEmbedder, SearchError> {
     if let Some(c) = OpenAiConfig::from_env(config)? {
         return Ok((Box::new(OpenAiEmbedder::new(c)?), false, [0; 32]));
     }
@@ -417,6 +421,15 @@ pub struct ChunkFields<'a> {
 pub trait ChunkMeta: Sync {
     /// Chunk `i`.
     fn meta(&self, i: usize) -> ChunkFields<'_>;
+    /// Chunk `i`'s kind ([`ChunkMeta::meta`] may read more than ranking needs).
+    fn kind(&self, i: usize) -> &str {
+        self.meta(i).kind
+    }
+    /// Chunk `i`'s path, language and kind, which a query's filters read.
+    fn filter_fields(&self, i: usize) -> (&str, &str, &str) {
+        let c = self.meta(i);
+        (c.path, c.language, c.kind)
+    }
     /// Definition chunks whose name, qualified name or id lowercased is `lowercased`,
     /// in chunk order.
     fn named(&self, lowercased: &str) -> Vec<usize>;
@@ -443,8 +456,8 @@ pub fn semantic_list(
 ) -> Vec<(usize, f64)> {
     let filtered = !(q.paths.is_empty() && q.langs.is_empty() && q.kinds.is_empty());
     let accept = |i: usize| {
-        let c = meta.meta(i);
-        q.accepts(c.path, c.language, c.kind)
+        let (path, language, kind) = meta.filter_fields(i);
+        q.accepts(path, language, kind)
     };
     let accept: Option<&(dyn Fn(usize) -> bool + Sync)> =
         if filtered { Some(&accept) } else { None };
@@ -487,7 +500,7 @@ pub fn fuse(
     }
     if mode == Mode::Hybrid {
         for (&i, e) in fused.iter_mut() {
-            if meta.meta(i).kind == "window" {
+            if meta.kind(i) == "window" {
                 e.0 *= WINDOW_WEIGHT;
             }
         }

@@ -431,7 +431,7 @@ mod tests {
             by_column: true,
             ..view
         };
-        let odd = |r: usize| r % 2 == 1;
+        let odd = |r: usize| !r.is_multiple_of(2);
         for _ in 0..4 {
             // A sparse query too: most columns are then skipped.
             let mut q: Vec<f32> = base.iter().map(|b| b + 0.3 * rng()).collect();
@@ -448,15 +448,15 @@ mod tests {
     fn accept_filters_before_the_top_k() {
         let (rows, base, _) = clustered(100, 16);
         let ix = super::super::vector::VectorIndex::new(rows);
-        let even = |r: usize| r % 2 == 0;
+        let even = |r: usize| r.is_multiple_of(2);
         let top = ix.view().top_k(&base, 10, Some(&even));
         assert_eq!(top.len(), 10);
-        assert!(top.iter().all(|&(r, _)| r % 2 == 0));
+        assert!(top.iter().all(|&(r, _)| r.is_multiple_of(2)));
         let all = ix.top_k(&base, 100);
         let firsts: Vec<usize> = all
             .iter()
             .map(|x| x.0)
-            .filter(|r| r % 2 == 0)
+            .filter(|r| r.is_multiple_of(2))
             .take(10)
             .collect();
         assert_eq!(top.iter().map(|x| x.0).collect::<Vec<_>>(), firsts);

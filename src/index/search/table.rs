@@ -8,21 +8,29 @@
 //! File `<cache dir>/vectors/<16 hex of BLAKE3(embedder cache slot)>.table`, all integers
 //! little-endian, every section starting at a multiple of 8 bytes:
 //!
-//! * Header: magic `CGTTAB02`; the BLAKE3 of the rest of the header (32 bytes); the
+//! * Header: magic `CGTTAB03`; the BLAKE3 of the rest of the header (32 bytes); the
 //!   snapshot digest (32); the embedder fit digest (32, zero for a provider without a
-//!   fit); dimension (u32), embedder id length (u32); row count, path count, name count
-//!   and string bytes (u64 each); the BLAKE3 of the body (32); the embedder id (UTF-8).
+//!   fit); dimension (u32), embedder id length (u32); row count, path count, name count,
+//!   string bytes, path string bytes and label bytes (u64 each); the BLAKE3 of the body
+//!   (32); the embedder id (UTF-8).
 //! * Codes: `dimension × count` `i8`, column-major (all rows' first component, then all
 //!   second ones, ...: [`super::scan::CodeRows::by_column`]). Scales: `count` `f32`
 //!   ([`super::scan`]).
-//! * Rows, 52 bytes each in chunk order: path index, first and last line (1-based), then
-//!   `(offset, length)` into the strings of kind, language, node id, name, qualified name
-//!   (u32 each).
-//! * Paths, 16 bytes each: string offset and length, first row and row count (u32 each);
-//!   then the path indexes sorted by path (u32 each).
-//! * Names, 12 bytes each, sorted: the first 8 bytes of BLAKE3 of a lowercased name,
-//!   qualified name or id of a definition's chunk (u64), and its row (u32).
-//! * Strings: UTF-8, each stored once.
+//! * Rows, 16 bytes each in chunk order: path index, first and last line (1-based; u32
+//!   each), kind and language (u8 indexes into the labels), 2 bytes of padding.
+//! * Names of the rows, 24 bytes each in chunk order: `(offset, length)` into the strings
+//!   of node id, name and qualified name (u32 each).
+//! * Paths, 16 bytes each: offset and length into the path strings, first row and row
+//!   count (u32 each); then the path indexes sorted by path (u32 each).
+//! * The name lookup, 12 bytes each, sorted: the first 8 bytes of BLAKE3 of a lowercased
+//!   name, qualified name or id of a definition's chunk (u64), and its row (u32).
+//! * Labels: the kinds and languages, each a length byte and UTF-8.
+//! * Path strings, then strings: UTF-8.
+//!
+//! What a query reads at random (the rows of its candidates, the paths a text hit is
+//! looked up by) sits in small dense sections, and the strings of a row are read only for
+//! the hits shown: every page a map touches stays in the process's memory, and the kernel
+//! maps pages around each one touched.
 //!
 //! Opening checks the header (its checksum, the snapshot, the sizes against the file's
 //! length), and the body's checksum only when the file's length or modification time is
@@ -30,7 +38,6 @@
 //! body per query would cost more than the query. Every offset read from the body is
 //! bounds-checked as well, so damage that went unseen gives wrong text, never a crash.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::scan::CodeRows;
@@ -38,12 +45,15 @@ use super::vector::VectorIndex;
 use super::{write_atomic, SearchChunk, SearchError};
 use crate::index::store::SnapshotDigest;
 
-const MAGIC: &[u8; 8] = b"CGTTAB02";
-const ROW_BYTES: usize = 52;
+const MAGIC: &[u8; 8] = b"CGTTAB03";
+const ROW_BYTES: usize = 16;
+const REF_BYTES: usize = 24;
 const PATH_BYTES: usize = 16;
 const NAME_BYTES: usize = 12;
 /// Header bytes before the embedder id.
-const FIXED_HEAD: usize = 176;
+const FIXED_HEAD: usize = 192;
+/// Where the body's checksum sits in the header.
+const BODY_SUM: std::ops::Range<usize> = 160..192;
 
 /// Path of the table of an embedder's cache slot under `cache_dir`.
 pub fn table_file(cache_dir: &Path, cache_slot: &str) -> PathBuf {
@@ -83,39 +93,54 @@ struct Layout {
     codes: usize,
     scales: usize,
     rows: usize,
+    refs: usize,
     paths: usize,
     sorted: usize,
     names: usize,
+    labels: usize,
+    path_strings: usize,
     strings: usize,
     end: usize,
 }
 
+/// The counts a header gives.
+#[derive(Debug, Clone, Copy)]
+struct Counts {
+    dim: usize,
+    rows: usize,
+    paths: usize,
+    names: usize,
+    strings: usize,
+    path_strings: usize,
+    labels: usize,
+}
+
 impl Layout {
-    fn of(
-        body: usize,
-        dim: usize,
-        count: usize,
-        paths: usize,
-        names: usize,
-        strings: usize,
-    ) -> Option<Layout> {
+    fn of(body: usize, c: Counts) -> Option<Layout> {
         let up = |x: usize| x.checked_next_multiple_of(8);
+        let after = |at: usize, n: usize, size: usize| up(at.checked_add(n.checked_mul(size)?)?);
         let codes = body;
-        let scales = up(codes.checked_add(count.checked_mul(dim)?)?)?;
-        let rows = up(scales.checked_add(count.checked_mul(4)?)?)?;
-        let paths_at = up(rows.checked_add(count.checked_mul(ROW_BYTES)?)?)?;
-        let sorted = paths_at.checked_add(paths.checked_mul(PATH_BYTES)?)?;
-        let names_at = up(sorted.checked_add(paths.checked_mul(4)?)?)?;
-        let strings_at = up(names_at.checked_add(names.checked_mul(NAME_BYTES)?)?)?;
+        let scales = after(codes, c.rows, c.dim)?;
+        let rows = after(scales, c.rows, 4)?;
+        let refs = after(rows, c.rows, ROW_BYTES)?;
+        let paths = after(refs, c.rows, REF_BYTES)?;
+        let sorted = paths.checked_add(c.paths.checked_mul(PATH_BYTES)?)?;
+        let names = after(sorted, c.paths, 4)?;
+        let labels = after(names, c.names, NAME_BYTES)?;
+        let path_strings = after(labels, c.labels, 1)?;
+        let strings = after(path_strings, c.path_strings, 1)?;
         Some(Layout {
             codes,
             scales,
             rows,
-            paths: paths_at,
+            refs,
+            paths,
             sorted,
-            names: names_at,
-            strings: strings_at,
-            end: strings_at.checked_add(strings)?,
+            names,
+            labels,
+            path_strings,
+            strings,
+            end: strings.checked_add(c.strings)?,
         })
     }
 }
@@ -149,6 +174,8 @@ pub struct ChunkTable {
     count: usize,
     n_paths: usize,
     n_names: usize,
+    /// Kinds and languages, by their index in a row.
+    labels: Vec<String>,
     /// The embedder the vectors are of ([`super::Embedder::id`]).
     pub embedder_id: String,
     /// The built-in embedder's fit digest the vectors were made with; zero otherwise.
@@ -191,11 +218,18 @@ impl ChunkTable {
             tracing::warn!(path = %path.display(), "chunk table header fails its checks; ignored");
             return None;
         }
-        let count = usize::try_from(u64_at(b, 112)).ok()?;
-        let n_paths = usize::try_from(u64_at(b, 120)).ok()?;
-        let n_names = usize::try_from(u64_at(b, 128)).ok()?;
-        let strings = usize::try_from(u64_at(b, 136)).ok()?;
-        let lay = Layout::of(body, dim, count, n_paths, n_names, strings)?;
+        let n = |at: usize| usize::try_from(u64_at(b, at)).ok();
+        let counts = Counts {
+            dim,
+            rows: n(112)?,
+            paths: n(120)?,
+            names: n(128)?,
+            strings: n(136)?,
+            path_strings: n(144)?,
+            labels: n(152)?,
+        };
+        let (count, n_paths, n_names) = (counts.rows, counts.paths, counts.names);
+        let lay = Layout::of(body, counts)?;
         if lay.end != b.len() {
             tracing::warn!(path = %path.display(), "chunk table has the wrong length; ignored");
             return None;
@@ -204,9 +238,18 @@ impl ChunkTable {
             .ok()?
             .to_string();
         let fit = b[72..104].try_into().ok()?;
+        let mut labels = Vec::new();
+        let mut at = lay.labels;
+        while at < lay.labels + counts.labels {
+            let len = usize::from(b[at]);
+            let s = b.get(at + 1..at + 1 + len)?;
+            labels.push(String::from_utf8_lossy(s).into_owned());
+            at += 1 + len;
+        }
         let _ = map.advise(memmap2::Advice::Random);
         let t = ChunkTable {
             lay,
+            labels,
             dim,
             count,
             n_paths,
@@ -216,11 +259,9 @@ impl ChunkTable {
             map,
         };
         let recorded = std::fs::read_to_string(checked_file(path)).ok();
-        if recorded.is_none() || recorded != file_stamp(path) {
-            if !t.body_intact() {
-                tracing::warn!(path = %path.display(), "chunk table fails its checksum; ignored");
-                return None;
-            }
+        if (recorded.is_none() || recorded != file_stamp(path)) && !t.body_intact() {
+            tracing::warn!(path = %path.display(), "chunk table fails its checksum; ignored");
+            return None;
         }
         Some(t)
     }
@@ -232,7 +273,7 @@ impl ChunkTable {
             .update_rayon(&b[self.lay.codes..])
             .finalize()
             .as_bytes()
-            == b[144..176]
+            == b[BODY_SUM]
     }
 
     /// Bytes of the file.
@@ -273,45 +314,88 @@ impl ChunkTable {
         }
     }
 
-    fn str_at(&self, off: u32, len: u32) -> &str {
-        let s = self.lay.strings + off as usize;
+    /// The UTF-8 at `off..off + len` of the section at `base..limit`; empty when out of
+    /// bounds or not UTF-8.
+    fn str_in(&self, base: usize, limit: usize, off: u32, len: u32) -> &str {
+        let s = base + off as usize;
+        let e = s + len as usize;
         self.map
-            .get(s..s + len as usize)
-            .filter(|_| s + (len as usize) <= self.lay.end)
+            .get(s..e)
+            .filter(|_| e <= limit)
             .and_then(|b| std::str::from_utf8(b).ok())
             .unwrap_or("")
     }
 
     fn path_entry(&self, p: usize) -> (&str, usize, usize) {
-        let at = self.lay.paths + p * PATH_BYTES;
+        let at = self.lay.paths + p.min(self.n_paths) * PATH_BYTES;
         let b = &self.map[..];
+        if p >= self.n_paths {
+            return ("", 0, 0);
+        }
         (
-            self.str_at(u32_at(b, at), u32_at(b, at + 4)),
+            self.str_in(
+                self.lay.path_strings,
+                self.lay.strings,
+                u32_at(b, at),
+                u32_at(b, at + 4),
+            ),
             u32_at(b, at + 8) as usize,
             u32_at(b, at + 12) as usize,
         )
     }
 
+    fn label(&self, i: u8) -> &str {
+        self.labels.get(usize::from(i)).map_or("", String::as_str)
+    }
+
+    /// Path index, lines, kind and language index of row `i` (zeros past the end).
+    fn fixed(&self, i: usize) -> (usize, u32, u32, u8, u8) {
+        if i >= self.count {
+            return (usize::MAX, 0, 0, u8::MAX, u8::MAX);
+        }
+        let b = &self.map[..];
+        let at = self.lay.rows + i * ROW_BYTES;
+        (
+            u32_at(b, at) as usize,
+            u32_at(b, at + 4),
+            u32_at(b, at + 8),
+            b[at + 12],
+            b[at + 13],
+        )
+    }
+
+    /// Row `i`'s kind, read from the dense rows alone.
+    pub fn kind(&self, i: usize) -> &str {
+        self.label(self.fixed(i).3)
+    }
+
+    /// Row `i`'s path, language and kind: what a query's filters read.
+    pub fn filter_fields(&self, i: usize) -> (&str, &str, &str) {
+        let (p, _, _, kind, lang) = self.fixed(i);
+        (self.path_entry(p).0, self.label(lang), self.label(kind))
+    }
+
     /// Row `i`; a row past the end reads as empty strings and line 0.
     pub fn row(&self, i: usize) -> TableRow<'_> {
+        let (p, start_line, end_line, kind, lang) = self.fixed(i);
         let b = &self.map[..];
-        let at = self.lay.rows + i.min(self.count) * ROW_BYTES;
-        let at = if i < self.count { at } else { usize::MAX / 2 };
-        let s = |k: usize| self.str_at(u32_at(b, at + k), u32_at(b, at + k + 4));
-        let p = u32_at(b, at) as usize;
+        let at = self.lay.refs + i.min(self.count) * REF_BYTES;
+        let s = |k: usize| {
+            if i >= self.count {
+                return "";
+            }
+            let (off, len) = (u32_at(b, at + k), u32_at(b, at + k + 4));
+            self.str_in(self.lay.strings, self.lay.end, off, len)
+        };
         TableRow {
-            path: if p < self.n_paths {
-                self.path_entry(p).0
-            } else {
-                ""
-            },
-            start_line: u32_at(b, at + 4),
-            end_line: u32_at(b, at + 8),
-            kind: s(12),
-            language: s(20),
-            id: s(28),
-            name: s(36),
-            qualified_name: s(44),
+            path: self.path_entry(p).0,
+            start_line,
+            end_line,
+            kind: self.label(kind),
+            language: self.label(lang),
+            id: s(0),
+            name: s(8),
+            qualified_name: s(16),
         }
     }
 
@@ -324,18 +408,14 @@ impl ChunkTable {
         while lo < hi {
             let mid = (lo + hi) / 2;
             let p = sorted(mid);
-            match self
-                .path_entry(p.min(self.n_paths.saturating_sub(1)))
-                .0
-                .cmp(path)
-            {
+            match self.path_entry(p).0.cmp(path) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => {
                     let (_, first, rows) = self.path_entry(p);
                     let r = first + ord;
-                    let row = (ord < rows && r < self.count).then(|| self.row(r))?;
-                    return (row.start_line == start && row.end_line == end).then_some(r);
+                    let (_, s, e, _, _) = (ord < rows && r < self.count).then(|| self.fixed(r))?;
+                    return (s == start && e == end).then_some(r);
                 }
             }
         }
@@ -377,12 +457,10 @@ impl ChunkTable {
     }
 }
 
-/// The strings section being written.
+/// A strings section being written.
 #[derive(Default)]
 struct Strings {
     bytes: Vec<u8>,
-    /// Paths, kinds and languages repeat on every row: each is stored once.
-    once: HashMap<String, (u32, u32)>,
     /// Past what 32-bit offsets address.
     too_big: bool,
 }
@@ -398,24 +476,15 @@ impl Strings {
         self.bytes.extend_from_slice(s.as_bytes());
         (off as u32, s.len() as u32)
     }
-
-    /// [`Strings::add`] once per distinct `s`.
-    fn shared(&mut self, s: &str) -> (u32, u32) {
-        if let Some(&v) = self.once.get(s) {
-            return v;
-        }
-        let v = self.add(s);
-        self.once.insert(s.to_string(), v);
-        v
-    }
 }
 
 /// Writes the table of `chunks` and their `vectors` (row `i` for chunk `i`, chunks in
 /// path order) for `snapshot` to `path`, atomically, unless a table for the same
 /// snapshot, embedder and fit that passes [`ChunkTable::open`]'s checks is already there.
 ///
-/// Errors: [`SearchError::Io`] writing; a table that would pass the 4 GiB its 32-bit
-/// offsets address is not written (logged, `Ok`), and searches take the building path.
+/// Errors: [`SearchError::Io`] writing; a table that would pass what its 32-bit offsets
+/// address (4 GiB of strings, 255 kinds and languages) is not written (logged, `Ok`), and
+/// searches take the building path.
 pub fn write(
     path: &Path,
     snapshot: SnapshotDigest,
@@ -425,11 +494,7 @@ pub fn write(
     vectors: &VectorIndex,
 ) -> Result<(), SearchError> {
     if let Some(t) = ChunkTable::open(path, snapshot) {
-        if t.embedder_id == embedder_id
-            && t.fit == fit
-            && t.len() == chunks.len()
-            && t.body_intact()
-        {
+        if t.embedder_id == embedder_id && t.fit == fit && t.len() == chunks.len() {
             return Ok(());
         }
     }
@@ -438,29 +503,43 @@ pub fn write(
     }
     let view = vectors.view();
     let mut strings = Strings::default();
+    let mut path_strings = Strings::default();
+    let mut labels: Vec<String> = Vec::new();
     let mut paths: Vec<(u32, u32, u32, u32, &str)> = Vec::new();
     let mut rows = Vec::with_capacity(chunks.len() * ROW_BYTES);
+    let mut refs = Vec::with_capacity(chunks.len() * REF_BYTES);
     let mut names: Vec<(u64, u32)> = Vec::new();
+    let mut too_many_labels = false;
     for (i, c) in chunks.iter().enumerate() {
         if paths.last().is_none_or(|p| p.4 != c.path) {
-            let (o, l) = strings.shared(&c.path);
+            let (o, l) = path_strings.add(&c.path);
             paths.push((o, l, i as u32, 0, &c.path));
         }
         let p = paths.len() - 1;
         paths[p].3 += 1;
-        let mut put = |x: u32| rows.extend_from_slice(&x.to_le_bytes());
-        put(p as u32);
-        put(c.start_line);
-        put(c.end_line);
+        let mut index_of = |s: &str| match labels.iter().position(|l| l == s) {
+            Some(k) => k as u8,
+            None if labels.len() < usize::from(u8::MAX) && s.len() <= 255 => {
+                labels.push(s.to_string());
+                (labels.len() - 1) as u8
+            }
+            None => {
+                too_many_labels = true;
+                0
+            }
+        };
+        let (kind, lang) = (index_of(&c.kind), index_of(&c.language));
+        for x in [p as u32, c.start_line, c.end_line] {
+            rows.extend_from_slice(&x.to_le_bytes());
+        }
+        rows.extend_from_slice(&[kind, lang, 0, 0]);
         for (o, l) in [
-            strings.shared(&c.kind),
-            strings.shared(&c.language),
             strings.add(&c.id),
             strings.add(&c.name),
             strings.add(&c.qualified_name),
         ] {
-            put(o);
-            put(l);
+            refs.extend_from_slice(&o.to_le_bytes());
+            refs.extend_from_slice(&l.to_le_bytes());
         }
         if c.kind != "window" {
             let mut hs = [&c.name, &c.qualified_name, &c.id].map(|k| name_hash(&k.to_lowercase()));
@@ -474,17 +553,27 @@ pub fn write(
             }
         }
     }
-    if strings.too_big || chunks.len() > u32::MAX as usize {
-        tracing::warn!(path = %path.display(), "chunk table past 4 GiB of strings; not saved");
+    if strings.too_big
+        || path_strings.too_big
+        || too_many_labels
+        || chunks.len() > u32::MAX as usize
+    {
+        tracing::warn!(path = %path.display(), "chunk table past what its offsets address; not saved");
         return Ok(());
+    }
+    let mut label_bytes = Vec::new();
+    for l in &labels {
+        label_bytes.push(l.len() as u8);
+        label_bytes.extend_from_slice(l.as_bytes());
     }
     names.sort_unstable();
     let mut sorted: Vec<u32> = (0..paths.len() as u32).collect();
     sorted.sort_by(|&a, &b| paths[a as usize].4.cmp(paths[b as usize].4));
     let mut b: Vec<u8> = Vec::with_capacity(
         FIXED_HEAD
-            + chunks.len() * (view.dim + 4 + ROW_BYTES)
+            + chunks.len() * (view.dim + 4 + ROW_BYTES + REF_BYTES)
             + strings.bytes.len()
+            + path_strings.bytes.len()
             + names.len() * NAME_BYTES,
     );
     b.extend_from_slice(MAGIC);
@@ -493,7 +582,14 @@ pub fn write(
     b.extend_from_slice(&fit);
     b.extend_from_slice(&(view.dim as u32).to_le_bytes());
     b.extend_from_slice(&(embedder_id.len() as u32).to_le_bytes());
-    for n in [chunks.len(), paths.len(), names.len(), strings.bytes.len()] {
+    for n in [
+        chunks.len(),
+        paths.len(),
+        names.len(),
+        strings.bytes.len(),
+        path_strings.bytes.len(),
+        label_bytes.len(),
+    ] {
         b.extend_from_slice(&(n as u64).to_le_bytes());
     }
     b.extend_from_slice(&[0u8; 32]);
@@ -513,6 +609,8 @@ pub fn write(
     pad8(&mut b);
     b.extend_from_slice(&rows);
     pad8(&mut b);
+    b.extend_from_slice(&refs);
+    pad8(&mut b);
     for p in &paths {
         for x in [p.0, p.1, p.2, p.3] {
             b.extend_from_slice(&x.to_le_bytes());
@@ -527,12 +625,16 @@ pub fn write(
         b.extend_from_slice(&r.to_le_bytes());
     }
     pad8(&mut b);
+    b.extend_from_slice(&label_bytes);
+    pad8(&mut b);
+    b.extend_from_slice(&path_strings.bytes);
+    pad8(&mut b);
     b.extend_from_slice(&strings.bytes);
     let sum = *blake3::Hasher::new()
         .update_rayon(&b[body..])
         .finalize()
         .as_bytes();
-    b[144..176].copy_from_slice(&sum);
+    b[BODY_SUM].copy_from_slice(&sum);
     let head = *blake3::hash(&b[40..body]).as_bytes();
     b[8..40].copy_from_slice(&head);
     write_atomic(path, &b)?;
@@ -541,4 +643,102 @@ pub fn write(
         let _ = write_atomic(&checked_file(path), stamp.as_bytes());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(path: &str, line: u32, kind: &str, name: &str) -> SearchChunk {
+        SearchChunk {
+            key: format!("{path}:{line}-{}", line + 1),
+            id: if name.is_empty() {
+                path.into()
+            } else {
+                format!("{path}::{name}")
+            },
+            path: path.into(),
+            language: if path.ends_with(".rs") {
+                "rust"
+            } else {
+                "python"
+            }
+            .into(),
+            kind: kind.into(),
+            name: name.into(),
+            qualified_name: name.into(),
+            doc: String::new(),
+            start_line: line,
+            end_line: line + 1,
+            text: String::new(),
+            header: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_written_table_reads_back_row_for_row() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.table");
+        let chunks = vec![
+            chunk("b.py", 1, "function", "Load"),
+            chunk("b.py", 5, "window", ""),
+            chunk("a.rs", 3, "struct", "Store"),
+            chunk("a.rs", 9, "function", "load"),
+        ];
+        let vi = VectorIndex::new(vec![
+            vec![1.0, 0.0],
+            vec![0.0, 1.0],
+            vec![0.6, 0.8],
+            vec![-1.0, 0.0],
+        ]);
+        let snap = SnapshotDigest([7; 32]);
+        write(&path, snap, "model", [3; 32], &chunks, &vi).expect("write");
+        assert!(
+            ChunkTable::open(&path, SnapshotDigest([8; 32])).is_none(),
+            "another snapshot"
+        );
+        let t = ChunkTable::open(&path, snap).expect("open");
+        assert_eq!(
+            (t.len(), t.embedder_id.as_str(), t.fit),
+            (4, "model", [3; 32])
+        );
+        for (i, c) in chunks.iter().enumerate() {
+            let r = t.row(i);
+            assert_eq!(
+                (
+                    r.path,
+                    r.start_line,
+                    r.end_line,
+                    r.kind,
+                    r.language,
+                    r.id,
+                    r.name
+                ),
+                (
+                    &*c.path,
+                    c.start_line,
+                    c.end_line,
+                    &*c.kind,
+                    &*c.language,
+                    &*c.id,
+                    &*c.name
+                )
+            );
+            assert_eq!(t.kind(i), c.kind);
+            assert_eq!(t.filter_fields(i), (&*c.path, &*c.language, &*c.kind));
+        }
+        assert_eq!(t.row(9).path, "", "past the end");
+        // Paths are looked up in sorted order though rows are in chunk order.
+        assert_eq!(t.row_of("a.rs", 1, 9, 10), Some(3));
+        assert_eq!(t.row_of("b.py", 0, 1, 2), Some(0));
+        assert_eq!(t.row_of("b.py", 0, 2, 3), None, "other lines");
+        assert_eq!(t.row_of("c.py", 0, 1, 2), None);
+        assert_eq!(t.named("load"), [0, 3], "case folded; windows have no name");
+        assert!(t.named("nothing").is_empty());
+        // The scan over the mapped column-major codes ranks as the one in memory.
+        assert_eq!(
+            t.codes().top_k(&[1.0, 0.1], 4, None),
+            vi.top_k(&[1.0, 0.1], 4)
+        );
+    }
 }

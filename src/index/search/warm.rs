@@ -34,6 +34,14 @@ impl ChunkMeta for ChunkTable {
         }
     }
 
+    fn kind(&self, i: usize) -> &str {
+        ChunkTable::kind(self, i)
+    }
+
+    fn filter_fields(&self, i: usize) -> (&str, &str, &str) {
+        ChunkTable::filter_fields(self, i)
+    }
+
     fn named(&self, lowercased: &str) -> Vec<usize> {
         ChunkTable::named(self, lowercased)
     }
