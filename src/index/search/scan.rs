@@ -43,7 +43,7 @@ pub(crate) fn quantize(v: &[f32], out: &mut Vec<i8>) -> f32 {
 }
 
 /// `dim`-long rows of `i8` codes with one scale per row (`x ≈ code · scale`).
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct CodeRows<'a> {
     /// Vector length.
     pub dim: usize,
@@ -58,7 +58,15 @@ pub struct CodeRows<'a> {
     /// query code is 0 adds nothing: the scan then reads about a quarter of the codes,
     /// which is what makes a memory-mapped table fast to scan.
     pub by_column: bool,
+    /// The read-only map the codes live in, when they do: the pages a column-major scan
+    /// has read are handed back as it goes, so a scan of a table larger than memory
+    /// holds only a few of its pages at a time (the page cache keeps them all).
+    pub map: Option<&'a memmap2::Mmap>,
 }
+
+/// Rows a column-major scan reads before it hands their pages back: 16 blocks of 64 KiB
+/// per column, so each piece covers whole pages.
+const RELEASE_ROWS: usize = 16 * SCAN_BLOCK_ROWS;
 
 impl CodeRows<'_> {
     /// Number of rows.
@@ -144,30 +152,58 @@ impl CodeRows<'_> {
             .map(|(j, &c)| (j, i32::from(c)))
             .collect();
         let better = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
-        let mut best: Vec<(f32, u32)> = (0..n.div_ceil(SCAN_BLOCK_ROWS))
+        let scan_block = |first: usize, end: usize| {
+            let mut acc = vec![0i32; end - first];
+            for &(j, c) in &columns {
+                let col = &self.codes[j * n + first..j * n + end];
+                for (a, &x) in acc.iter_mut().zip(col) {
+                    *a += c * i32::from(x);
+                }
+            }
+            let mut scored: Vec<(f32, u32)> = acc
+                .into_iter()
+                .enumerate()
+                .map(|(i, a)| (first + i, a))
+                .filter(|&(row, _)| accept.is_none_or(|f| f(row)))
+                .map(|(row, a)| (a as f32 * self.scales[row] * sq, row as u32))
+                .collect();
+            if scored.len() > k {
+                scored.select_nth_unstable_by(k - 1, better);
+                scored.truncate(k);
+            }
+            scored
+        };
+        let mut best: Vec<(f32, u32)> = (0..n.div_ceil(RELEASE_ROWS))
             .into_par_iter()
-            .flat_map_iter(|b| {
-                let first = b * SCAN_BLOCK_ROWS;
-                let rows = first..(first + SCAN_BLOCK_ROWS).min(n);
-                let mut acc = vec![0i32; rows.len()];
-                for &(j, c) in &columns {
-                    let col = &self.codes[j * n + rows.start..j * n + rows.end];
-                    for (a, &x) in acc.iter_mut().zip(col) {
-                        *a += c * i32::from(x);
+            .flat_map_iter(|big| {
+                let (first, end) = (big * RELEASE_ROWS, ((big + 1) * RELEASE_ROWS).min(n));
+                let mut kept: Vec<(f32, u32)> = (first..end)
+                    .step_by(SCAN_BLOCK_ROWS)
+                    .flat_map(|b| scan_block(b, (b + SCAN_BLOCK_ROWS).min(end)))
+                    .collect();
+                if kept.len() > k {
+                    kept.select_nth_unstable_by(k - 1, better);
+                    kept.truncate(k);
+                }
+                if let Some(map) = self.map {
+                    for &(j, _) in &columns {
+                        let piece = &self.codes[j * n + first..j * n + end];
+                        let at = (piece.as_ptr() as usize).wrapping_sub(map.as_ptr() as usize);
+                        if at < map.len() {
+                            // SAFETY: a read-only shared mapping of a file that is never
+                            // written in place: dropped pages are read again from the
+                            // file (the page cache) on the next touch, unchanged.
+                            let _ = unsafe {
+                                map.unchecked_advise_range(
+                                    memmap2::UncheckedAdvice::DontNeed,
+                                    at,
+                                    piece.len(),
+                                )
+                            };
+                        }
                     }
                 }
-                let mut scored: Vec<(f32, u32)> = acc
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, a)| (first + i, a))
-                    .filter(|&(row, _)| accept.is_none_or(|f| f(row)))
-                    .map(|(row, a)| (a as f32 * self.scales[row] * sq, row as u32))
-                    .collect();
-                if scored.len() > k {
-                    scored.select_nth_unstable_by(k - 1, better);
-                    scored.truncate(k);
-                }
-                scored
+                kept
             })
             .collect();
         if best.len() > k {
@@ -422,7 +458,8 @@ mod tests {
 
     #[test]
     fn the_column_major_scan_gives_the_row_major_scores_bit_for_bit() {
-        let (rows, base, mut rng) = clustered(SCAN_BLOCK_ROWS + 777, 40);
+        // Past one release span, so the spans and their merge count too.
+        let (rows, base, mut rng) = clustered(RELEASE_ROWS + 777, 40);
         let ix = super::super::vector::VectorIndex::new(rows);
         let view = ix.view();
         let by_column = transpose(view.codes, view.dim);

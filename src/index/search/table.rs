@@ -311,6 +311,7 @@ impl ChunkTable {
             codes,
             scales,
             by_column: true,
+            map: Some(&self.map),
         }
     }
 
