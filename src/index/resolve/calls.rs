@@ -424,6 +424,7 @@ impl<'a> Ctx<'a> {
         match typed {
             Typed::Def(t) => return typed_member(self.members_of_def_fit(t, name, 0, args)),
             Typed::Repo(ty) => return typed_member(self.member_with_bases(fi, &ty, name, 0, args)),
+            Typed::Traits(ts) => return typed_member(self.members_of_traits(&ts, name, args)),
             Typed::External => return Err(UnresolvedReason::External),
             Typed::Unknown => {}
         }
@@ -498,6 +499,17 @@ impl<'a> Ctx<'a> {
         let Some(&first) = segs.first() else {
             return self.method_fallback(fi, name, caller);
         };
+        // A generic parameter (`R::byte_offset(self)`, `T::default()`): its bounds' method.
+        if segs.len() == 1 {
+            if let Some((bf, bounds)) = self.generic_bounds(fi, c.caller, first) {
+                return match self.bound_type(bf, &bounds) {
+                    Typed::Def(t) => typed_member(self.members_of_def_fit(t, name, 0, args)),
+                    Typed::Traits(ts) => typed_member(self.members_of_traits(&ts, name, args)),
+                    Typed::Unknown => Err(UnresolvedReason::NotFound),
+                    _ => Err(UnresolvedReason::External),
+                };
+            }
+        }
         // Rust module paths (`crate::a::f`, `util::f`, `other_crate::m::f`).
         if rules.imports == ImportSystem::CrateModules {
             if let Some((Target::Files(v), used)) = self.modules.crate_module(self.files, fi, &segs)
