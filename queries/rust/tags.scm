@@ -58,12 +58,14 @@
 (let_declaration pattern: (identifier) @local.name
   value: (struct_expression name: (type_identifier) @local.type))
 (let_declaration pattern: (identifier) @local.name
-  type: [(type_identifier) (generic_type) (scoped_type_identifier)] @local.type)
+  type: [(type_identifier) (generic_type) (scoped_type_identifier)
+         (reference_type type: [(type_identifier) (generic_type) (scoped_type_identifier)])] @local.type)
 (parameter pattern: (identifier) @local.name
   type: [(type_identifier) @local.type
          (reference_type type: [(type_identifier) (generic_type) (scoped_type_identifier)] @local.type)])
 (field_declaration name: (field_identifier) @local.name
-  type: [(type_identifier) (generic_type) (scoped_type_identifier)] @local.type)
+  type: [(type_identifier) (generic_type) (scoped_type_identifier)
+         (reference_type type: [(type_identifier) (generic_type) (scoped_type_identifier)])] @local.type)
 
 ; Functions used as values (`map(parse_line)`, `spawn(Self::run)`).
 (arguments (identifier) @reference)

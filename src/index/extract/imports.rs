@@ -46,7 +46,12 @@ impl Bindings {
             let bounds = bound_names(c, raw);
             let name = squash(node_text(n, text));
             let type_name = format!("{BOUND}{bounds}");
-            self.add(n.start_byte(), name, type_name, n.start_position().row as u32 + 1);
+            self.add(
+                n.start_byte(),
+                name,
+                type_name,
+                n.start_position().row as u32 + 1,
+            );
             return;
         }
         // Keep a dotted qualifier (`types.Type`, `ns.Foo`): its import decides

@@ -512,8 +512,15 @@ impl<'a> Ctx<'a> {
         }
         // Rust module paths (`crate::a::f`, `util::f`, `other_crate::m::f`).
         if rules.imports == ImportSystem::CrateModules {
-            if let Some((Target::Files(v), used)) = self.modules.crate_module(self.files, fi, &segs)
-            {
+            // A path through a module a `use` binds (`backtrack::Config::new` after `use
+            // crate::nfa::thompson::backtrack;`), past its first segment.
+            let found = match self.modules.crate_module(self.files, fi, &segs) {
+                Some((Target::Files(v), used)) => Some((v, used)),
+                _ => self
+                    .used_module_path(fi, &segs)
+                    .filter(|(_, used)| *used > 1),
+            };
+            if let Some((v, used)) = found {
                 if used == segs.len() {
                     // What the module defines, else what it re-exports (`pub use
                     // task::spawn;` in tokio's lib.rs is what `tokio::spawn` calls).
@@ -569,14 +576,15 @@ impl<'a> Ctx<'a> {
                             };
                             return one(self.exported_in(&files, name, 0), tier);
                         }
-                        // `mod.Type.method`
+                        // `mod.Type.method`: the module's members (narrowed among them,
+                        // never first to a same-named type of the calling file).
                         let ty = segs[segs.len() - 1];
                         let m: Vec<DefRef> = self
-                            .member(fi, ty, name)
-                            .into_iter()
-                            .filter(|r| files.contains(&r.0))
+                            .members
+                            .refs(&(self.fam(fi), ty))
+                            .filter(|r| files.contains(&r.0) && &*self.def(*r).name == name)
                             .collect();
-                        return one(m, Tier::Qualified);
+                        return one(self.narrow(fi, m), Tier::Qualified);
                     }
                     Bound::Defs(defs) => {
                         let ty = segs[segs.len() - 1];
@@ -618,6 +626,9 @@ impl<'a> Ctx<'a> {
         }
         // A type name (`Foo::new()`, `Foo.create()`), the last segment of the qualifier.
         let ty = *segs.last().unwrap_or(&first);
+        if segs.len() == 1 && rules.primitive_types.contains(&ty) {
+            return Err(UnresolvedReason::External);
+        }
         let ty = if ty == "Self" {
             self.enclosing_type(fi, c.caller).unwrap_or(ty)
         } else {

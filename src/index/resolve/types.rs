@@ -145,8 +145,15 @@ impl<'a> Ctx<'a> {
                 .find(['(', '{'])
                 .map(|i| head[..i].trim_end())
                 .filter(|h| h.contains('.') && !h.contains("::"));
-            let typed = match dotted {
-                Some(h) if !recv.starts_with("new ") => self.classify(fi, h),
+            // A path (`backtrack::Config::new()`): the module path decides, as for a
+            // declared `backtrack::Config`, never another file's `Config`.
+            let path = recv
+                .find("::new(")
+                .map(|i| &recv[..i])
+                .filter(|p| p.contains("::"));
+            let typed = match (dotted, path) {
+                (Some(h), _) if !recv.starts_with("new ") => self.classify(fi, h),
+                (_, Some(p)) => self.classify(fi, &p.replace("::", ".")),
                 _ => self.classify(fi, ty),
             };
             match typed {
@@ -493,9 +500,30 @@ impl<'a> Ctx<'a> {
     fn classify_name(&self, fi: u32, ty: &str, depth: u32) -> Typed {
         let fam = self.fam(fi);
         let rules = self.rules(fi);
+        if rules.primitive_types.contains(&ty) {
+            return Typed::External;
+        }
         // `pkg.Type`: the qualifier's import decides (see `resolve_base_ref`).
         if let Some((q, name)) = ty.rsplit_once('.') {
             let first = q.split('.').next().unwrap_or(q);
+            // Rust `dfa::dense::Config` with `use crate::dfa;`: the module path through the
+            // `use` (a one-segment qualifier is the import's, below).
+            if rules.imports == ImportSystem::CrateModules && q.contains('.') {
+                let segs: Vec<&str> = q.split('.').collect();
+                if let Some((v, used)) = self.used_module_path(fi, &segs) {
+                    if used == segs.len() {
+                        let t: Vec<DefRef> = self
+                            .types
+                            .refs(&(fam, name))
+                            .filter(|r| v.contains(&r.0) && self.def(*r).kind != Kind::Impl)
+                            .collect();
+                        return match t.as_slice() {
+                            [t] => Typed::Def(*t),
+                            _ => Typed::Unknown,
+                        };
+                    }
+                }
+            }
             if let Some(imps) = self.local(fi).bindings.get(first) {
                 return match self.resolve_base_ref(fi, name, Some(q)) {
                     Some((t, _)) => Typed::Def(t),
