@@ -3,7 +3,7 @@
 # compiler-grade oracles, one command.
 #
 #     BINARY   default <project>/target/release/codegraph-tui (cargo build --release first)
-#     FILTER   a language (python ts js go java) or a key (python-flask, go-go-git, ...);
+#     FILTER   a language (python ts js go java rust) or a key (python-flask, go-go-git, ...);
 #              default: every evaluation repo
 #   env: CG_EVAL_HOME   oracle toolchains + caches (default ~/.cache/codegraph-eval)
 #        CG_CORPUS      corpus from ../shared/corpus/fetch.sh (default ~/.cache/codegraph-corpus)
@@ -11,7 +11,10 @@
 #        ORACLE_REFRESH=1   re-run the oracles even when their output is cached
 #        ORACLE_JOBS=N      jedi worker processes (default 2)
 #        EVAL_ERRORS=N      also write N wrong edges + N missed gold sites per repo (score.py --show-errors)
-# Prerequisites: ../shared/oracles/setup.sh python node go java; ../shared/corpus/fetch.sh.
+#        CG_RUST_CARGO_HOME the CARGO_HOME rust-analyzer resolves a crate's dependencies from
+#                           (default $CG_CORPUS/rust, the corpus registry)
+# Prerequisites: ../shared/oracles/setup.sh python node go java; ../shared/corpus/fetch.sh;
+# for Rust `rustup component add rust-analyzer rust-src` and tree-sitter-rust in the venv.
 #
 # For each evaluation repo it (1) reuses the cached oracle output
 # $CG_EVAL_HOME/oracle-out/<lang>-<repo>.jsonl, running the oracle only when it is missing,
@@ -24,7 +27,9 @@
 #
 # Cost (measured on 2 busy cores): warm oracle caches ~25 s for everything (codegraph runs
 # ~5 s, the rest is score.py). Cold caches: jedi 30 s-2 min per Python sdist (~4 min for the
-# four), ts_oracle ~10 s per repo, go_oracle ~12 s per repo, javac ~20 s. Disk: ~20 MB.
+# four), ts_oracle ~10 s per repo, go_oracle ~12 s per repo, javac ~20 s, rust-analyzer scip
+# 5-50 s per crate (about 3 min and 1.5 GB of memory for the five; run it one crate at a
+# time). Disk: ~20 MB, plus the Rust crates' scratch copies (below).
 #
 # Repos (paths under $CG_CORPUS):
 #   python  requests, flask, click, attrs: whole sdist dirs (src/ + tests/ + docs/examples),
@@ -45,6 +50,14 @@
 #           go.mod, as the root (the rest of the module is outside the tree)
 #   java    src/main/java of commons-lang3, jsoup and jackson-databind (jackson-core and
 #           jackson-annotations are absent: calls into them stay unjudged)
+#   rust    serde_json, bytes, itertools, rayon and regex-automata: whole crates from the
+#           corpus registry (registry/src/index.crates.io-*/<crate>-<version>, src/ + tests/
+#           + benches/examples). rust-analyzer scip writes Cargo.lock and its index into the
+#           crate, so the oracle runs on a scratch copy $CG_EVAL_HOME/rust-crates/<crate>
+#           (codegraph-tui and score.py read the corpus tree itself); dev-dependencies the
+#           corpus lacks are fetched from crates.io into CG_RUST_CARGO_HOME once, by `cargo
+#           metadata` in the copy. The oracle leaves some sites unresolved (rust-analyzer
+#           does not index every integration test: bytes' tests/), so they are unjudged.
 # Metrics (score.py): precision = correct / judged edges (judged: the oracle resolved the site
 # to an in-repo callable or proved it external); recall = gold sites (oracle-resolved, in-repo,
 # callable) hit by a correct edge. Per tier: precision of that tier's edges alone, and the share
@@ -88,6 +101,11 @@ REPOS=(
   "ts-trpc-server|ts|npm/trpc-server-11.25.2/src|"
   "go-gin|go|go/src/github.com/gin-gonic/gin|github.com/gin-gonic/gin"
   "go-go-git-plumbing|go|go/src/github.com/go-git/go-git/plumbing|github.com/go-git/go-git/v5/plumbing"
+  "rust-serde-json|rust|rust/registry/src/index.crates.io-1949cf8c6b5b557f/serde_json-1.0.154|"
+  "rust-bytes|rust|rust/registry/src/index.crates.io-1949cf8c6b5b557f/bytes-1.12.2|"
+  "rust-itertools|rust|rust/registry/src/index.crates.io-1949cf8c6b5b557f/itertools-0.12.1|"
+  "rust-rayon|rust|rust/registry/src/index.crates.io-1949cf8c6b5b557f/rayon-1.12.0|"
+  "rust-regex-automata|rust|rust/registry/src/index.crates.io-1949cf8c6b5b557f/regex-automata-0.4.19|"
 )
 
 selected() {  # key lang
@@ -116,6 +134,14 @@ run_oracle() {  # key lang dir arg -> $OUT/key.jsonl
       java --add-exports jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED \
            --add-exports jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED -Xss8m -Xmx4g \
            -cp "$H/java-classes" JavaOracle "$dir" > "$tmp" ;;
+    rust)
+      # a scratch copy: rust-analyzer writes Cargo.lock and .oracle.scip into the crate
+      local copy="$H/rust-crates/$(basename "$dir")" ch=${CG_RUST_CARGO_HOME:-$CORPUS/rust}
+      [ -d "$copy" ] || { mkdir -p "$H/rust-crates"; cp -r "$dir" "$copy"; }
+      # dependencies (dev-dependencies too) must resolve offline; fetch the missing ones once
+      (cd "$copy" && { CARGO_HOME=$ch cargo metadata --offline --format-version 1 >/dev/null 2>&1 ||
+                       CARGO_HOME=$ch cargo metadata --format-version 1 >/dev/null; })
+      CARGO_HOME=$ch CARGO_NET_OFFLINE=true "$H/venv/bin/python" "$OR/rs_oracle.py" "$copy" > "$tmp" ;;
   esac
   mv "$tmp" "$OUT/$key.jsonl"
 }
@@ -174,7 +200,7 @@ python3 - "$EV" "$BIN" "${KEYS[@]}" <<'EOF'
 import json, os, sys, glob
 ev, binary, keys = sys.argv[1], sys.argv[2], sys.argv[3:]
 TIER_ORDER = ["syntax", "local", "import", "qualified", "unique_name", "none"]
-LANG_ORDER = ["python", "ts", "js", "go", "java"]
+LANG_ORDER = ["python", "ts", "js", "go", "java", "rust"]
 rows = {}
 for k in keys:
     _, lang, secs = open(os.path.join(ev, k + ".meta")).read().strip().split("|")

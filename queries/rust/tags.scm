@@ -58,12 +58,14 @@
 (let_declaration pattern: (identifier) @local.name
   value: (struct_expression name: (type_identifier) @local.type))
 (let_declaration pattern: (identifier) @local.name
-  type: [(type_identifier) (generic_type) (scoped_type_identifier)] @local.type)
+  type: [(type_identifier) (generic_type) (scoped_type_identifier)
+         (reference_type type: [(type_identifier) (generic_type) (scoped_type_identifier)])] @local.type)
 (parameter pattern: (identifier) @local.name
   type: [(type_identifier) @local.type
          (reference_type type: [(type_identifier) (generic_type) (scoped_type_identifier)] @local.type)])
 (field_declaration name: (field_identifier) @local.name
-  type: [(type_identifier) (generic_type) (scoped_type_identifier)] @local.type)
+  type: [(type_identifier) (generic_type) (scoped_type_identifier)
+         (reference_type type: [(type_identifier) (generic_type) (scoped_type_identifier)])] @local.type)
 
 ; Functions used as values (`map(parse_line)`, `spawn(Self::run)`).
 (arguments (identifier) @reference)
@@ -83,3 +85,31 @@
   return_type: [(type_identifier) (generic_type) (scoped_type_identifier)] @returns) @definition.function
 (let_declaration pattern: (identifier) @local.name
   value: (call_expression function: (identifier) @local.type))
+
+; Generic type parameters with their trait bounds (`<R: Read>`, `where R: Read`, `<T>`):
+; a receiver typed `R` is a value of a bound trait, never a same-named repo type (an
+; `impl<A: Automaton> Automaton for &A` block is named `A`). `impl Trait` and `dyn Trait`
+; values (parameters, locals, fields; `&dyn Trait`, `Box<dyn Trait>`) are the trait's.
+(type_parameter name: (type_identifier) @local.name) @local.bound
+(where_predicate left: (type_identifier) @local.name bounds: (trait_bounds) @local.bound)
+(parameter pattern: (identifier) @local.name
+  type: [(abstract_type trait: (_) @local.bound)
+         (dynamic_type trait: (_) @local.bound)
+         (reference_type type: [(abstract_type trait: (_) @local.bound)
+                                (dynamic_type trait: (_) @local.bound)])])
+(let_declaration pattern: (identifier) @local.name
+  type: (reference_type type: (dynamic_type trait: (_) @local.bound)))
+(field_declaration name: (field_identifier) @local.name
+  type: (reference_type type: (dynamic_type trait: (_) @local.bound)))
+((parameter pattern: (identifier) @local.name
+   type: (generic_type type: (type_identifier) @_box
+     type_arguments: (type_arguments . (dynamic_type trait: (_) @local.bound))))
+  (#any-of? @_box "Box" "Arc" "Rc"))
+((let_declaration pattern: (identifier) @local.name
+   type: (generic_type type: (type_identifier) @_box
+     type_arguments: (type_arguments . (dynamic_type trait: (_) @local.bound))))
+  (#any-of? @_box "Box" "Arc" "Rc"))
+((field_declaration name: (field_identifier) @local.name
+   type: (generic_type type: (type_identifier) @_box
+     type_arguments: (type_arguments . (dynamic_type trait: (_) @local.bound))))
+  (#any-of? @_box "Box" "Arc" "Rc"))

@@ -321,6 +321,12 @@ pub const DOC_TYPE: char = '?';
 /// `ib = attrib`.
 pub const ALIAS: char = '=';
 
+/// The mark in front of [`Binding::type_name`] for a generic type parameter or a value of
+/// a trait-bounded type: `^Read+a.Seek` for `R: Read + a::Seek` (each bound a type name as
+/// elsewhere, a path dotted, `+` between them), `^` alone for a parameter without bounds
+/// (which still hides a same-named type). `impl Read` and `dyn Read` values are `^Read`.
+pub const BOUND: char = '^';
+
 /// One import binding (a statement importing several names yields several bindings).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Import {
@@ -370,8 +376,9 @@ pub struct Binding {
     /// when the source binds the name without saying its type (an unannotated Python
     /// parameter or assignment target), which still shadows outer definitions. A type only
     /// a doc comment states starts with [`DOC_TYPE`]; a module-level alias (`ib = attrib`)
-    /// is [`ALIAS`] and the aliased name; a name bound to a call's result is the call as
-    /// written (`c.File(p)`, typed by what it calls).
+    /// is [`ALIAS`] and the aliased name; a generic parameter or a trait-typed value is
+    /// [`BOUND`] and its bounds; a name bound to a call's result is the call as written
+    /// (`c.File(p)`, typed by what it calls).
     pub type_name: String,
     /// 1-based line of the binding.
     pub line: u32,

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 
 use super::defs::enclosing;
 use super::nodes::{node_text, split_type_name, squash, Captures};
-use crate::index::facts::{Binding, Definition, Import, ALIAS};
+use crate::index::facts::{Binding, Definition, Import, ALIAS, BOUND};
 use crate::index::lang::{CompiledLanguage, Role};
 
 /// A typed name before its scope is known: (byte offset, name, type name, 1-based line).
@@ -36,6 +36,24 @@ impl Bindings {
         text: &str,
     ) {
         let find = |r: Role| m.find(r);
+        if let Some(b) = find(Role::LocalBound) {
+            // The bound may be captured on the whole parameter (`T: Read`, `T`), which
+            // begins with the name.
+            let mut raw = node_text(b, text);
+            if b.start_byte() == n.start_byte() {
+                raw = &raw[(n.end_byte() - n.start_byte()).min(raw.len())..];
+            }
+            let bounds = bound_names(c, raw);
+            let name = squash(node_text(n, text));
+            let type_name = format!("{BOUND}{bounds}");
+            self.add(
+                n.start_byte(),
+                name,
+                type_name,
+                n.start_position().row as u32 + 1,
+            );
+            return;
+        }
         // Keep a dotted qualifier (`types.Type`, `ns.Foo`): its import decides
         // whether the type is the repo's or a library's. A name captured without
         // a type (a Python parameter or assignment) is bound with an empty type.
@@ -63,16 +81,9 @@ impl Bindings {
                 if raw.ends_with("[]") && !raw.starts_with(['[', '(', '&', '*']) {
                     type_name.push_str(&"[]".repeat(raw.matches("[]").count()));
                 }
-                match qual {
-                    Some(q) if !q.contains("::") && !type_name.is_empty() => {
-                        format!("{q}.{type_name}")
-                    }
-                    // A Rust module path (`crate::disk::Conn`), dotted the same way.
-                    Some(q) if c.spec.extraction.path_qualified_types && !type_name.is_empty() => {
-                        format!("{}.{type_name}", q.replace("::", "."))
-                    }
-                    _ if type_name.is_empty() => return,
-                    _ => type_name,
+                match qualified(c, type_name, qual) {
+                    Some(t) => t,
+                    None => return,
                 }
             }
             // A call's result: the call as written, typed at resolution by what it calls.
@@ -104,7 +115,8 @@ impl Bindings {
     }
 
     /// Binds `name` (its token at byte `at`, on 1-based `line`) to `type_name`; one binding
-    /// per name token, where a typed one wins over an untyped one.
+    /// per name token, where a typed one wins over an untyped one and a trait-bounded one
+    /// over any other.
     pub(super) fn add(&mut self, at: usize, name: String, type_name: String, line: u32) {
         let Bindings {
             list: bindings,
@@ -117,7 +129,9 @@ impl Bindings {
         }
         match same {
             Some(i) => {
-                if bindings[i].2.is_empty() {
+                // A trait bound says more than the box around it (`Box<dyn Read>`).
+                let bounded = type_name.starts_with(BOUND) && !bindings[i].2.starts_with(BOUND);
+                if bindings[i].2.is_empty() || bounded {
                     bindings[i].2 = type_name;
                 }
             }
@@ -127,6 +141,63 @@ impl Bindings {
             }
         }
     }
+}
+
+/// A type name and its qualifier as a binding states them: `q.Name` (a path dotted where
+/// the language qualifies types by paths, `crate::disk::Conn` → `crate.disk.Conn`), or
+/// `None` for no name.
+fn qualified(c: &CompiledLanguage, type_name: String, qual: Option<String>) -> Option<String> {
+    match qual {
+        _ if type_name.is_empty() => None,
+        Some(q) if !q.contains("::") => Some(format!("{q}.{type_name}")),
+        Some(q) if c.spec.extraction.path_qualified_types => {
+            Some(format!("{}.{type_name}", q.replace("::", ".")))
+        }
+        _ => Some(type_name),
+    }
+}
+
+/// The bound traits of `raw`, a bounds list as written (`: Read<'de> + ?Sized + 'a`,
+/// `Iterator<Item = u8> + Send`, `for<'a> Visitor<'a>`, empty), as type names joined by `+`:
+/// `Read+Send`. Lifetimes, `?Sized`-like relaxed bounds and parenthesised `Fn(..)` sugar
+/// are no traits whose methods the repo declares, and are left out.
+fn bound_names(c: &CompiledLanguage, raw: &str) -> String {
+    let raw = raw.trim().trim_start_matches(':');
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, ch) in raw.char_indices() {
+        match ch {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            '+' if depth == 0 => {
+                parts.push(&raw[start..i]);
+                start = i + 1;
+            }
+            // A default (`T: Read = File`) is no bound.
+            '=' if depth == 0 => {
+                parts.push(&raw[start..i]);
+                start = raw.len();
+                break;
+            }
+            _ => {}
+        }
+    }
+    parts.push(raw.get(start..).unwrap_or(""));
+    let mut out: Vec<String> = Vec::new();
+    for p in parts {
+        let mut p = p.trim();
+        if let Some(rest) = p.strip_prefix("for<").and_then(|r| r.split_once('>')) {
+            p = rest.1.trim();
+        }
+        if p.is_empty() || p.starts_with(['?', '\'', '(']) || p.contains('(') {
+            continue;
+        }
+        let (name, qual) = split_type_name(p);
+        if let Some(t) = qualified(c, name, qual) {
+            out.push(t);
+        }
+    }
+    out.join("+")
 }
 
 /// An import statement (role `Import`) on `stmt`: one [`Import`] per imported name, keyed

@@ -244,6 +244,10 @@ pub enum Role {
     /// `@local.alias`: the name a module-level `@local.name` is another name for (`ib =
     /// attrib`): an import of the alias reaches what it names.
     LocalAlias,
+    /// `@local.bound`: the trait bounds of a generic type parameter a `@local.name` names
+    /// (`T: Read + Clone`, `where T: Read`), or the trait of the `impl Trait` / `dyn Trait`
+    /// type a `@local.name` value has: the name is typed as one of those traits.
+    LocalBound,
     /// `@local.doc`: a name whose type a doc comment may state (the language's
     /// [`ExtractionRules::doc_tags`]).
     LocalDoc,
@@ -291,6 +295,7 @@ impl Role {
             "local.doc" => Role::LocalDoc,
             "local.value" => Role::LocalValue,
             "local.alias" => Role::LocalAlias,
+            "local.bound" => Role::LocalBound,
             n if n.starts_with('_') => Role::Ignore,
             _ => return None,
         })

@@ -23,6 +23,12 @@ pub struct ResolutionRules {
     /// Predeclared type names: a value of one is never of a repo type, so its methods are
     /// `external` (Go's `error`, `string`; the Go spec, "Predeclared identifiers").
     pub predeclared_types: &'static [&'static str],
+    /// Primitive types whose inherent methods the repo cannot see (Rust's `f32`, `u64`,
+    /// `str`): a call on one (`f32::from_bits(u)`, `n.to_bits()` with `n: f32`) is the
+    /// library's, even where a repo trait implemented for the type has a method of that
+    /// name, since inherent methods are looked up first (the Rust Reference, "Method call
+    /// expressions").
+    pub primitive_types: &'static [&'static str],
     /// Receivers that name the file's own module: `exports.f()` calls the file's
     /// top-level `f` (CommonJS `exports`, `module.exports`).
     pub own_module_objects: &'static [&'static str],
@@ -173,6 +179,7 @@ impl ResolutionRules {
         globals: &[],
         platform_methods: &[],
         predeclared_types: &[],
+        primitive_types: &[],
         own_module_objects: &[],
         super_aliases: &[],
         self_aliases: &[],

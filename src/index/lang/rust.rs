@@ -41,6 +41,10 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
         path_separator: "::",
         follow_glob_reexports: false,
         unknown_paths_external: true,
+        primitive_types: &[
+            "bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
+            "i64", "i128", "isize", "f32", "f64",
+        ],
         ..ResolutionRules::DEFAULT
     },
     impact: ImpactRules {

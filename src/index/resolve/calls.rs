@@ -424,6 +424,7 @@ impl<'a> Ctx<'a> {
         match typed {
             Typed::Def(t) => return typed_member(self.members_of_def_fit(t, name, 0, args)),
             Typed::Repo(ty) => return typed_member(self.member_with_bases(fi, &ty, name, 0, args)),
+            Typed::Traits(ts) => return typed_member(self.members_of_traits(&ts, name, args)),
             Typed::External => return Err(UnresolvedReason::External),
             Typed::Unknown => {}
         }
@@ -498,10 +499,28 @@ impl<'a> Ctx<'a> {
         let Some(&first) = segs.first() else {
             return self.method_fallback(fi, name, caller);
         };
+        // A generic parameter (`R::byte_offset(self)`, `T::default()`): its bounds' method.
+        if segs.len() == 1 {
+            if let Some((bf, bounds)) = self.generic_bounds(fi, c.caller, first) {
+                return match self.bound_type(bf, &bounds) {
+                    Typed::Def(t) => typed_member(self.members_of_def_fit(t, name, 0, args)),
+                    Typed::Traits(ts) => typed_member(self.members_of_traits(&ts, name, args)),
+                    Typed::Unknown => Err(UnresolvedReason::NotFound),
+                    _ => Err(UnresolvedReason::External),
+                };
+            }
+        }
         // Rust module paths (`crate::a::f`, `util::f`, `other_crate::m::f`).
         if rules.imports == ImportSystem::CrateModules {
-            if let Some((Target::Files(v), used)) = self.modules.crate_module(self.files, fi, &segs)
-            {
+            // A path through a module a `use` binds (`backtrack::Config::new` after `use
+            // crate::nfa::thompson::backtrack;`), past its first segment.
+            let found = match self.modules.crate_module(self.files, fi, &segs) {
+                Some((Target::Files(v), used)) => Some((v, used)),
+                _ => self
+                    .used_module_path(fi, &segs)
+                    .filter(|(_, used)| *used > 1),
+            };
+            if let Some((v, used)) = found {
                 if used == segs.len() {
                     // What the module defines, else what it re-exports (`pub use
                     // task::spawn;` in tokio's lib.rs is what `tokio::spawn` calls).
@@ -557,14 +576,15 @@ impl<'a> Ctx<'a> {
                             };
                             return one(self.exported_in(&files, name, 0), tier);
                         }
-                        // `mod.Type.method`
+                        // `mod.Type.method`: the module's members (narrowed among them,
+                        // never first to a same-named type of the calling file).
                         let ty = segs[segs.len() - 1];
                         let m: Vec<DefRef> = self
-                            .member(fi, ty, name)
-                            .into_iter()
-                            .filter(|r| files.contains(&r.0))
+                            .members
+                            .refs(&(self.fam(fi), ty))
+                            .filter(|r| files.contains(&r.0) && &*self.def(*r).name == name)
                             .collect();
-                        return one(m, Tier::Qualified);
+                        return one(self.narrow(fi, m), Tier::Qualified);
                     }
                     Bound::Defs(defs) => {
                         let ty = segs[segs.len() - 1];
@@ -606,6 +626,9 @@ impl<'a> Ctx<'a> {
         }
         // A type name (`Foo::new()`, `Foo.create()`), the last segment of the qualifier.
         let ty = *segs.last().unwrap_or(&first);
+        if segs.len() == 1 && rules.primitive_types.contains(&ty) {
+            return Err(UnresolvedReason::External);
+        }
         let ty = if ty == "Self" {
             self.enclosing_type(fi, c.caller).unwrap_or(ty)
         } else {

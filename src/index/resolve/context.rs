@@ -297,6 +297,24 @@ impl<'a> Ctx<'a> {
         out
     }
 
+    /// Whether member `r` sits in an `impl` block whose type, read from the block's own
+    /// file, is another definition than `t` (`impl Default for Config` in `syntax.rs` is
+    /// `syntax::Config`'s, not `dense::Config`'s).
+    fn impl_of_other(&self, r: DefRef, t: DefRef) -> bool {
+        self.def(r)
+            .parent
+            .is_some_and(|p| self.names_other((r.0, p), t))
+    }
+
+    /// Whether `impl` block `o` names another type than `t` from its own file.
+    fn names_other(&self, o: DefRef, t: DefRef) -> bool {
+        let d = self.def(o);
+        d.kind == Kind::Impl
+            && self
+                .resolve_base(o.0, &d.name)
+                .is_some_and(|(named, _)| named != t)
+    }
+
     /// Members named `name` of the type definition `t` (nested in it, in its `impl`
     /// blocks or written outside its body in its crate or package), then along the bases
     /// of the type and of its `impl` blocks, each base resolved from the file naming it.
@@ -318,7 +336,7 @@ impl<'a> Ctx<'a> {
         let cands: Vec<DefRef> = self
             .members
             .refs(&(fam, &*td.name))
-            .filter(|&r| &*self.def(r).name == name)
+            .filter(|&r| &*self.def(r).name == name && !self.impl_of_other(r, t))
             .collect();
         let nested: Vec<DefRef> = cands
             .iter()
@@ -348,7 +366,11 @@ impl<'a> Ctx<'a> {
         // The type and its impl blocks (Rust `impl Trait for T`) carry the bases.
         let mut carriers = vec![t];
         for &o in self.types.get(&(fam, &*td.name)).into_iter().flatten() {
-            if o != t && self.def(o).kind == Kind::Impl && self.narrow(t.0, vec![o, t]).len() == 2 {
+            if o != t
+                && self.def(o).kind == Kind::Impl
+                && !self.names_other(o, t)
+                && self.narrow(t.0, vec![o, t]).len() == 2
+            {
                 carriers.push(o);
             }
         }

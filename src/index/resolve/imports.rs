@@ -67,6 +67,28 @@ impl<'a> Ctx<'a> {
         out
     }
 
+    /// A crate module path (`segs`) whose first segment a `use` of file `fi` binds to a
+    /// repo module (`use crate::nfa::thompson::backtrack;`, then `backtrack::Config`):
+    /// the files of its longest module prefix and how many of `segs` that consumed;
+    /// `None` when the first segment binds no repo module.
+    pub(super) fn used_module_path(&self, fi: u32, segs: &[&str]) -> Option<(Vec<u32>, usize)> {
+        let first = *segs.first()?;
+        for imp in self.local(fi).bindings.get(first)? {
+            let Bound::Module(files) = self.bind(fi, imp) else {
+                continue;
+            };
+            let mut full: Vec<&str> = imp.module.split("::").filter(|s| !s.is_empty()).collect();
+            full.extend(imp.name.as_deref());
+            let base = full.len();
+            full.extend(&segs[1..]);
+            return match self.modules.crate_module(self.files, fi, &full) {
+                Some((Target::Files(v), used)) if used >= base => Some((v, used + 1 - base)),
+                _ => Some((files, 1)),
+            };
+        }
+        None
+    }
+
     /// The position of `imp` among file `fi`'s imports when it is one of them (the same
     /// object, not an equal copy).
     fn own_import(&self, fi: u32, imp: &Import) -> Option<usize> {

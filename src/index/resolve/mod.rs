@@ -18,6 +18,7 @@ mod bases;
 mod calls;
 mod context;
 mod driver;
+mod generics;
 mod imports;
 mod modules;
 mod overloads;

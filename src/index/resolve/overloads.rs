@@ -337,7 +337,7 @@ impl<'a> Ctx<'a> {
             return match self.classify(fi, t) {
                 Typed::Def(d) => Ty::Repo(d),
                 Typed::External => Ty::Ext(t.to_string()),
-                Typed::Repo(_) | Typed::Unknown => Ty::Unknown,
+                Typed::Repo(_) | Typed::Traits(_) | Typed::Unknown => Ty::Unknown,
             };
         }
         // The file's import of the name decides; then its own, same-package and glob

@@ -18,6 +18,9 @@ pub(super) enum Typed {
     /// parameter's `b.Encoder`, a factory's return type in its own file): a same-named type
     /// of the calling file is not it.
     Def(DefRef),
+    /// A value bounded by several repo traits (`T: Read + Seek`): a method one of them
+    /// declares.
+    Traits(Vec<DefRef>),
     /// A type defined nowhere in the repo.
     External,
     /// Not known.
@@ -142,8 +145,15 @@ impl<'a> Ctx<'a> {
                 .find(['(', '{'])
                 .map(|i| head[..i].trim_end())
                 .filter(|h| h.contains('.') && !h.contains("::"));
-            let typed = match dotted {
-                Some(h) if !recv.starts_with("new ") => self.classify(fi, h),
+            // A path (`backtrack::Config::new()`): the module path decides, as for a
+            // declared `backtrack::Config`, never another file's `Config`.
+            let path = recv
+                .find("::new(")
+                .map(|i| &recv[..i])
+                .filter(|p| p.contains("::"));
+            let typed = match (dotted, path) {
+                (Some(h), _) if !recv.starts_with("new ") => self.classify(fi, h),
+                (_, Some(p)) => self.classify(fi, &p.replace("::", ".")),
                 _ => self.classify(fi, ty),
             };
             match typed {
@@ -169,9 +179,14 @@ impl<'a> Ctx<'a> {
                         Typed::Unknown
                     }
                 }
-                Some(t) => self
-                    .returns_of(t)
-                    .map_or(Typed::Unknown, |r| self.classify_depth(t.0, &r, 1)),
+                // A return type that is the callee's generic parameter (`fn get<T: Tr>() ->
+                // T`) is a value of its bounds.
+                Some(t) => self.returns_of(t).map_or(Typed::Unknown, |r| {
+                    match self.generic_bounds(t.0, Some(t.1), &r) {
+                        Some((bf, bs)) => self.bound_type(bf, &bs),
+                        None => self.classify_depth(t.0, &r, 1),
+                    }
+                }),
                 None => Typed::Unknown,
             };
         }
@@ -207,10 +222,18 @@ impl<'a> Ctx<'a> {
             head => (self.binding_type(fi, caller, head, depth), &segs[1..]),
         };
         for field in rest {
-            ty = match ty {
-                Typed::Repo(t) => self.field_type(fi, &t, field),
-                Typed::Def(t) => self.field_type_of(t, field),
+            let def = match ty {
+                Typed::Repo(t) => self.resolve_base(fi, &t).map(|(d, _)| d),
+                Typed::Def(t) => Some(t),
+                Typed::Traits(_) => return Typed::Unknown,
                 other => return other,
+            };
+            let Some(def) = def else {
+                return Typed::Unknown;
+            };
+            ty = match self.generic_field_type(fi, caller, def, field) {
+                Some(generic) => generic,
+                None => self.field_type_of(def, field),
             };
         }
         ty
@@ -312,6 +335,9 @@ impl<'a> Ctx<'a> {
                 return self.receiver_type_depth(fi, scope, call, depth + 1);
             }
             if !types.is_empty() {
+                if let Some(bounded) = self.generic_binding_type(fi, scope, &types) {
+                    return bounded;
+                }
                 return self.unify(fi, types);
             }
             if self.is_local(fi, scope, name) {
@@ -390,6 +416,12 @@ impl<'a> Ctx<'a> {
 
     /// The declared type of a field that type definition `t` itself declares or assigns.
     fn own_field_type(&self, t: DefRef, field: &str) -> Typed {
+        self.unify(t.0, self.own_field_types(t, field))
+    }
+
+    /// The declared types of field `field` of type definition `t`, as written: its own
+    /// declarations and assignments, else the constructor parameters of that name.
+    pub(super) fn own_field_types(&self, t: DefRef, field: &str) -> Vec<&'a str> {
         let tf = &self.files[t.0 as usize];
         let inside = |s: Option<u32>| {
             let mut cur = s;
@@ -426,7 +458,7 @@ impl<'a> Ctx<'a> {
                 .map(|b| b.type_name.as_str())
                 .collect();
         }
-        self.unify(t.0, types)
+        types
     }
 
     /// One type for a set of bindings of the same name; disagreeing bindings are unknown.
@@ -468,9 +500,30 @@ impl<'a> Ctx<'a> {
     fn classify_name(&self, fi: u32, ty: &str, depth: u32) -> Typed {
         let fam = self.fam(fi);
         let rules = self.rules(fi);
+        if rules.primitive_types.contains(&ty) {
+            return Typed::External;
+        }
         // `pkg.Type`: the qualifier's import decides (see `resolve_base_ref`).
         if let Some((q, name)) = ty.rsplit_once('.') {
             let first = q.split('.').next().unwrap_or(q);
+            // Rust `dfa::dense::Config` with `use crate::dfa;`: the module path through the
+            // `use` (a one-segment qualifier is the import's, below).
+            if rules.imports == ImportSystem::CrateModules && q.contains('.') {
+                let segs: Vec<&str> = q.split('.').collect();
+                if let Some((v, used)) = self.used_module_path(fi, &segs) {
+                    if used == segs.len() {
+                        let t: Vec<DefRef> = self
+                            .types
+                            .refs(&(fam, name))
+                            .filter(|r| v.contains(&r.0) && self.def(*r).kind != Kind::Impl)
+                            .collect();
+                        return match t.as_slice() {
+                            [t] => Typed::Def(*t),
+                            _ => Typed::Unknown,
+                        };
+                    }
+                }
+            }
             if let Some(imps) = self.local(fi).bindings.get(first) {
                 return match self.resolve_base_ref(fi, name, Some(q)) {
                     Some((t, _)) => Typed::Def(t),
