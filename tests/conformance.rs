@@ -36,6 +36,7 @@ const LANGUAGES: &[&str] = &[
     "swift",
     "scala",
     "dart",
+    "elixir",
 ];
 
 type Key = (String, String, String);

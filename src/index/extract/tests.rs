@@ -414,3 +414,47 @@ fn dart_classes_mixins_and_constructors() {
         ("lib/src/cart.dart", Some("cart"))
     );
 }
+
+#[test]
+fn elixir_modules_clauses_and_calls() {
+    let src = "# The cart.\ndefmodule Shop.Cart do\n  @moduledoc \"Carts.\"\n  import Shop.Helpers\n  alias Shop.Util, as: U\n\n  def total(items), do: items |> Enum.map(&price/1) |> sum()\n\n  defp sum([]), do: 0\n  defp sum([h | t]) when is_integer(h), do: h + sum(t)\n\n  defmodule Line do\n    def new(item), do: U.round(item)\n  end\nend\n";
+    let f = facts("lib/shop/cart.ex", src);
+    let cart = def(&f, "lib/shop/cart.ex::Shop.Cart");
+    assert_eq!(
+        (cart.kind, &*cart.name, &*cart.qualified_name, cart.doc()),
+        (Kind::Module, "Cart", "Shop.Cart", Some("The cart."))
+    );
+    assert_eq!(cart.bases().len(), 1, "`import Shop.Helpers` is a base");
+    let sum = def(&f, "lib/shop/cart.ex::Shop.Cart.sum");
+    assert_eq!(
+        (sum.kind, sum.start_line, sum.end_line),
+        (Kind::Method, 9, 10),
+        "two clauses, one function"
+    );
+    assert!(f.definitions.iter().all(|d| !d.id.ends_with("#2")));
+    assert_eq!(
+        &*def(&f, "lib/shop/cart.ex::Shop.Cart.Line.new").qualified_name,
+        "Shop.Cart.Line.new"
+    );
+    let calls: Vec<(&str, Option<&str>)> = f
+        .calls
+        .iter()
+        .filter(|c| !c.is_reference)
+        .map(|c| (c.name.as_str(), c.receiver.as_deref()))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            ("map", Some("Enum")),
+            ("sum", None),
+            ("sum", None),
+            ("round", Some("U"))
+        ],
+        "no call of a head, its guard, an attribute or `import`"
+    );
+    assert!(f.calls.iter().any(|c| c.is_reference && c.name == "price"));
+    assert_eq!(
+        (f.imports[0].module.as_str(), f.imports[0].alias.as_deref()),
+        ("Shop.Util", Some("U"))
+    );
+}

@@ -12,6 +12,7 @@
 mod bash;
 mod clike;
 mod dart;
+mod elixir;
 mod go;
 mod impact_rules;
 mod java;
@@ -76,6 +77,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     swift::SPEC,
     scala::SPEC,
     dart::SPEC,
+    elixir::SPEC,
     windowed("markdown", &["md", "markdown", "mdx"]),
     windowed("toml", &["toml"]),
     LanguageSpec {
