@@ -37,6 +37,7 @@ const LANGUAGES: &[&str] = &[
     "scala",
     "dart",
     "elixir",
+    "zig",
 ];
 
 type Key = (String, String, String);

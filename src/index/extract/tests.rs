@@ -458,3 +458,32 @@ fn elixir_modules_clauses_and_calls() {
         ("Shop.Util", Some("U"))
     );
 }
+
+#[test]
+fn zig_containers_file_structs_and_tests() {
+    let src = "const std = @import(\"std\");\nconst Stack = @This();\n\nitems: []i32,\n\n/// Makes one.\npub fn init() Stack {\n    return .{ .items = &.{} };\n}\n\npub const Iter = struct {\n    pub fn next(self: *Iter) ?i32 {\n        _ = self;\n        return null;\n    }\n};\n\ntest \"init makes one\" {\n    const s = Stack.init();\n    std.debug.print(\"{any}\", .{s});\n}\n";
+    let f = facts("src/Stack.zig", src);
+    let stack = def(&f, "src/Stack.zig::Stack");
+    assert_eq!(
+        (stack.kind, stack.start_line, stack.end_line),
+        (Kind::Struct, 1, 21),
+        "a file with `@This()` is its struct"
+    );
+    let init = def(&f, "src/Stack.zig::Stack.init");
+    assert_eq!(
+        (init.kind, init.doc(), init.returns()),
+        (Kind::Method, Some("Makes one."), Some("Stack"))
+    );
+    assert_eq!(def(&f, "src/Stack.zig::Stack.Iter.next").kind, Kind::Method);
+    def(&f, "src/Stack.zig::Stack.init makes one");
+    assert_eq!(f.default_export.as_deref(), Some("Stack"));
+    let calls: Vec<(&str, Option<&str>)> = f
+        .calls
+        .iter()
+        .map(|c| (c.name.as_str(), c.receiver.as_deref()))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![("init", Some("Stack")), ("print", Some("std.debug"))]
+    );
+}

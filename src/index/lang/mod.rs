@@ -33,6 +33,7 @@ mod scala;
 mod spec;
 mod swift;
 pub(crate) mod token_tree;
+mod zig;
 
 pub use impact_rules::{Dispatch, FileEntry, Hooks, ImpactRules, MainRule, PublicApi, TestCode};
 pub use names::NamePattern;
@@ -78,6 +79,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     scala::SPEC,
     dart::SPEC,
     elixir::SPEC,
+    zig::SPEC,
     windowed("markdown", &["md", "markdown", "mdx"]),
     windowed("toml", &["toml"]),
     LanguageSpec {
