@@ -36,6 +36,8 @@ const LANGUAGES: &[&str] = &[
     "swift",
     "scala",
     "dart",
+    "elixir",
+    "zig",
 ];
 
 type Key = (String, String, String);

@@ -12,7 +12,7 @@ use super::nodes::{
     cap_chars, char_column, exact_arity, list_items, node_text, split_type_name, squash, Captures,
 };
 use crate::index::facts::{BaseRef, DefDetails, Definition, Kind};
-use crate::index::lang::{LanguageSpec, Role};
+use crate::index::lang::{ExtractionRules, LanguageSpec, Role};
 
 /// A definition as its matches describe it, before nesting: byte range, 1-based lines,
 /// and what the captures gave (a name with its 1-based line, container, docs, bases, ...).
@@ -44,8 +44,9 @@ pub(super) fn on_definition(
     node: Node<'_>,
     m: &Captures<'_, '_>,
     text: &str,
-    param_type: Option<fn(Node<'_>, &str) -> Option<String>>,
+    ext: &ExtractionRules,
 ) {
+    let param_type = ext.param_type;
     let (caps, role_of, find) = (m.caps, |i: u32| m.role_of(i), |r: Role| m.find(r));
     let idx = *def_index.entry(node.id()).or_insert_with(|| {
         // A namespace without a body (C# file-scoped `namespace A.B;`) scopes
@@ -78,7 +79,12 @@ pub(super) fn on_definition(
             let name = if kind == Kind::Namespace {
                 squash(node_text(n, text))
             } else {
-                split_type_name(node_text(n, text)).0
+                let (name, qualifier) = split_type_name(node_text(n, text));
+                // `defmodule Shop.Cart`: `Cart` declared in `Shop`.
+                if kind == Kind::Module && ext.dotted_module_names && d.container.is_none() {
+                    d.container = qualifier.filter(|q| !q.contains("::"));
+                }
+                name
             };
             d.name = Some((name, n.start_position().row as u32 + 1));
         }
@@ -282,6 +288,40 @@ fn clean_docstring(raw: &str) -> String {
     cap_chars(body.join("\n").trim(), 2000)
 }
 
+/// Adjacent functions of one name in one scope as one definition, the first's range
+/// extended over the later clauses ([`ExtractionRules::adjacent_clauses_merge`]); `raw` is
+/// sorted by start, outer first, and stays so.
+fn merge_clauses(raw: &mut Vec<RawDef>) {
+    let mut out: Vec<RawDef> = Vec::with_capacity(raw.len());
+    // Indices in `out` of the definitions enclosing the current one.
+    let mut stack: Vec<usize> = Vec::new();
+    for d in raw.drain(..) {
+        // The last definition to end before `d` at `d`'s own depth: its previous sibling.
+        let mut prev = None;
+        while let Some(&top) = stack.last() {
+            if out[top].end > d.start {
+                break;
+            }
+            prev = stack.pop();
+        }
+        let same = |p: &RawDef| {
+            p.kind == Some(Kind::Function)
+                && d.kind == Some(Kind::Function)
+                && p.container == d.container
+                && p.name.as_ref().map(|n| &n.0) == d.name.as_ref().map(|n| &n.0)
+        };
+        if let Some(p) = prev.filter(|&p| same(&out[p])) {
+            out[p].end = d.end;
+            out[p].end_line = d.end_line;
+            stack.push(p);
+            continue;
+        }
+        stack.push(out.len());
+        out.push(d);
+    }
+    *raw = out;
+}
+
 /// The file's definitions from the matches' `raw` ones (those without a name dropped),
 /// nested by their byte ranges; `raw` is left empty, its capacity kept.
 pub(super) fn build_definitions(
@@ -293,6 +333,9 @@ pub(super) fn build_definitions(
 ) -> Vec<Definition> {
     raw.retain(|d| d.name.as_ref().is_some_and(|(n, _)| !n.is_empty()));
     raw.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    if spec.extraction.adjacent_clauses_merge {
+        merge_clauses(raw);
+    }
     let sep = spec.separator;
     let mut out: Vec<Definition> = Vec::with_capacity(raw.len());
     // In-file names (`Calculator::add`), shared by `chains`, `seen` and, where the language

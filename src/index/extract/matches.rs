@@ -72,15 +72,7 @@ pub(super) fn run_query<'t>(
             Role::Definition(k) => Some((k, cap.node)),
             _ => None,
         }) {
-            on_definition(
-                defs,
-                def_index,
-                kind,
-                node,
-                &m,
-                text,
-                c.spec.extraction.param_type,
-            );
+            on_definition(defs, def_index, kind, node, &m, text, &c.spec.extraction);
             return;
         }
         // Text that is not code (`@no_calls`) comes before the matches inside it (tree

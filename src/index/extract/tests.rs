@@ -414,3 +414,76 @@ fn dart_classes_mixins_and_constructors() {
         ("lib/src/cart.dart", Some("cart"))
     );
 }
+
+#[test]
+fn elixir_modules_clauses_and_calls() {
+    let src = "# The cart.\ndefmodule Shop.Cart do\n  @moduledoc \"Carts.\"\n  import Shop.Helpers\n  alias Shop.Util, as: U\n\n  def total(items), do: items |> Enum.map(&price/1) |> sum()\n\n  defp sum([]), do: 0\n  defp sum([h | t]) when is_integer(h), do: h + sum(t)\n\n  defmodule Line do\n    def new(item), do: U.round(item)\n  end\nend\n";
+    let f = facts("lib/shop/cart.ex", src);
+    let cart = def(&f, "lib/shop/cart.ex::Shop.Cart");
+    assert_eq!(
+        (cart.kind, &*cart.name, &*cart.qualified_name, cart.doc()),
+        (Kind::Module, "Cart", "Shop.Cart", Some("The cart."))
+    );
+    assert_eq!(cart.bases().len(), 1, "`import Shop.Helpers` is a base");
+    let sum = def(&f, "lib/shop/cart.ex::Shop.Cart.sum");
+    assert_eq!(
+        (sum.kind, sum.start_line, sum.end_line),
+        (Kind::Method, 9, 10),
+        "two clauses, one function"
+    );
+    assert!(f.definitions.iter().all(|d| !d.id.ends_with("#2")));
+    assert_eq!(
+        &*def(&f, "lib/shop/cart.ex::Shop.Cart.Line.new").qualified_name,
+        "Shop.Cart.Line.new"
+    );
+    let calls: Vec<(&str, Option<&str>)> = f
+        .calls
+        .iter()
+        .filter(|c| !c.is_reference)
+        .map(|c| (c.name.as_str(), c.receiver.as_deref()))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            ("map", Some("Enum")),
+            ("sum", None),
+            ("sum", None),
+            ("round", Some("U"))
+        ],
+        "no call of a head, its guard, an attribute or `import`"
+    );
+    assert!(f.calls.iter().any(|c| c.is_reference && c.name == "price"));
+    assert_eq!(
+        (f.imports[0].module.as_str(), f.imports[0].alias.as_deref()),
+        ("Shop.Util", Some("U"))
+    );
+}
+
+#[test]
+fn zig_containers_file_structs_and_tests() {
+    let src = "const std = @import(\"std\");\nconst Stack = @This();\n\nitems: []i32,\n\n/// Makes one.\npub fn init() Stack {\n    return .{ .items = &.{} };\n}\n\npub const Iter = struct {\n    pub fn next(self: *Iter) ?i32 {\n        _ = self;\n        return null;\n    }\n};\n\ntest \"init makes one\" {\n    const s = Stack.init();\n    std.debug.print(\"{any}\", .{s});\n}\n";
+    let f = facts("src/Stack.zig", src);
+    let stack = def(&f, "src/Stack.zig::Stack");
+    assert_eq!(
+        (stack.kind, stack.start_line, stack.end_line),
+        (Kind::Struct, 1, 21),
+        "a file with `@This()` is its struct"
+    );
+    let init = def(&f, "src/Stack.zig::Stack.init");
+    assert_eq!(
+        (init.kind, init.doc(), init.returns()),
+        (Kind::Method, Some("Makes one."), Some("Stack"))
+    );
+    assert_eq!(def(&f, "src/Stack.zig::Stack.Iter.next").kind, Kind::Method);
+    def(&f, "src/Stack.zig::Stack.init makes one");
+    assert_eq!(f.default_export.as_deref(), Some("Stack"));
+    let calls: Vec<(&str, Option<&str>)> = f
+        .calls
+        .iter()
+        .map(|c| (c.name.as_str(), c.receiver.as_deref()))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![("init", Some("Stack")), ("print", Some("std.debug"))]
+    );
+}

@@ -12,6 +12,7 @@
 mod bash;
 mod clike;
 mod dart;
+mod elixir;
 mod go;
 mod impact_rules;
 mod java;
@@ -32,6 +33,7 @@ mod scala;
 mod spec;
 mod swift;
 pub(crate) mod token_tree;
+mod zig;
 
 pub use impact_rules::{Dispatch, FileEntry, Hooks, ImpactRules, MainRule, PublicApi, TestCode};
 pub use names::NamePattern;
@@ -76,6 +78,8 @@ pub static LANGUAGES: &[LanguageSpec] = &[
     swift::SPEC,
     scala::SPEC,
     dart::SPEC,
+    elixir::SPEC,
+    zig::SPEC,
     windowed("markdown", &["md", "markdown", "mdx"]),
     windowed("toml", &["toml"]),
     LanguageSpec {

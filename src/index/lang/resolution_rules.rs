@@ -259,6 +259,13 @@ pub enum ImportSystem {
     /// `src/`, a `Cargo.toml` package); `pub use m::m` re-exports the module's item named
     /// like it; candidates narrow to the caller's crate.
     CrateModules,
+    /// Modules named by their declaration wherever their file is (Elixir `defmodule
+    /// Shop.Cart`): an import names a module by its full name (`alias Shop.Cart` binds
+    /// `Cart`, `as: C` binds `C`), and a module path receiver (`Shop.Cart.total()`) is the
+    /// module of exactly that qualified name, one nested in the caller's modules
+    /// (`Inner` inside `Shop.Cart` is `Shop.Cart.Inner`), or, when the repo has none, a
+    /// library's.
+    DeclaredModules,
 }
 
 /// What `new Foo(..)` resolves to ([`ResolutionRules::new_calls`]).

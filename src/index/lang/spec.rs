@@ -168,6 +168,15 @@ pub struct ExtractionRules {
     /// method of it, and code in it has the module as its enclosing type (`self`, bare
     /// calls). `false`: a module's functions are free functions (Rust `mod`).
     pub modules_hold_methods: bool,
+    /// Whether a module declared by a dotted name (`defmodule Shop.Cart`) is the last
+    /// segment declared in the module the others name: its name is `Cart`, its container
+    /// `Shop`, so its qualified name is `Shop.Cart` and a nested module's
+    /// `Shop.Cart.Inner` (Elixir). `false`: the qualifier is dropped from the name.
+    pub dotted_module_names: bool,
+    /// Whether adjacent definitions of one name in one scope are clauses of one function
+    /// (Elixir `def f(0)` then `def f(n)`, whatever their arity): the first stands for
+    /// all, its range extended over the last. `false`: each is a definition.
+    pub adjacent_clauses_merge: bool,
     /// The types a doc comment states ([`DocTags`] of its text and 1-based line): JSDoc's
     /// `@type`, `@param`, `@returns` and `@import`, which type receivers where the code
     /// has no annotations. `None`: doc comments state no types.
@@ -213,6 +222,8 @@ impl ExtractionRules {
         path_qualified_types: false,
         declared_package_separator: None,
         modules_hold_methods: false,
+        dotted_module_names: false,
+        adjacent_clauses_merge: false,
         doc_tags: None,
         arg_type: None,
         param_type: None,

@@ -538,6 +538,27 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
+        // Elixir: a module path names a module of the repo by its declared name, else a
+        // library's; a function the module lacks but one of its bases may inject (`use
+        // Ecto.Repo` gives `Repo.all`) is a library's too.
+        if rules.imports == ImportSystem::DeclaredModules && first.starts_with(char::is_uppercase) {
+            let mods = self.declared_module(fi, c.caller, recv);
+            let m: Vec<DefRef> = mods
+                .iter()
+                .flat_map(|&t| self.members_of_def_fit(t, name, 0, args))
+                .collect();
+            if m.is_empty() && mods.iter().all(|&t| self.def(t).bases().is_empty()) {
+                return Err(if mods.is_empty() {
+                    UnresolvedReason::External
+                } else {
+                    UnresolvedReason::NotFound
+                });
+            }
+            if m.is_empty() {
+                return Err(UnresolvedReason::External);
+            }
+            return one(m, Tier::Qualified);
+        }
         // C++ and C#: a qualified type (`json::Parser::parse`, `Acme.Text.Util.Helper`).
         if segs.len() > 1 && rules.qualified_type_names {
             let (q, ty) = segs.split_at(segs.len() - 1);

@@ -328,7 +328,57 @@ impl<'a> Ctx<'a> {
                     Some(_) => Bound::NotFound,
                 }
             }
+            // Elixir `alias Shop.Cart`: the module declared so, else a library's.
+            ImportSystem::DeclaredModules => match self.modules_named(fi, &imp.module) {
+                d if d.is_empty() => Bound::External,
+                d => Bound::Defs(d),
+            },
             ImportSystem::None => Bound::NotFound,
         }
+    }
+
+    /// The modules (and other types) whose qualified name is exactly `path`, in file
+    /// `fi`'s family ([`ImportSystem::DeclaredModules`]).
+    fn modules_named(&self, fi: u32, path: &str) -> Vec<DefRef> {
+        let last = path.rsplit('.').next().unwrap_or(path);
+        self.types
+            .refs(&(self.fam(fi), last))
+            .filter(|&r| {
+                let d = self.def(r);
+                d.kind != Kind::Impl && *d.qualified_name == *path
+            })
+            .collect()
+    }
+
+    /// The modules a module path written in definition `caller` of file `fi` names, with
+    /// declared modules ([`ImportSystem::DeclaredModules`], Elixir): through the file's
+    /// `alias` of its first segment (`C.total()` after `alias Shop.Cart, as: C`), else the
+    /// module of that name nested in the caller's modules, innermost first (`Inner` in
+    /// `Shop.Cart` is `Shop.Cart.Inner`), else the one of exactly that name. Empty: no
+    /// module of the repository.
+    pub(super) fn declared_module(&self, fi: u32, caller: Option<u32>, path: &str) -> Vec<DefRef> {
+        let (first, rest) = path
+            .split_once('.')
+            .map_or((path, None), |(a, b)| (a, Some(b)));
+        if let Some(imp) = self.local(fi).bindings.get(first).and_then(|v| v.first()) {
+            let full = match rest {
+                Some(r) => format!("{}.{r}", imp.module),
+                None => imp.module.clone(),
+            };
+            return self.modules_named(fi, &full);
+        }
+        let f = &self.files[fi as usize];
+        let mut scope = caller;
+        while let Some(s) = scope {
+            let d = &f.definitions[s as usize];
+            if d.kind == Kind::Module {
+                let m = self.modules_named(fi, &format!("{}.{path}", d.qualified_name));
+                if !m.is_empty() {
+                    return m;
+                }
+            }
+            scope = d.parent;
+        }
+        self.modules_named(fi, path)
     }
 }

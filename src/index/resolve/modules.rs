@@ -202,8 +202,10 @@ impl ModuleTable {
                 ImportSystem::ClassPackages => {
                     t.java.entry(f.module_path.join(".")).or_default().push(i)
                 }
-                ImportSystem::DottedModules | ImportSystem::FileSpecifiers | ImportSystem::None => {
-                }
+                ImportSystem::DottedModules
+                | ImportSystem::FileSpecifiers
+                | ImportSystem::DeclaredModules
+                | ImportSystem::None => {}
             }
         }
         // Python's dotted modules: a directory holding `__init__.py` is a package. A module
