@@ -169,6 +169,8 @@ pub struct TableRow<'a> {
 /// An opened table ([module docs](self)).
 pub struct ChunkTable {
     map: memmap2::Mmap,
+    /// The file mapped, for the scan's positioned reads ([`CodeRows::file`]).
+    file: std::fs::File,
     lay: Layout,
     dim: usize,
     count: usize,
@@ -248,6 +250,7 @@ impl ChunkTable {
         }
         let _ = map.advise(memmap2::Advice::Random);
         let t = ChunkTable {
+            file,
             lay,
             labels,
             dim,
@@ -311,7 +314,7 @@ impl ChunkTable {
             codes,
             scales,
             by_column: true,
-            map: Some(&self.map),
+            file: Some((&self.file, self.lay.codes as u64)),
         }
     }
 

@@ -94,7 +94,7 @@ impl VectorIndex {
             codes: &self.codes,
             scales: &self.scales,
             by_column: false,
-            map: None,
+            file: None,
         }
     }
 
