@@ -9,6 +9,10 @@
 //! stderr and exits with status 135 (128 + SIGBUS, what a shell reports for a process the
 //! signal killed). It only makes system calls (write, tcsetattr, _exit), which are
 //! async-signal-safe (POSIX).
+//!
+//! Also panics caught on purpose ([`catch_quietly`]): a library that trusts the bytes of
+//! a damaged cache file may panic reading it; the caller turns that into an error and
+//! rebuilds, and the panic is logged rather than printed over a terminal.
 
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -69,4 +73,44 @@ fn on_bus() {
     }
     let _ = rustix::io::write(stderr, MESSAGE);
     signal_hook::low_level::exit(135);
+}
+
+thread_local! {
+    /// This thread runs inside [`catch_quietly`].
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`; a panic inside it is caught and returned as its message. With
+/// [`install_panic_hook`] in place the panic is logged, not printed.
+///
+/// Errors: the panic's message.
+pub fn catch_quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    let was = QUIET.with(|q| q.replace(true));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(was));
+    r.map_err(|p| {
+        p.downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into())
+    })
+}
+
+/// `true` while the current thread runs inside [`catch_quietly`].
+pub fn quiet() -> bool {
+    QUIET.with(|q| q.get())
+}
+
+/// Installs the process's panic hook (once, first thing in `main`): a panic that
+/// [`catch_quietly`] catches is logged; any other goes to the previous hook (Rust's,
+/// which prints it).
+pub fn install_panic_hook() {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if quiet() {
+            tracing::warn!("caught: {info}");
+        } else {
+            prev(info);
+        }
+    }));
 }

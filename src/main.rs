@@ -17,6 +17,7 @@ fn main() {
     codegraph_tui::started();
     // Without it a cache file truncated under us ends the process mid-screen.
     let _ = codegraph_tui::fatal::install();
+    codegraph_tui::fatal::install_panic_hook();
     let cli = Cli::parse();
     // Before any thread uses tree-sitter. The benchmark's bare parse keeps tree-sitter's
     // default allocator.

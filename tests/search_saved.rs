@@ -243,6 +243,62 @@ fn a_warm_hybrid_search_answers_from_the_saved_table_as_a_fresh_one_does() {
     }
 }
 
+/// Damage tantivy does not survive on its own (a flipped byte in a fast-field file's
+/// header makes it slice out of bounds when it opens the segment) sends text and hybrid
+/// searches back to building: the same answers, exit status 0, no panic printed, and a
+/// warm index again afterwards. With the file's time put back, the stamp the writer
+/// recorded still holds and the checksums are not read: the damage is then met inside
+/// tantivy, caught and rebuilt all the same.
+#[test]
+fn a_damaged_text_index_is_rebuilt_even_where_tantivy_would_panic() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let repo = home.path().join("repo");
+    common::copy_dir(&common::fixture("python"), &repo);
+    common::backdate(&repo);
+    index(home.path(), &repo, &[]);
+    let (fresh, _) = run(home.path(), &repo, true);
+    let text = std::fs::read_dir(home.path().join("cache/codegraph-tui"))
+        .expect("cache")
+        .map(|e| e.expect("entry").path().join("text/index"))
+        .find(|p| p.is_dir())
+        .expect("a saved text index");
+    for (ext, at, keep_time) in [("fast", 8, false), ("fast", 16, true), ("fast", 8, true)] {
+        let file = std::fs::read_dir(&text)
+            .expect("index dir")
+            .map(|e| e.expect("entry").path())
+            .find(|p| p.extension().is_some_and(|e| e == ext))
+            .expect("a segment file");
+        let time = std::fs::metadata(&file)
+            .and_then(|m| m.modified())
+            .expect("mtime");
+        let mut bytes = std::fs::read(&file).expect("read");
+        bytes[at] ^= 0x01;
+        std::fs::write(&file, bytes).expect("write");
+        if keep_time {
+            let f = std::fs::File::options()
+                .write(true)
+                .open(&file)
+                .expect("open");
+            f.set_modified(time).expect("set mtime");
+        }
+        let what = format!("{ext} byte {at}, time kept: {keep_time}");
+        let out = common::isolated(home.path(), &repo)
+            .args(["search", "--mode", "hybrid", "--json", "render json"])
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{what}: {err}");
+        assert!(!err.contains("panicked"), "{what}: {err}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("render_json"),
+            "{what}"
+        );
+        let (repaired, stats) = run(home.path(), &repo, false);
+        assert_eq!(repaired, fresh, "{what}");
+        assert!(!made_chunks(&stats), "{what}: warm again: {stats}");
+    }
+}
+
 /// Runs `index --json` with `extra` arguments and returns its `search` object.
 fn index(home: &Path, repo: &Path, extra: &[&str]) -> serde_json::Value {
     let out = common::isolated(home, repo)

@@ -162,6 +162,12 @@ pub fn run(opts: TuiOptions) -> Result<i32> {
     let mut terminal = ratatui::try_init().context("setting up the terminal")?;
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        // A caught panic, or one that ends only a background thread (whose loss the UI
+        // reports), leaves the terminal to the UI; printing it would draw over the screen.
+        if crate::fatal::quiet() || std::thread::current().name() != Some("main") {
+            tracing::error!("a thread panicked: {info}");
+            return;
+        }
         leave_terminal();
         prev(info);
     }));

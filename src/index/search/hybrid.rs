@@ -17,6 +17,7 @@ use super::embed::offline::OfflineEmbedder;
 use super::embed::openai::{OpenAiConfig, OpenAiEmbedder};
 use super::embed::Embedder;
 use super::query::Query;
+pub use super::table::ChunkFields;
 use super::text::TextIndex;
 use super::vector::{embed_inputs, inputs_and_keys, EmbedStats, VectorIndex};
 use super::{collect_chunks, SearchChunk, SearchError};
@@ -392,27 +393,6 @@ impl ChunkMeta for Searcher {
     fn named(&self, lowercased: &str) -> Vec<usize> {
         self.by_name.get(lowercased).cloned().unwrap_or_default()
     }
-}
-
-/// What ranking needs of a chunk. Lines are 1-based and inclusive.
-#[derive(Debug, Clone, Copy)]
-pub struct ChunkFields<'a> {
-    /// Repo-relative path.
-    pub path: &'a str,
-    /// First line.
-    pub start_line: u32,
-    /// Last line.
-    pub end_line: u32,
-    /// Definition kind or `window`.
-    pub kind: &'a str,
-    /// Registry name of the language.
-    pub language: &'a str,
-    /// Node id.
-    pub id: &'a str,
-    /// Definition name (empty for windows).
-    pub name: &'a str,
-    /// Qualified name (empty for windows).
-    pub qualified_name: &'a str,
 }
 
 /// The chunks a ranking is over, by position (chunk order: path, then line): the chunks a

@@ -1,6 +1,6 @@
 //! The vector scan: a top-k by cosine over unit-length vectors stored as `i8` codes with
 //! one scale per vector, the same for the vectors a process holds
-//! ([`super::vector::VectorIndex`]) and for the memory-mapped ones of a saved chunk table
+//! (the vector index in memory) and for the memory-mapped ones of a saved chunk table
 //! ([`super::table::ChunkTable`]).
 //!
 //! Why `i8` codes alone: at 1.36M chunks × 320 dimensions the `f32` rows are 1.7 GB, the
@@ -40,6 +40,31 @@ pub(crate) fn quantize(v: &[f32], out: &mut Vec<i8>) -> f32 {
     let at = out.len();
     out.resize(at + v.len(), 0);
     quantize_into(v, &mut out[at..])
+}
+
+/// Normalises each of `vectors` and quantises it ([`quantize_into`]): the dimension, the
+/// codes row-major and one scale per row. A vector of another length than the first
+/// becomes zeros (it matches nothing).
+pub(crate) fn quantize_rows(vectors: Vec<Vec<f32>>) -> (usize, Vec<i8>, Vec<f32>) {
+    let n = vectors.len();
+    let dim = vectors.first().map_or(0, Vec::len);
+    let mut codes = vec![0i8; dim * n];
+    let mut scales = vec![0f32; n];
+    if dim > 0 {
+        // Rows are independent: both cores share a large repository's 1M+ rows.
+        vectors
+            .into_par_iter()
+            .zip(codes.par_chunks_mut(dim))
+            .zip(scales.par_iter_mut())
+            .for_each(|((mut v, codes), scale)| {
+                if v.len() != dim {
+                    return;
+                }
+                normalize(&mut v);
+                *scale = quantize_into(&v, codes);
+            });
+    }
+    (dim, codes, scales)
 }
 
 /// `dim`-long rows of `i8` codes with one scale per row (`x ≈ code · scale`).
@@ -99,12 +124,11 @@ impl CodeRows<'_> {
         let sq = quantize(&q, &mut qc);
         let dot = dot_i8_fn();
         let qc = qc.as_slice();
-        let better = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
         if self.by_column {
             return self.top_k_by_column(qc, sq, k, accept);
         }
         // Each block keeps its own best k, so the merge sorts at most blocks × k rows.
-        let mut best: Vec<(f32, u32)> = self.codes[..dim * self.len()]
+        let best: Vec<(f32, u32)> = self.codes[..dim * self.len()]
             .par_chunks(dim * SCAN_BLOCK_ROWS)
             .enumerate()
             .flat_map_iter(|(b, block)| {
@@ -118,20 +142,32 @@ impl CodeRows<'_> {
                         (dot(r, qc) as f32 * self.scales[row] * sq, row as u32)
                     })
                     .collect();
-                if scored.len() > k {
-                    scored.select_nth_unstable_by(k - 1, better);
-                    scored.truncate(k);
-                }
+                keep_best(&mut scored, k);
                 scored
             })
             .collect();
-        if best.len() > k {
-            best.select_nth_unstable_by(k - 1, better);
-            best.truncate(k);
-        }
-        best.sort_unstable_by(better);
-        best.into_iter().map(|(s, r)| (r as usize, s)).collect()
+        finish(best, k)
     }
+}
+
+/// Best first: higher score, then lower row.
+fn better(a: &(f32, u32), b: &(f32, u32)) -> std::cmp::Ordering {
+    b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
+}
+
+/// Keeps the best `k` of `v` (in no order).
+fn keep_best(v: &mut Vec<(f32, u32)>, k: usize) {
+    if v.len() > k {
+        v.select_nth_unstable_by(k - 1, better);
+        v.truncate(k);
+    }
+}
+
+/// The best `k` of the kept candidates, best first, as `(row, score)`.
+fn finish(mut best: Vec<(f32, u32)>, k: usize) -> Vec<(usize, f32)> {
+    keep_best(&mut best, k);
+    best.sort_unstable_by(better);
+    best.into_iter().map(|(s, r)| (r as usize, s)).collect()
 }
 
 impl CodeRows<'_> {
@@ -152,7 +188,6 @@ impl CodeRows<'_> {
             .filter(|(_, &c)| c != 0)
             .map(|(j, &c)| (j, i32::from(c)))
             .collect();
-        let better = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
         // Rows `first..end` of the piece that starts at row `at` (one slice per column).
         let scan_block = |pieces: &[&[i8]], at: usize, first: usize, end: usize| {
             let mut acc = vec![0i32; end - first];
@@ -169,13 +204,10 @@ impl CodeRows<'_> {
                 .filter(|&(row, _)| accept.is_none_or(|f| f(row)))
                 .map(|(row, a)| (a as f32 * self.scales[row] * sq, row as u32))
                 .collect();
-            if scored.len() > k {
-                scored.select_nth_unstable_by(k - 1, better);
-                scored.truncate(k);
-            }
+            keep_best(&mut scored, k);
             scored
         };
-        let mut best: Vec<(f32, u32)> = (0..n.div_ceil(PIECE_ROWS))
+        let best: Vec<(f32, u32)> = (0..n.div_ceil(PIECE_ROWS))
             .into_par_iter()
             .flat_map_iter(|big| {
                 let (first, end) = (big * PIECE_ROWS, ((big + 1) * PIECE_ROWS).min(n));
@@ -205,19 +237,11 @@ impl CodeRows<'_> {
                     .step_by(SCAN_BLOCK_ROWS)
                     .flat_map(|b| scan_block(&pieces, first, b, (b + SCAN_BLOCK_ROWS).min(end)))
                     .collect();
-                if kept.len() > k {
-                    kept.select_nth_unstable_by(k - 1, better);
-                    kept.truncate(k);
-                }
+                keep_best(&mut kept, k);
                 kept
             })
             .collect();
-        if best.len() > k {
-            best.select_nth_unstable_by(k - 1, better);
-            best.truncate(k);
-        }
-        best.sort_unstable_by(better);
-        best.into_iter().map(|(s, r)| (r as usize, s)).collect()
+        finish(best, k)
     }
 }
 
@@ -346,7 +370,14 @@ pub fn bench_top_k(n: usize, dim: usize, queries: usize) -> ScanBench {
     };
     let mut vectors: Vec<Vec<f32>> = (0..n).map(|_| (0..dim).map(|_| rng()).collect()).collect();
     vectors.iter_mut().for_each(|v| normalize(v));
-    let index = super::vector::VectorIndex::new(vectors.clone());
+    let (dim, codes, scales) = quantize_rows(vectors.clone());
+    let index = CodeRows {
+        dim,
+        codes: &codes,
+        scales: &scales,
+        by_column: false,
+        file: None,
+    };
     let pct = |ms: &mut Vec<f64>, p: f64| {
         ms.sort_by(f64::total_cmp);
         ms[((ms.len() - 1) as f64 * p).round() as usize]
@@ -357,7 +388,7 @@ pub fn bench_top_k(n: usize, dim: usize, queries: usize) -> ScanBench {
     for i in 0..queries {
         let q: Vec<f32> = (0..dim).map(|_| rng()).collect();
         let t = std::time::Instant::now();
-        let top = index.top_k(&q, 1000);
+        let top = index.top_k(&q, 1000, None);
         ms.push(t.elapsed().as_secs_f64() * 1000.0);
         if i < 10 {
             let t = std::time::Instant::now();
@@ -438,11 +469,18 @@ mod tests {
     fn the_quantised_scan_stays_within_its_bound_of_the_f32_scan() {
         // Two blocks and a part, so the per-block selection and the merge both count.
         let (rows, base, mut rng) = clustered(SCAN_BLOCK_ROWS + 3000, 48);
-        let ix = super::super::vector::VectorIndex::new(rows.clone());
+        let (dim, codes, scales) = quantize_rows(rows.clone());
+        let ix = CodeRows {
+            dim,
+            codes: &codes,
+            scales: &scales,
+            by_column: false,
+            file: None,
+        };
         for _ in 0..5 {
             let q: Vec<f32> = base.iter().map(|b| b + 0.3 * rng()).collect();
             for k in [1, 50, 700] {
-                let fast = ix.top_k(&q, k);
+                let fast = ix.top_k(&q, k, None);
                 let exact = top_k_f32(&rows, &q, k);
                 assert_eq!(fast.len(), k);
                 assert!(fast.windows(2).all(|w| w[0].1 >= w[1].1), "best first");
@@ -466,8 +504,14 @@ mod tests {
     fn the_column_major_scan_gives_the_row_major_scores_bit_for_bit() {
         // Past one piece, so the pieces and their merge count too.
         let (rows, base, mut rng) = clustered(PIECE_ROWS + 777, 40);
-        let ix = super::super::vector::VectorIndex::new(rows);
-        let view = ix.view();
+        let (dim, codes, scales) = quantize_rows(rows);
+        let view = CodeRows {
+            dim,
+            codes: &codes,
+            scales: &scales,
+            by_column: false,
+            file: None,
+        };
         let by_column = transpose(view.codes, view.dim);
         let cols = CodeRows {
             codes: &by_column,
@@ -490,12 +534,19 @@ mod tests {
     #[test]
     fn accept_filters_before_the_top_k() {
         let (rows, base, _) = clustered(100, 16);
-        let ix = super::super::vector::VectorIndex::new(rows);
+        let (dim, codes, scales) = quantize_rows(rows);
+        let ix = CodeRows {
+            dim,
+            codes: &codes,
+            scales: &scales,
+            by_column: false,
+            file: None,
+        };
         let even = |r: usize| r.is_multiple_of(2);
-        let top = ix.view().top_k(&base, 10, Some(&even));
+        let top = ix.top_k(&base, 10, Some(&even));
         assert_eq!(top.len(), 10);
         assert!(top.iter().all(|&(r, _)| r.is_multiple_of(2)));
-        let all = ix.top_k(&base, 100);
+        let all = ix.top_k(&base, 100, None);
         let firsts: Vec<usize> = all
             .iter()
             .map(|x| x.0)
@@ -503,6 +554,9 @@ mod tests {
             .take(10)
             .collect();
         assert_eq!(top.iter().map(|x| x.0).collect::<Vec<_>>(), firsts);
-        assert!(ix.top_k(&[1.0, 0.0, 0.0], 3).is_empty(), "another length");
+        assert!(
+            ix.top_k(&[1.0, 0.0, 0.0], 3, None).is_empty(),
+            "another length"
+        );
     }
 }

@@ -145,14 +145,15 @@ impl Layout {
     }
 }
 
-/// One row of the table: what a hit and the fusion need of a chunk.
+/// What ranking needs of a chunk, and a hit shows: a row of the table, or a
+/// [`SearchChunk`] held in memory. Lines are 1-based and inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TableRow<'a> {
+pub struct ChunkFields<'a> {
     /// Repo-relative path.
     pub path: &'a str,
-    /// First line, 1-based.
+    /// First line.
     pub start_line: u32,
-    /// Last line, 1-based, inclusive.
+    /// Last line.
     pub end_line: u32,
     /// Definition kind or `window`.
     pub kind: &'a str,
@@ -380,7 +381,7 @@ impl ChunkTable {
     }
 
     /// Row `i`; a row past the end reads as empty strings and line 0.
-    pub fn row(&self, i: usize) -> TableRow<'_> {
+    pub fn row(&self, i: usize) -> ChunkFields<'_> {
         let (p, start_line, end_line, kind, lang) = self.fixed(i);
         let b = &self.map[..];
         let at = self.lay.refs + i.min(self.count) * REF_BYTES;
@@ -391,7 +392,7 @@ impl ChunkTable {
             let (off, len) = (u32_at(b, at + k), u32_at(b, at + k + 4));
             self.str_in(self.lay.strings, self.lay.end, off, len)
         };
-        TableRow {
+        ChunkFields {
             path: self.path_entry(p).0,
             start_line,
             end_line,

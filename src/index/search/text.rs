@@ -68,12 +68,27 @@ fn files_stamp(index_dir: &Path) -> Option<String> {
 /// checksums now. Checking reads every byte (about 90 ms and the whole index in memory on
 /// a 250 MB index), so it is done once per change of the files, not per process; a
 /// damaged byte that changed no length or time goes unseen until the files change.
-fn checked(dir: &Path, t: &TextIndex) -> bool {
+fn checked(dir: &Path, index: &TvIndex) -> bool {
     let stamp = files_stamp(&dir.join("index"));
     if stamp.is_some() && std::fs::read_to_string(dir.join("checked")).ok() == stamp {
         return true;
     }
-    matches!(t.index.validate_checksum(), Ok(ref bad) if bad.is_empty())
+    matches!(index.validate_checksum(), Ok(ref bad) if bad.is_empty())
+}
+
+/// Runs `f` on tantivy, turning a panic into an error: tantivy trusts the bytes it reads
+/// (a damaged fast-field header makes it slice out of bounds), and a damaged cache must
+/// be rebuilt, never crash the process.
+fn guarded<T>(
+    location: &Path,
+    f: impl FnOnce() -> Result<T, SearchError>,
+) -> Result<T, SearchError> {
+    crate::fatal::catch_quietly(f).unwrap_or_else(|panic| {
+        Err(SearchError::Tantivy {
+            path: location.to_path_buf(),
+            source: tantivy::TantivyError::InternalError(format!("damaged index: {panic}")),
+        })
+    })
 }
 
 /// Records that the index in `dir/index` was just built or checked ([`checked`]); a
@@ -296,13 +311,21 @@ impl TextIndex {
         };
         let want = file_fingerprints(chunks);
         let index_dir = dir.join("index");
-        match TextIndex::open(&index_dir) {
-            // Every segment file ends with a CRC32 (tantivy's footer): a damaged byte
-            // would otherwise surface as a panic or a wrong hit deep inside a search.
-            Ok(t) if !checked(dir, &t) => {
+        // Every segment file ends with a CRC32 (tantivy's footer): a damaged byte would
+        // otherwise surface as a panic or a wrong hit deep inside a search. Checked
+        // before a reader opens the segments, which is where damage panics first.
+        let opened = TextIndex::open_index(&index_dir).and_then(|ix| {
+            if checked(dir, &ix) {
+                TextIndex::with_reader(ix, &index_dir).map(Some)
+            } else {
+                Ok(None)
+            }
+        });
+        match opened {
+            Ok(None) => {
                 tracing::warn!("text index fails its checksums, rebuilding");
             }
-            Ok(mut t) => match t.payload() {
+            Ok(Some(mut t)) => match t.payload() {
                 Some(have) if have.files == want => {
                     if snapshot.is_some() && have.snapshot != snapshot {
                         match t.commit_payload(&want, snapshot.clone()) {
@@ -381,18 +404,21 @@ impl TextIndex {
     /// [`open_or_build`](TextIndex::open_or_build)). Reads only tantivy's metadata and
     /// the segment files' checksums.
     pub fn open_for_snapshot(dir: &Path, snapshot: SnapshotDigest) -> Option<TextIndex> {
-        let t = TextIndex::open(&dir.join("index")).ok()?;
-        let p = t.payload()?;
-        if p.snapshot != Some(snapshot.to_hex()) {
+        let path = dir.join("index");
+        let ix = TextIndex::open_index(&path).ok()?;
+        let metas = ix.load_metas().ok()?;
+        let p: Payload = serde_json::from_str(metas.payload.as_deref()?).ok()?;
+        if p.version != PAYLOAD_VERSION || p.snapshot != Some(snapshot.to_hex()) {
             return None;
         }
         // As in `open_or_build`: a damaged byte must not become a wrong hit.
-        if checked(dir, &t) {
-            Some(t)
-        } else {
+        if !checked(dir, &ix) {
             tracing::warn!("text index fails its checksums, rebuilding");
-            None
+            return None;
         }
+        TextIndex::with_reader(ix, &path)
+            .inspect_err(|e| tracing::warn!("text index unusable, rebuilding: {e}"))
+            .ok()
     }
 
     /// The payload of the last commit; `None` when absent, unreadable or of another
@@ -471,9 +497,11 @@ impl TextIndex {
         Ok(changed)
     }
 
-    fn open(path: &Path) -> Result<TextIndex, SearchError> {
-        let index = TvIndex::open_in_dir(path).map_err(tv_err(path))?;
-        let (expected, fields) = schema();
+    /// The tantivy index at `path` with this schema, its tokenizer registered, no segment
+    /// opened yet.
+    fn open_index(path: &Path) -> Result<TvIndex, SearchError> {
+        let index = guarded(path, || TvIndex::open_in_dir(path).map_err(tv_err(path)))?;
+        let (expected, _) = schema();
         if index.schema() != expected {
             return Err(SearchError::Tantivy {
                 path: path.to_path_buf(),
@@ -481,7 +509,17 @@ impl TextIndex {
             });
         }
         register(&index);
-        let reader = index.reader().map_err(tv_err(path))?;
+        Ok(index)
+    }
+
+    fn open(path: &Path) -> Result<TextIndex, SearchError> {
+        TextIndex::with_reader(TextIndex::open_index(path)?, path)
+    }
+
+    /// `index` with its segments opened for reading.
+    fn with_reader(index: TvIndex, path: &Path) -> Result<TextIndex, SearchError> {
+        let (_, fields) = schema();
+        let reader = guarded(path, || index.reader().map_err(tv_err(path)))?;
         Ok(TextIndex {
             index,
             reader,
@@ -559,6 +597,10 @@ impl TextIndex {
     ///
     /// Errors: [`SearchError::Tantivy`] when the index cannot be read.
     pub fn search(&self, q: &Query, limit: usize) -> Result<Vec<TextHit>, SearchError> {
+        guarded(&self.location, || self.search_unguarded(q, limit))
+    }
+
+    fn search_unguarded(&self, q: &Query, limit: usize) -> Result<Vec<TextHit>, SearchError> {
         let f = self.fields;
         let err = tv_err(&self.location);
         let mut clauses: Vec<(Occur, Box<dyn tantivy::query::Query>)> = Vec::new();

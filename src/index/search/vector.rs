@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::embed::{normalize, Embedder};
-use super::scan::{quantize_into, CodeRows};
+use super::embed::Embedder;
+use super::scan::{quantize_rows, CodeRows};
 use super::{write_atomic, SearchChunk, SearchError};
 
 const MAGIC: &[u8; 8] = b"CGTVEC03";
@@ -51,24 +51,7 @@ impl VectorIndex {
     ///
     /// Panics: never; a vector of another length is stored as zeros (it matches nothing).
     pub fn new(vectors: Vec<Vec<f32>>) -> VectorIndex {
-        let n = vectors.len();
-        let dim = vectors.first().map_or(0, Vec::len);
-        let mut codes = vec![0i8; dim * n];
-        let mut scales = vec![0f32; n];
-        if dim > 0 {
-            // Rows are independent: both cores share a large repository's 1M+ rows.
-            vectors
-                .into_par_iter()
-                .zip(codes.par_chunks_mut(dim))
-                .zip(scales.par_iter_mut())
-                .for_each(|((mut v, codes), scale)| {
-                    if v.len() != dim {
-                        return;
-                    }
-                    normalize(&mut v);
-                    *scale = quantize_into(&v, codes);
-                });
-        }
+        let (dim, codes, scales) = quantize_rows(vectors);
         VectorIndex { dim, codes, scales }
     }
 

@@ -21,17 +21,7 @@ use crate::index::store::SnapshotDigest;
 
 impl ChunkMeta for ChunkTable {
     fn meta(&self, i: usize) -> ChunkFields<'_> {
-        let r = self.row(i);
-        ChunkFields {
-            path: r.path,
-            start_line: r.start_line,
-            end_line: r.end_line,
-            kind: r.kind,
-            language: r.language,
-            id: r.id,
-            name: r.name,
-            qualified_name: r.qualified_name,
-        }
+        self.row(i)
     }
 
     fn kind(&self, i: usize) -> &str {
