@@ -13,6 +13,7 @@ pub mod hybrid;
 pub mod prebuild;
 pub mod query;
 pub mod scan;
+pub mod stamp;
 pub mod table;
 pub mod text;
 pub mod tokenize;

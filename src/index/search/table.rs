@@ -65,18 +65,6 @@ fn checked_file(table: &Path) -> PathBuf {
     table.with_extension("table.checked")
 }
 
-/// The table file's length and modification time (nanoseconds), as text.
-fn file_stamp(path: &Path) -> Option<String> {
-    let m = std::fs::metadata(path).ok()?;
-    let ns = m
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_nanos();
-    Some(format!("{} {ns}", m.len()))
-}
-
 /// The hash a name is looked up by.
 fn name_hash(lowercased: &str) -> u64 {
     let h = blake3::hash(lowercased.as_bytes());
@@ -263,7 +251,7 @@ impl ChunkTable {
             map,
         };
         let recorded = std::fs::read_to_string(checked_file(path)).ok();
-        if (recorded.is_none() || recorded != file_stamp(path)) && !t.body_intact() {
+        if (recorded.is_none() || recorded != super::stamp::of_file(path)) && !t.body_intact() {
             tracing::warn!(path = %path.display(), "chunk table fails its checksum; ignored");
             return None;
         }
@@ -644,7 +632,7 @@ pub fn write(
     b[8..40].copy_from_slice(&head);
     write_atomic(path, &b)?;
     // Without the stamp, readers check the body themselves: correct, only slower.
-    if let Some(stamp) = file_stamp(path) {
+    if let Some(stamp) = super::stamp::of_file(path) {
         let _ = write_atomic(&checked_file(path), stamp.as_bytes());
     }
     Ok(())

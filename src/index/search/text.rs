@@ -34,42 +34,13 @@ use super::{SearchChunk, SearchError};
 use crate::index::store::SnapshotDigest;
 use crate::index::Progress;
 
-/// A stamp of the index's files: BLAKE3 over each regular file's name, length and
-/// modification time, in name order. `None` when the folder cannot be listed.
-fn files_stamp(index_dir: &Path) -> Option<String> {
-    let mut files: Vec<(String, u64, i128)> = std::fs::read_dir(index_dir)
-        .ok()?
-        .filter_map(|e| {
-            let e = e.ok()?;
-            let m = e.metadata().ok()?;
-            let t = m.modified().ok()?;
-            let ns = match t.duration_since(std::time::UNIX_EPOCH) {
-                Ok(d) => d.as_nanos() as i128,
-                Err(e) => -(e.duration().as_nanos() as i128),
-            };
-            let name = e.file_name().to_string_lossy().into_owned();
-            // Writer locks come and go with no change of the documents.
-            (m.is_file() && !name.ends_with(".lock")).then_some((name, m.len(), ns))
-        })
-        .collect();
-    files.sort();
-    let mut h = blake3::Hasher::new();
-    for (name, len, ns) in &files {
-        h.update(name.as_bytes());
-        h.update(&[0]);
-        h.update(&len.to_le_bytes());
-        h.update(&ns.to_le_bytes());
-    }
-    Some(h.finalize().to_hex().to_string())
-}
-
 /// Whether the index in `dir/index` may be trusted: its files are as they were when a
 /// writer last checked them (the stamp in `dir/checked`), or they pass tantivy's
 /// checksums now. Checking reads every byte (about 90 ms and the whole index in memory on
 /// a 250 MB index), so it is done once per change of the files, not per process; a
 /// damaged byte that changed no length or time goes unseen until the files change.
 fn checked(dir: &Path, index: &TvIndex) -> bool {
-    let stamp = files_stamp(&dir.join("index"));
+    let stamp = super::stamp::of_files_in(&dir.join("index"));
     if stamp.is_some() && std::fs::read_to_string(dir.join("checked")).ok() == stamp {
         return true;
     }
@@ -94,7 +65,7 @@ fn guarded<T>(
 /// Records that the index in `dir/index` was just built or checked ([`checked`]); a
 /// stamp that cannot be written only means the next process checks again.
 fn mark_checked(dir: &Path, t: TextIndex) -> TextIndex {
-    if let Some(stamp) = files_stamp(&dir.join("index")) {
+    if let Some(stamp) = super::stamp::of_files_in(&dir.join("index")) {
         let _ = super::write_atomic(&dir.join("checked"), stamp.as_bytes());
     }
     t
