@@ -113,8 +113,31 @@ fn depth(d: Option<u32>, default: u32) -> Result<u32, ToolError> {
     }
 }
 
+/// How long a tool call waits for the first snapshot before it answers "still
+/// indexing": a warm start publishes the cached snapshot within about 0.1 s of the
+/// handshake, which an agent's first call should not be refused for; a cold first index
+/// takes longer, and then the call says so after this wait.
+const FIRST_SNAPSHOT_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Waits up to [`FIRST_SNAPSHOT_WAIT`] for the first snapshot (with its facts, when
+/// `full`); returns at once once there is one, or when indexing failed.
+pub fn await_first(state: &Resident, full: bool) {
+    let t = std::time::Instant::now();
+    let ready = |s: &Resident| {
+        if full {
+            s.full().is_some()
+        } else {
+            s.served().is_some()
+        }
+    };
+    while !ready(state) && state.notes().failed.is_none() && t.elapsed() < FIRST_SNAPSHOT_WAIT {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 /// The newest snapshot, or the "still indexing" error with the progress.
 pub fn current(state: &Resident) -> Result<Served, ToolError> {
+    await_first(state, false);
     if let Some(s) = state.served() {
         return Ok(s);
     }
@@ -203,6 +226,7 @@ pub fn search(state: &Arc<Resident>, a: SearchArgs) -> Outcome {
              mode text or hybrid",
         ));
     }
+    await_first(state, true);
     let built = match state.searcher(mode) {
         Ok(Some(b)) => b,
         Ok(None) if state.served().is_some() => {

@@ -199,3 +199,28 @@ fn the_handshake_and_tool_list_do_not_wait_for_the_first_index() {
     s.stdin = None;
     assert_eq!(s.wait(60), Some(0));
 }
+
+/// On a repository indexed before, the first tool calls, sent right after the handshake,
+/// answer from the cached snapshot instead of refusing with "still indexing" (the cached
+/// snapshot is published a moment after the server starts, and a call waits for it).
+#[test]
+fn the_first_calls_on_a_warm_cache_answer_rather_than_refuse() {
+    let home = tempfile::tempdir().unwrap();
+    let repo = home.path().join("repo");
+    super::common::copy_dir(&super::common::fixture("python"), &repo);
+    super::common::backdate(&repo);
+    let out = super::common::isolated(home.path(), &repo)
+        .args(["index", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let mut s = Raw::start(home.path(), &repo);
+    s.initialize();
+    let callers = s.call(1, "callers", json!({"symbol": "render_json"}));
+    assert_ne!(callers["result"]["isError"], true, "{callers}");
+    let hits = s.call(2, "search", json!({"query": "render json", "mode": "text"}));
+    assert_ne!(hits["result"]["isError"], true, "{hits}");
+    assert!(hits.to_string().contains("render_json"), "{hits}");
+    s.stdin = None;
+    assert_eq!(s.wait(60), Some(0));
+}
