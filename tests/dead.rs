@@ -243,3 +243,37 @@ fn rust_values_in_fields_and_trait_impl_methods_are_not_dead() {
         );
     }
 }
+
+/// A type is used when something outside it uses one of its members: a class reached
+/// only through its static methods, a nested class only through its constructor. A type
+/// nothing touches, and a member nobody calls, stay candidates.
+#[test]
+fn java_types_used_through_their_members_are_not_dead() {
+    let dir = write_repo(&[
+        (
+            "a/Util.java",
+            "package a;\n\nfinal class Util {\n    static int parse(String s) { return 1; }\n\n\
+             \x20   static final class Inner {\n        Inner(int x) {}\n    }\n\n\
+             \x20   static Inner make() { return new Inner(parse(\"1\")); }\n}\n",
+        ),
+        (
+            "a/Main.java",
+            "package a;\n\nclass Main {\n    public static void main(String[] args) {\n\
+             \x20       Util.parse(\"x\");\n    }\n}\n",
+        ),
+        (
+            "a/Unused.java",
+            "package a;\n\nclass Unused {\n    void m() {}\n}\n",
+        ),
+    ]);
+    let v = dead(dir.path(), &[]);
+    assert_eq!(
+        ids(&v),
+        [
+            s("a/Unused.java::Unused", false),
+            s("a/Unused.java::Unused.m", false),
+            s("a/Util.java::Util.make", false),
+        ],
+        "{v}"
+    );
+}

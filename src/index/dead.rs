@@ -1,5 +1,6 @@
 //! Dead-code candidates: definitions nothing in the graph uses. A definition is a
-//! candidate when no `calls`, `references`, `inherits` or `implements` edge ends at it,
+//! candidate when no `calls`, `references`, `inherits` or `implements` edge ends at it
+//! (for a type: nor at a member of it from outside, nor an `imports` edge; see [`used`]),
 //! it is not a test, an entry point or public API by its language's impact rules
 //! ([`recognize`]: `main`, a script's guard, `pub`, exported or capitalised names, a
 //! package's re-exports, `public` members), it is no constructor and its name is not one
@@ -78,6 +79,50 @@ fn can_be_dead(k: Kind) -> bool {
     )
 }
 
+/// Whether anything uses `n`: an edge of [`USES`] from elsewhere ends at it; for a type
+/// (class, struct, enum, trait, interface), also an `imports` edge (Zig's
+/// `@import("x.zig")` of a file that is its struct), or a use from outside the type of
+/// one of its members (`DataUtil.read(..)` uses `DataUtil`, `new Inner(..)` reaches
+/// `Inner` through its constructor), or a member that is a test or an entry point (the
+/// runtime loads the type to run it: Java's `Main.main`).
+fn used(graph: &CodeGraph, n: &Node, lines: &dyn LineSource) -> bool {
+    let from_elsewhere = |id: &str, outside: &dyn Fn(&str) -> bool| {
+        graph
+            .edges_of(id, Walk::Callers, &USES)
+            .iter()
+            .any(|e| *e.target == *id && outside(&e.source))
+    };
+    if from_elsewhere(&n.id, &|s| s != &*n.id) {
+        return true;
+    }
+    if !matches!(
+        n.kind,
+        Kind::Class | Kind::Struct | Kind::Enum | Kind::Trait | Kind::Interface
+    ) {
+        return false;
+    }
+    if graph
+        .edges_of(&n.id, Walk::Callers, &[Relation::Imports])
+        .iter()
+        .any(|e| *e.target == *n.id)
+    {
+        return true;
+    }
+    let members: Vec<String> = graph
+        .edges_of(&n.id, Walk::Callees, &[Relation::Contains])
+        .iter()
+        .filter(|e| *e.source == *n.id)
+        .map(|e| e.target.to_string())
+        .collect();
+    let inside = |s: &str| s == &*n.id || members.iter().any(|m| m == s);
+    members.iter().any(|m| {
+        from_elsewhere(m, &|s| !inside(s))
+            || graph.node(m).is_some_and(|c| {
+                recognize::is_entry_point(graph, c, lines) || recognize::is_test(graph, c, lines)
+            })
+    })
+}
+
 /// The dead-code candidates of `graph` whose file starts with `path` (all when `None`),
 /// sorted by id, at most `limit`. `lines` feeds the rules that read declarations
 /// (visibility, exports, decorators).
@@ -101,12 +146,7 @@ pub fn dead_code(
             let spec = lang::spec_of(&n.language);
             !NamePattern::any(spec.impact.implicit_names, &n.name, &[])
         })
-        .filter(|n| {
-            graph
-                .edges_of(&n.id, Walk::Callers, &USES)
-                .iter()
-                .all(|e| *e.target != *n.id || *e.source == *n.id)
-        })
+        .filter(|n| !used(graph, n, lines))
         .filter(|n| !recognize::is_test(graph, n, lines))
         .filter(|n| !recognize::is_entry_point(graph, n, lines))
         .filter(|n| !recognize::implements_trait(graph, n, lines))
