@@ -1,6 +1,6 @@
 //! Dead-code candidates: definitions nothing in the graph uses. A definition is a
 //! candidate when no `calls`, `references`, `inherits` or `implements` edge ends at it
-//! (for a type: nor at a member of it from outside, nor an `imports` edge; see [`used`]),
+//! (for a type: nor at a member of it from outside, nor an `imports` edge),
 //! it is not a test, an entry point or public API by its language's impact rules
 //! ([`recognize`]: `main`, a script's guard, `pub`, exported or capitalised names, a
 //! package's re-exports, `public` members), it is no constructor and its name is not one
