@@ -184,3 +184,38 @@ fn callers_json_is_a_subgraph() {
     assert!(v["truncated"].is_boolean());
     assert!(v["unresolved"].is_u64());
 }
+
+/// SYMBOL in a language's own spelling: PHP's `Class::method` and `\Namespace\Class`
+/// for a graph that writes `Namespace.Class.method`, Ruby's `Module::Class.method` for
+/// `Module::Class::method`.
+#[test]
+fn symbols_in_php_and_ruby_spelling_are_found() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Utils.php"),
+        "<?php\nnamespace Shop;\n\nclass Utils {\n    public static function jsonDecode($s) { return $s; }\n}\n\n\
+         function run() { return Utils::jsonDecode('1'); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("utils.rb"),
+        "module Rack\n  module Utils\n    def self.escape(s)\n      s\n    end\n  end\nend\n\n\
+         def go\n  Rack::Utils.escape('x')\nend\n",
+    )
+    .unwrap();
+    for (symbol, id) in [
+        ("Utils::jsonDecode", "Utils.php::Utils.jsonDecode"),
+        ("\\Shop\\Utils::jsonDecode", "Utils.php::Utils.jsonDecode"),
+        ("Rack::Utils.escape", "utils.rb::Rack::Utils::escape"),
+    ] {
+        let out = cg()
+            .arg("-C")
+            .arg(dir.path())
+            .args(["--no-cache", "callers", "--json", symbol])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{symbol}: {out:?}");
+        assert!(text.contains(id), "{symbol}: {text}");
+    }
+}

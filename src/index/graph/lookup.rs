@@ -12,7 +12,9 @@ impl CodeGraph {
     /// SYMBOL on a segment boundary (`Flask.dispatch_request` finds
     /// `flask.app.Flask.dispatch_request`, `Config::new` finds `config::Config::new`,
     /// `plumbing.NewHash` finds Go's `src/github.com/go-git/go-git/plumbing.NewHash`),
-    /// else an exact bare name. When none matches, two rules name a definition the way
+    /// else an exact bare name; else the same with the separators another language's
+    /// users write (`separator_variants`: PHP's `Utils::jsonDecode`, Ruby's
+    /// `Rack::Utils.escape`). When none matches, two rules name a definition the way
     /// its language's users do, by what a project file calls its package:
     /// * the crate rule (`lookup_in_crate`): a Rust path that names its crate
     ///   (`tantivy::schema::Schema::builder`, `crate::schema::Schema`), which qualified
@@ -29,7 +31,18 @@ impl CodeGraph {
     /// among several. O(log n + matches of the last segment's name), from indices built
     /// with the graph (the package rules add a scan of the package roots per match).
     pub fn lookup(&self, symbol: &str) -> Vec<&Node> {
-        let found = self.lookup_plain(symbol);
+        let mut found = self.lookup_plain(symbol);
+        if found.is_empty() {
+            // The separators another language's users write: PHP's `Utils::jsonDecode`
+            // and `GuzzleHttp\Utils` for `GuzzleHttp.Utils.jsonDecode`, Ruby's
+            // `Rack::Utils.escape` and `Utils#escape` for `Rack::Utils::escape`.
+            for v in separator_variants(symbol) {
+                found = self.lookup_plain(&v);
+                if !found.is_empty() {
+                    return found;
+                }
+            }
+        }
         if found.is_empty() {
             if let Some(in_package) = self
                 .lookup_in_crate(symbol)
@@ -177,6 +190,25 @@ fn without_shadowed_impls(mut v: Vec<&Node>) -> Vec<&Node> {
 }
 
 /// The text after the last `.` or `::` of a qualified SYMBOL; `None` without either.
+/// SYMBOL with every separator (`.`, `::`, `\`, `#`) written as `.`, then as `::`, a
+/// leading one dropped (PHP's fully qualified `\GuzzleHttp\Utils`); the spellings that
+/// differ from SYMBOL, in that order.
+fn separator_variants(symbol: &str) -> Vec<String> {
+    let s = symbol.trim_start_matches(['\\', '.', '#']);
+    let s = s.strip_prefix("::").unwrap_or(s);
+    let mut out = Vec::new();
+    for sep in [".", "::"] {
+        let v = s
+            .replace("::", "\u{0}")
+            .replace(['\\', '#', '.'], "\u{0}")
+            .replace('\u{0}', sep);
+        if v != symbol && !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
 fn last_segment(symbol: &str) -> Option<&str> {
     let dot = symbol.rfind('.').map(|i| i + 1);
     let colons = symbol.rfind("::").map(|i| i + 2);
@@ -255,6 +287,30 @@ mod tests {
         });
         let projects: Vec<(String, ProjectFile)> = go.chain(cargo).collect();
         PackageRoots::of_projects(projects.iter().map(|(p, f)| (p.as_str(), f)))
+    }
+
+    #[test]
+    fn other_languages_separators_are_tried_as_dots_and_as_double_colons() {
+        assert_eq!(
+            separator_variants("Utils::jsonDecode"),
+            ["Utils.jsonDecode".to_string()]
+        );
+        assert_eq!(
+            separator_variants("\\GuzzleHttp\\Utils::jsonDecode"),
+            [
+                "GuzzleHttp.Utils.jsonDecode",
+                "GuzzleHttp::Utils::jsonDecode"
+            ]
+        );
+        assert_eq!(
+            separator_variants("Rack::Utils.escape"),
+            ["Rack.Utils.escape", "Rack::Utils::escape"]
+        );
+        assert_eq!(
+            separator_variants("Utils#escape"),
+            ["Utils.escape", "Utils::escape"]
+        );
+        assert!(separator_variants("plain").is_empty());
     }
 
     #[test]
