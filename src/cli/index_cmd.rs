@@ -172,6 +172,10 @@ fn search_line(s: &PrebuildReport) -> String {
             s.vectors, s.vectors_embedded, s.vectors_ms
         )
     };
+    if s.text == "skipped" {
+        // `--search off` (or `search_index = "off"`): nothing was read or counted.
+        return "search: not built (search index off)".to_string();
+    }
     format!(
         "search: text index {} ({} chunks, {} ms); {vectors}",
         s.text, s.chunks, s.text_ms
