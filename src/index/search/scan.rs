@@ -94,7 +94,18 @@ pub struct CodeRows<'a> {
 /// Rows of one piece of a column-major scan: 16 blocks, 64 KiB per column.
 const PIECE_ROWS: usize = 16 * SCAN_BLOCK_ROWS;
 
-impl CodeRows<'_> {
+impl<'a> CodeRows<'a> {
+    /// Row-major codes held in memory.
+    pub fn row_major(dim: usize, codes: &'a [i8], scales: &'a [f32]) -> CodeRows<'a> {
+        CodeRows {
+            dim,
+            codes,
+            scales,
+            by_column: false,
+            file: None,
+        }
+    }
+
     /// Number of rows.
     pub fn len(&self) -> usize {
         self.scales.len()
@@ -371,13 +382,7 @@ pub fn bench_top_k(n: usize, dim: usize, queries: usize) -> ScanBench {
     let mut vectors: Vec<Vec<f32>> = (0..n).map(|_| (0..dim).map(|_| rng()).collect()).collect();
     vectors.iter_mut().for_each(|v| normalize(v));
     let (dim, codes, scales) = quantize_rows(vectors.clone());
-    let index = CodeRows {
-        dim,
-        codes: &codes,
-        scales: &scales,
-        by_column: false,
-        file: None,
-    };
+    let index = CodeRows::row_major(dim, &codes, &scales);
     let pct = |ms: &mut Vec<f64>, p: f64| {
         ms.sort_by(f64::total_cmp);
         ms[((ms.len() - 1) as f64 * p).round() as usize]
@@ -470,13 +475,7 @@ mod tests {
         // Two blocks and a part, so the per-block selection and the merge both count.
         let (rows, base, mut rng) = clustered(SCAN_BLOCK_ROWS + 3000, 48);
         let (dim, codes, scales) = quantize_rows(rows.clone());
-        let ix = CodeRows {
-            dim,
-            codes: &codes,
-            scales: &scales,
-            by_column: false,
-            file: None,
-        };
+        let ix = CodeRows::row_major(dim, &codes, &scales);
         for _ in 0..5 {
             let q: Vec<f32> = base.iter().map(|b| b + 0.3 * rng()).collect();
             for k in [1, 50, 700] {
@@ -505,13 +504,7 @@ mod tests {
         // Past one piece, so the pieces and their merge count too.
         let (rows, base, mut rng) = clustered(PIECE_ROWS + 777, 40);
         let (dim, codes, scales) = quantize_rows(rows);
-        let view = CodeRows {
-            dim,
-            codes: &codes,
-            scales: &scales,
-            by_column: false,
-            file: None,
-        };
+        let view = CodeRows::row_major(dim, &codes, &scales);
         let by_column = transpose(view.codes, view.dim);
         let cols = CodeRows {
             codes: &by_column,
@@ -535,13 +528,7 @@ mod tests {
     fn accept_filters_before_the_top_k() {
         let (rows, base, _) = clustered(100, 16);
         let (dim, codes, scales) = quantize_rows(rows);
-        let ix = CodeRows {
-            dim,
-            codes: &codes,
-            scales: &scales,
-            by_column: false,
-            file: None,
-        };
+        let ix = CodeRows::row_major(dim, &codes, &scales);
         let even = |r: usize| r.is_multiple_of(2);
         let top = ix.top_k(&base, 10, Some(&even));
         assert_eq!(top.len(), 10);

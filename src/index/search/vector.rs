@@ -72,13 +72,7 @@ impl VectorIndex {
 
     /// The rows as the scan reads them.
     pub fn view(&self) -> CodeRows<'_> {
-        CodeRows {
-            dim: self.dim,
-            codes: &self.codes,
-            scales: &self.scales,
-            by_column: false,
-            file: None,
-        }
+        CodeRows::row_major(self.dim, &self.codes, &self.scales)
     }
 
     /// The `k` rows most similar to `query`, best first as `(row, score)`; ties by row
