@@ -436,10 +436,11 @@ fn serve(
         let vectors = job.mode != Mode::Text;
         if searcher.as_ref().is_none_or(|(_, v)| vectors && !v) {
             let build_mode = if vectors { Mode::Hybrid } else { Mode::Text };
-            // The snapshot as saved, with its search indexes saved for it (by `index`, or
-            // by this TUI's earlier run): they answer at once, with nothing built.
+            // The snapshot as saved, with its search indexes saved for it (by `index`, an
+            // earlier run, or the instance that holds the cache's lock when this one only
+            // reads it): they answer at once, with nothing built.
             let saved = snap
-                .search_dir
+                .cache_dir
                 .as_deref()
                 .zip(snap.saved_as())
                 .and_then(|(d, s)| SavedSearch::open(d, s, build_mode, None));

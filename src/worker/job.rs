@@ -97,10 +97,11 @@ impl Job<'_> {
                     prev_index => s.refresh_unsaved(&root_owned, &opts, prev_index),
                 };
                 let dir = s.writable_dir().map(std::path::Path::to_path_buf);
+                let cache = s.dir().map(std::path::Path::to_path_buf);
                 let r = r.map(|o| {
                     o.map(|(idx, ch)| {
                         let snap = Snapshot::new(generation, idx, started.elapsed())
-                            .searching_in(dir.as_deref());
+                            .searching_in(dir.as_deref(), cache.as_deref());
                         (Arc::new(snap), ch)
                     })
                 });

@@ -254,11 +254,12 @@ fn run(
                     || session.load_facts(&first),
                 );
                 let dir = s.writable_dir().map(std::path::Path::to_path_buf);
+                let cache = s.dir().map(std::path::Path::to_path_buf);
                 let saved = s.snapshot();
                 facts.map(|idx| {
                     let full = graph
                         .with_facts(idx, started.elapsed())
-                        .searching_in(dir.as_deref());
+                        .searching_in(dir.as_deref(), cache.as_deref());
                     full.mark_saved(saved);
                     full
                 })
@@ -269,7 +270,7 @@ fn run(
                     Snapshot::new(generation, idx, started.elapsed())
                 });
                 snap.map(|n| {
-                    let n = n.searching_in(s.writable_dir());
+                    let n = n.searching_in(s.writable_dir(), s.dir());
                     n.mark_saved(s.snapshot());
                     n
                 })

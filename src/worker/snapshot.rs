@@ -35,6 +35,11 @@ pub struct Snapshot {
     /// and bring them up to date, as `search` does. `None` without a cache, or when
     /// another instance holds it (its searches are built in memory).
     pub search_dir: Option<PathBuf>,
+    /// The cache folder, whether this instance may write it or not: the saved search
+    /// indexes of the snapshot as saved are read from it
+    /// ([`SavedSearch`](crate::index::search::SavedSearch)), also by an instance another
+    /// one holds the lock against. `None` without a cache.
+    pub cache_dir: Option<PathBuf>,
     /// The saved snapshot this index is the content of, once known: at once for a
     /// cached index loaded unchanged, after the worker's save for a new one (published
     /// before it is saved), never for an index not saved. Search indexes built from it
@@ -65,6 +70,7 @@ impl Snapshot {
             elapsed,
             graph_only: true,
             search_dir: None,
+            cache_dir: None,
             saved: Arc::default(),
         }
     }
@@ -96,14 +102,18 @@ impl Snapshot {
             elapsed,
             graph_only: false,
             search_dir: self.search_dir.clone(),
+            cache_dir: self.cache_dir.clone(),
             saved: self.saved.clone(),
         }
     }
 
-    /// This snapshot with [`search_dir`](Snapshot::search_dir) set.
-    pub fn searching_in(self, dir: Option<&Path>) -> Snapshot {
+    /// This snapshot with [`search_dir`](Snapshot::search_dir) (the cache folder when
+    /// this instance may write it) and [`cache_dir`](Snapshot::cache_dir) (the cache
+    /// folder) set.
+    pub fn searching_in(self, writable: Option<&Path>, cache: Option<&Path>) -> Snapshot {
         Snapshot {
-            search_dir: dir.map(Path::to_path_buf),
+            search_dir: writable.map(Path::to_path_buf),
+            cache_dir: cache.map(Path::to_path_buf),
             ..self
         }
     }

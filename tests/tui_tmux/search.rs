@@ -96,3 +96,75 @@ fn a_warm_tui_answers_hybrid_from_the_saved_indexes() {
         "nothing built: {logs}"
     );
 }
+
+/// A TUI that finds the cache locked by another instance (here `index --watch`) reads it
+/// without writing, and answers its first hybrid query from the saved indexes all the
+/// same: nothing is built in memory.
+#[test]
+fn a_read_only_tui_answers_hybrid_from_the_saved_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    common::copy_dir(&common::fixture("python"), &repo);
+    common::backdate(&repo);
+    let cache = dir.path().join("cache");
+    let state = dir.path().join("state");
+    let out = common::isolated(dir.path(), &repo)
+        .env("XDG_CACHE_HOME", &cache)
+        .args(["index", "--json"])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    /// Ends the watcher however the test ends.
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let watcher = common::isolated(dir.path(), &repo)
+        .env("XDG_CACHE_HOME", &cache)
+        .env("XDG_STATE_HOME", dir.path().join("watch-state"))
+        .args(["index", "--watch"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map(Killed)
+        .expect("watcher");
+    // The watcher holds the lock once it has checked the tree.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let env = [
+        format!("XDG_CACHE_HOME={}", cache.display()),
+        format!("XDG_STATE_HOME={}", state.display()),
+    ];
+    let Some(s) = Session::start("readonlyhybrid", &repo, dir.path(), &env) else {
+        return;
+    };
+    s.wait_for(&["38 symbols", "Search symbols"]);
+    for _ in 0..3 {
+        s.keys(&["C-t"]);
+    }
+    s.wait_for(&["hybrid"]);
+    s.text("render json");
+    s.wait_for(&["render_json"]);
+    s.escape();
+    s.keys(&["q"]);
+    s.assert_restored(0);
+    drop(watcher);
+    let logs: String = std::fs::read_dir(state.join("codegraph-tui/logs"))
+        .expect("log dir")
+        .map(|e| std::fs::read_to_string(e.expect("entry").path()).unwrap_or_default())
+        .collect();
+    assert!(
+        logs.contains("cache locked by another instance: read-only"),
+        "{logs}"
+    );
+    assert!(
+        logs.contains("chunk search ready from the saved indexes"),
+        "{logs}"
+    );
+    assert!(
+        !logs.contains("chunk search ready chunks="),
+        "nothing built: {logs}"
+    );
+}
