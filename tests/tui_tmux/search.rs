@@ -47,31 +47,37 @@ fn the_tuis_background_build_serves_the_next_text_search() {
     );
 }
 
-/// After `index` (which saves the text index, the chunk table and the embedder's fit for
-/// the snapshot), a TUI started on the unchanged tree answers its first hybrid query from
-/// those saved indexes: nothing is built, and the log says so.
-#[test]
-fn a_warm_tui_answers_hybrid_from_the_saved_indexes() {
+/// An indexed copy of the Python fixture: (its temp dir, the repo, the cache folder).
+fn indexed_fixture() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("repo");
     common::copy_dir(&common::fixture("python"), &repo);
     common::backdate(&repo);
     let cache = dir.path().join("cache");
-    let state = dir.path().join("state");
     let out = common::isolated(dir.path(), &repo)
         .env("XDG_CACHE_HOME", &cache)
         .args(["index", "--json"])
         .output()
         .expect("run");
     assert!(out.status.success(), "{out:?}");
+    (dir, repo, cache)
+}
+
+/// Starts the TUI on `repo` with `cache`, asks the hybrid mode for `render json`, quits,
+/// and returns the TUI's log; `None` without tmux.
+fn hybrid_query_log(
+    tag: &str,
+    dir: &std::path::Path,
+    repo: &std::path::Path,
+    cache: &std::path::Path,
+) -> Option<String> {
+    let state = dir.join(format!("state-{tag}"));
     let env = [
         format!("XDG_CACHE_HOME={}", cache.display()),
         format!("XDG_STATE_HOME={}", state.display()),
     ];
-    let Some(s) = Session::start("savedhybrid", &repo, dir.path(), &env) else {
-        return;
-    };
-    s.wait_for(&["ready", "38 symbols", "Search symbols"]);
+    let s = Session::start(tag, repo, dir, &env)?;
+    s.wait_for(&["38 symbols", "Search symbols"]);
     // Symbols, text, semantic, hybrid.
     for _ in 0..3 {
         s.keys(&["C-t"]);
@@ -83,10 +89,16 @@ fn a_warm_tui_answers_hybrid_from_the_saved_indexes() {
     s.escape();
     s.keys(&["q"]);
     s.assert_restored(0);
-    let logs: String = std::fs::read_dir(state.join("codegraph-tui/logs"))
-        .expect("log dir")
-        .map(|e| std::fs::read_to_string(e.expect("entry").path()).unwrap_or_default())
-        .collect();
+    Some(
+        std::fs::read_dir(state.join("codegraph-tui/logs"))
+            .expect("log dir")
+            .map(|e| std::fs::read_to_string(e.expect("entry").path()).unwrap_or_default())
+            .collect(),
+    )
+}
+
+/// The log shows the hybrid query answered from the saved indexes, nothing built.
+fn assert_served_from_saved(logs: &str) {
     assert!(
         logs.contains("chunk search ready from the saved indexes"),
         "{logs}"
@@ -97,23 +109,23 @@ fn a_warm_tui_answers_hybrid_from_the_saved_indexes() {
     );
 }
 
+/// After `index` (which saves the text index, the chunk table and the embedder's fit for
+/// the snapshot), a TUI started on the unchanged tree answers its first hybrid query from
+/// those saved indexes: nothing is built, and the log says so.
+#[test]
+fn a_warm_tui_answers_hybrid_from_the_saved_indexes() {
+    let (dir, repo, cache) = indexed_fixture();
+    if let Some(logs) = hybrid_query_log("savedhybrid", dir.path(), &repo, &cache) {
+        assert_served_from_saved(&logs);
+    }
+}
+
 /// A TUI that finds the cache locked by another instance (here `index --watch`) reads it
 /// without writing, and answers its first hybrid query from the saved indexes all the
 /// same: nothing is built in memory.
 #[test]
 fn a_read_only_tui_answers_hybrid_from_the_saved_indexes() {
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("repo");
-    common::copy_dir(&common::fixture("python"), &repo);
-    common::backdate(&repo);
-    let cache = dir.path().join("cache");
-    let state = dir.path().join("state");
-    let out = common::isolated(dir.path(), &repo)
-        .env("XDG_CACHE_HOME", &cache)
-        .args(["index", "--json"])
-        .output()
-        .expect("run");
-    assert!(out.status.success(), "{out:?}");
+    let (dir, repo, cache) = indexed_fixture();
     /// Ends the watcher however the test ends.
     struct Killed(std::process::Child);
     impl Drop for Killed {
@@ -133,38 +145,13 @@ fn a_read_only_tui_answers_hybrid_from_the_saved_indexes() {
         .expect("watcher");
     // The watcher holds the lock once it has checked the tree.
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    let env = [
-        format!("XDG_CACHE_HOME={}", cache.display()),
-        format!("XDG_STATE_HOME={}", state.display()),
-    ];
-    let Some(s) = Session::start("readonlyhybrid", &repo, dir.path(), &env) else {
-        return;
-    };
-    s.wait_for(&["38 symbols", "Search symbols"]);
-    for _ in 0..3 {
-        s.keys(&["C-t"]);
-    }
-    s.wait_for(&["hybrid"]);
-    s.text("render json");
-    s.wait_for(&["render_json"]);
-    s.escape();
-    s.keys(&["q"]);
-    s.assert_restored(0);
+    let logs = hybrid_query_log("readonlyhybrid", dir.path(), &repo, &cache);
     drop(watcher);
-    let logs: String = std::fs::read_dir(state.join("codegraph-tui/logs"))
-        .expect("log dir")
-        .map(|e| std::fs::read_to_string(e.expect("entry").path()).unwrap_or_default())
-        .collect();
-    assert!(
-        logs.contains("cache locked by another instance: read-only"),
-        "{logs}"
-    );
-    assert!(
-        logs.contains("chunk search ready from the saved indexes"),
-        "{logs}"
-    );
-    assert!(
-        !logs.contains("chunk search ready chunks="),
-        "nothing built: {logs}"
-    );
+    if let Some(logs) = logs {
+        assert!(
+            logs.contains("cache locked by another instance: read-only"),
+            "{logs}"
+        );
+        assert_served_from_saved(&logs);
+    }
 }
