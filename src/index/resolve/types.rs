@@ -497,6 +497,17 @@ impl<'a> Ctx<'a> {
     }
 
     /// [`Ctx::classify_depth`] before a repo type's name is resolved to its definition.
+    /// The one type (no `impl` block) named `name` among the files `files` of family
+    /// `fam`; `None` for none or several.
+    fn type_in_files(&self, fam: &str, name: &str, files: &[u32]) -> Option<DefRef> {
+        let mut t = self
+            .types
+            .refs(&(fam, name))
+            .filter(|r| files.contains(&r.0) && self.def(*r).kind != Kind::Impl);
+        let first = t.next()?;
+        t.next().is_none().then_some(first)
+    }
+
     fn classify_name(&self, fi: u32, ty: &str, depth: u32) -> Typed {
         let fam = self.fam(fi);
         let rules = self.rules(fi);
@@ -512,14 +523,9 @@ impl<'a> Ctx<'a> {
                 let segs: Vec<&str> = q.split('.').collect();
                 if let Some((v, used)) = self.used_module_path(fi, &segs) {
                     if used == segs.len() {
-                        let t: Vec<DefRef> = self
-                            .types
-                            .refs(&(fam, name))
-                            .filter(|r| v.contains(&r.0) && self.def(*r).kind != Kind::Impl)
-                            .collect();
-                        return match t.as_slice() {
-                            [t] => Typed::Def(*t),
-                            _ => Typed::Unknown,
+                        return match self.type_in_files(fam, name, &v) {
+                            Some(t) => Typed::Def(t),
+                            None => Typed::Unknown,
                         };
                     }
                 }
@@ -570,13 +576,8 @@ impl<'a> Ctx<'a> {
                     self.modules.crate_module(self.files, fi, &segs)
                 {
                     if used == segs.len() {
-                        let t: Vec<DefRef> = self
-                            .types
-                            .refs(&(fam, name))
-                            .filter(|r| v.contains(&r.0) && self.def(*r).kind != Kind::Impl)
-                            .collect();
-                        if let [t] = t.as_slice() {
-                            return Typed::Def(*t);
+                        if let Some(t) = self.type_in_files(fam, name, &v) {
+                            return Typed::Def(t);
                         }
                     }
                 }
