@@ -219,3 +219,19 @@ fn symbols_in_php_and_ruby_spelling_are_found() {
         assert!(text.contains(id), "{symbol}: {text}");
     }
 }
+
+/// A negative depth is a value out of range, said as such (not clap's advice to pass it
+/// after `--`, which would fail the same way).
+#[test]
+fn a_negative_depth_is_refused_as_out_of_range() {
+    let out = cg()
+        .arg("-C")
+        .arg(common::fixture("python"))
+        .args(["--no-cache", "callers", "render_json", "--depth", "-1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("invalid value '-1' for '--depth"), "{err}");
+    assert!(!err.contains("use '-- -1'"), "{err}");
+}

@@ -50,7 +50,7 @@ pub struct ExportArgs {
     #[arg(long, value_enum, default_value_t = DirectionArg::Both)]
     pub direction: DirectionArg,
     /// Hops to follow (1 = direct only).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     pub depth: u32,
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Json)]

@@ -21,7 +21,7 @@ pub struct ImpactArgs {
     #[arg(required_unless_present = "diff", conflicts_with = "diff")]
     pub symbol: Option<String>,
     /// Caller hops to follow (1 = direct callers only).
-    #[arg(long, default_value_t = impact::DEFAULT_DEPTH, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = impact::DEFAULT_DEPTH, value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     pub depth: u32,
     /// Impact of the changes in the working tree against REV (default HEAD), from
     /// `git diff`; untracked files count as new.

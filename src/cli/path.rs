@@ -19,7 +19,7 @@ pub struct PathArgs {
     /// The callee end: node id, qualified name or bare name (exactly one match).
     pub to: String,
     /// Longest path searched, in call hops.
-    #[arg(long, default_value_t = DEFAULT_PATH_DEPTH, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = DEFAULT_PATH_DEPTH, value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     pub depth: u32,
     /// Most distinct shortest paths listed.
     #[arg(long, default_value_t = DEFAULT_MAX_PATHS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100))]

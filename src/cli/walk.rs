@@ -19,7 +19,7 @@ pub struct WalkArgs {
     /// Node id, qualified name or bare name.
     pub symbol: String,
     /// Hops to follow (1 = direct only; 0 is refused, as by `impact` and `path`).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     pub depth: u32,
     /// Print the subgraph JSON (schema `codegraph-tui/subgraph@1`).
     #[arg(long)]
