@@ -166,25 +166,17 @@ pub fn choose_embedder(
     if let Some(c) = OpenAiConfig::from_env(config)? {
         return Ok((Box::new(OpenAiEmbedder::new(c)?), false, [0; 32]));
     }
-    let file = cache_dir.map(|d| d.join("vectors").join("offline-fit.bin"));
+    let file = cache_dir.map(fit_file);
     let mut digest = blake3::Hasher::new();
     digest.update(crate::index::store::engine_fingerprint().as_bytes());
     for k in keys {
         digest.update(k);
     }
     let digest = *digest.finalize().as_bytes();
-    let saved = file.as_deref().and_then(|f| {
-        let b = crate::index::fsutil::read_regular(f).ok()?;
-        let (head, body) = b.split_at_checked(32)?;
-        if head != digest {
-            return None;
-        }
-        let m = OfflineEmbedder::from_bytes(body);
-        if m.is_none() {
-            tracing::warn!(path = %f.display(), "saved embedder fit fails its checks; fitting again");
-        }
-        m
-    });
+    let saved = cache_dir
+        .and_then(saved_fit)
+        .filter(|(head, _)| *head == digest)
+        .map(|(_, m)| m);
     if let Some(m) = saved {
         tracing::debug!("embedder fit reused");
         return Ok((Box::new(m), true, digest));
@@ -201,6 +193,25 @@ pub fn choose_embedder(
         }
     }
     Ok((Box::new(m), false, digest))
+}
+
+/// Where the built-in embedder's fit is saved under `cache_dir`.
+fn fit_file(cache_dir: &Path) -> std::path::PathBuf {
+    cache_dir.join("vectors").join("offline-fit.bin")
+}
+
+/// The built-in embedder's fit saved under `cache_dir` and the digest it was saved with
+/// (of the engine and the chunks' inputs it was fitted on); `None` when missing, short, or
+/// failing its checks (logged).
+pub fn saved_fit(cache_dir: &Path) -> Option<([u8; 32], OfflineEmbedder)> {
+    let f = fit_file(cache_dir);
+    let b = crate::index::fsutil::read_regular(&f).ok()?;
+    let (head, body) = b.split_at_checked(32)?;
+    let m = OfflineEmbedder::from_bytes(body);
+    if m.is_none() {
+        tracing::warn!(path = %f.display(), "saved embedder fit fails its checks; fitting again");
+    }
+    Some((head.try_into().ok()?, m?))
 }
 
 /// Saves the [`super::table::ChunkTable`] of `chunks` and their vectors `vi` for
@@ -538,13 +549,12 @@ pub fn text_hits(text: &TextIndex, query: &str, limit: usize) -> Result<Vec<Hit>
         .into_iter()
         .enumerate()
         .map(|(r, h)| {
-            let (path, lines) = h.key.rsplit_once(':').unwrap_or((&h.key, ""));
-            let (start, end) = lines.split_once('-').unwrap_or((lines, lines));
+            let (path, start, end) = super::split_key(&h.key).unwrap_or((&h.key, 0, 0));
             let hit = Hit {
                 id: h.id,
                 path: path.to_string(),
-                start_line: start.parse().unwrap_or(0),
-                end_line: end.parse().unwrap_or(0),
+                start_line: start,
+                end_line: end,
                 kind: h.kind,
                 score: f64::from(h.score),
                 text_rank: Some(r + 1),

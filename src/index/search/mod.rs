@@ -97,6 +97,14 @@ pub struct SearchChunk {
     pub header: String,
 }
 
+/// A chunk key ([`SearchChunk::key`], `<path>:<start_line>-<end_line>`) split into its
+/// path and lines; `None` when it is not one.
+pub fn split_key(key: &str) -> Option<(&str, u32, u32)> {
+    let (path, lines) = key.rsplit_once(':')?;
+    let (start, end) = lines.split_once('-')?;
+    Some((path, start.parse().ok()?, end.parse().ok()?))
+}
+
 impl SearchChunk {
     /// The embedding input: header, a blank line, then the chunk text.
     pub fn embedding_input(&self) -> String {

@@ -7,7 +7,6 @@
 
 use std::path::Path;
 
-use super::embed::offline::OfflineEmbedder;
 use super::embed::openai::{OpenAiConfig, OpenAiEmbedder};
 use super::embed::Embedder;
 use super::hybrid::{
@@ -54,11 +53,8 @@ fn saved_embedder(
     if let Some(c) = OpenAiConfig::from_env(openai).ok()? {
         return Some((Box::new(OpenAiEmbedder::new(c).ok()?), [0; 32]));
     }
-    let b = crate::index::fsutil::read_regular(&cache_dir.join("vectors").join("offline-fit.bin"))
-        .ok()?;
-    let (head, body) = b.split_at_checked(32)?;
-    let m = OfflineEmbedder::from_bytes(body)?;
-    Some((Box::new(m), head.try_into().ok()?))
+    let (head, m) = super::hybrid::saved_fit(cache_dir)?;
+    Some((Box::new(m), head))
 }
 
 impl SavedSearch {
@@ -156,14 +152,8 @@ impl SavedSearch {
                 .search(&q, text_depth(mode, limit))?
                 .into_iter()
                 .filter_map(|h| {
-                    let (path, lines) = h.key.rsplit_once(':')?;
-                    let (start, end) = lines.split_once('-')?;
-                    let row = table.row_of(
-                        path,
-                        usize::try_from(h.ord).ok()?,
-                        start.parse().ok()?,
-                        end.parse().ok()?,
-                    )?;
+                    let (path, start, end) = super::split_key(&h.key)?;
+                    let row = table.row_of(path, usize::try_from(h.ord).ok()?, start, end)?;
                     Some((row, f64::from(h.score)))
                 })
                 .collect(),
