@@ -184,10 +184,7 @@ mod tests {
             expand_import,
             src,
         );
-        let got: Vec<(&str, Option<&str>, Option<&str>)> = out
-            .iter()
-            .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_deref()))
-            .collect();
+        let got = super::super::import_triples(&out);
         assert_eq!(
             got,
             vec![

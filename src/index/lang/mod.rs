@@ -467,6 +467,18 @@ pub(crate) fn expanded_imports(
     out
 }
 
+/// `(module, name, alias)` of each import, borrowed: what the languages' import tests
+/// compare.
+#[cfg(test)]
+pub(crate) fn import_triples(
+    imports: &[crate::index::facts::Import],
+) -> Vec<(&str, Option<&str>, Option<&str>)> {
+    imports
+        .iter()
+        .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_deref()))
+        .collect()
+}
+
 /// Every file under `dir` that a grammar parses: (path, path relative to `dir` with `/`,
 /// language), in relative-path order. For tests that run over fixture folders.
 #[cfg(test)]

@@ -66,7 +66,10 @@ fn guarded<T>(
 /// stamp that cannot be written only means the next process checks again.
 fn mark_checked(dir: &Path, t: TextIndex) -> TextIndex {
     if let Some(stamp) = super::stamp::of_files_in(&dir.join("index")) {
-        let _ = super::write_atomic(&dir.join("checked"), stamp.as_bytes());
+        // An index reused as is keeps its stamp: no write on every warm open.
+        if std::fs::read_to_string(dir.join("checked")).ok().as_ref() != Some(&stamp) {
+            let _ = super::write_atomic(&dir.join("checked"), stamp.as_bytes());
+        }
     }
     t
 }
