@@ -133,28 +133,29 @@ pub(super) fn draw_prompt(f: &mut Frame, app: &App, path: &str, confirm: Option<
     let t = &app.theme;
     let area = centered(f.area(), 70, 5);
     let inside = app.inside_repo(std::path::Path::new(path));
+    let block = Block::bordered().border_style(t.get("ui.border.focus"));
+    let inner = block.inner(area);
+    // One column stays free for the cursor after the path.
+    let room = usize::from(inner.width).saturating_sub(1);
     let (title, body, hint) = match confirm {
         None if inside => (
             " Export shown subgraph as JSON ",
-            format!("> {}", safe(path)),
+            tail_fit("> ", &safe(path), "", room),
             "inside the repository: it would be indexed · Enter writes · Esc cancels",
         ),
         None => (
             " Export shown subgraph as JSON ",
-            format!("> {}", safe(path)),
+            tail_fit("> ", &safe(path), "", room),
             "outside the repository: not indexed · Enter writes · Esc cancels",
         ),
         Some(()) => (
             " File exists ",
-            format!("overwrite {}? ", safe(path)),
+            tail_fit("overwrite ", &safe(path), "? ", room),
             "y overwrites · n edits the path · Esc edits the path",
         ),
     };
     f.render_widget(Clear, area);
-    let block = Block::bordered()
-        .title(title)
-        .border_style(t.get("ui.border.focus"));
-    let inner = block.inner(area);
+    let block = block.title(title);
     f.render_widget(
         Paragraph::new(vec![
             Line::styled(body.clone(), t.get("ui.text")),
@@ -165,9 +166,49 @@ pub(super) fn draw_prompt(f: &mut Frame, app: &App, path: &str, confirm: Option<
         .block(block),
         area,
     );
-    let x = inner.x + body.chars().count() as u16;
+    let x = inner.x + Span::raw(body.as_str()).width() as u16;
     f.set_cursor_position(Position::new(
         x.min(inner.right().saturating_sub(1)),
         inner.y,
     ));
+}
+
+/// `prefix`, `text` and `suffix` in at most `room` columns: when they do not fit, the start
+/// of `text` gives way to one `…`, so the end of a long path, where the prompt's cursor
+/// types, stays on screen.
+fn tail_fit(prefix: &str, text: &str, suffix: &str, room: usize) -> String {
+    let width = |s: &str| Span::raw(s).width();
+    let whole = format!("{prefix}{text}{suffix}");
+    if width(&whole) <= room {
+        return whole;
+    }
+    let mut budget = room.saturating_sub(width(prefix) + width(suffix) + 1);
+    let mut kept: Vec<char> = Vec::new();
+    for ch in text.chars().rev() {
+        let w = width(ch.encode_utf8(&mut [0; 4]));
+        if w > budget {
+            break;
+        }
+        budget -= w;
+        kept.push(ch);
+    }
+    let tail: String = kept.into_iter().rev().collect();
+    format!("{prefix}…{tail}{suffix}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tail_fit;
+
+    #[test]
+    fn a_long_prompt_path_keeps_its_end() {
+        assert_eq!(tail_fit("> ", "/tmp/a.json", "", 40), "> /tmp/a.json");
+        let cut = tail_fit("> ", "/home/user/exports/repository-symbol.json", "", 20);
+        assert_eq!(cut, "> …itory-symbol.json");
+        assert_eq!(cut.chars().count(), 20);
+        assert_eq!(
+            tail_fit("overwrite ", "/a/bb/ccc.json", "? ", 20),
+            "overwrite …cc.json? "
+        );
+    }
 }
