@@ -17,6 +17,8 @@ Rules (text rank r_t, semantic rank r_s, 1-based; a list that misses a chunk add
                      2009) with a BM25 weight W
   rrf-agree k=K      rrf k=K, the list whose top hits agree more with the other list's
                      weighted up (see agreement())
+  rrf-peak ... r=R    the chosen rrf, then the text list's first hit first when its BM25
+                     score is at least R times the second's
   combsum a=A        A * BM25 / best BM25 + (1 - A) * cosine / best cosine, over each
                      list's first 100 hits (CombSUM, Fox and Shaw 1994, on max-normalised
                      scores)
@@ -29,6 +31,7 @@ Cost: about a minute per package on 2 cores (three batch searches), after the in
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -36,8 +39,20 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run_lists(bin_, bench, mode, limit):
+def name_words(target):
+    """The words of a target's own name, as a user types them: `Flask.register_blueprint`
+    gives `register blueprint`, `SecureCookieSession` gives `secure cookie session`."""
+    name = target.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return " ".join(w.lower() for w in re.split(r"[_\s]+", name) if w)
+
+
+def run_lists(bin_, bench, mode, limit, names=False):
     qrels = [json.loads(l) for l in open(os.path.join(bench, "qrels.jsonl"))]
+    if names:
+        qrels = [dict(r, query=name_words(r["target"])) for r in qrels]
+        # A one-word name is the exact-name bonus's case, not the fusion's.
+        qrels = [r for r in qrels if " " in r["query"]]
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         for r in qrels:
             f.write(r["query"].replace("\n", " ") + "\n")
@@ -124,6 +139,18 @@ def rrf_gap(text, sem, k, n=10):
     return rrf(text, sem, k, 2 * gt / (gt + gs), 2 * gs / (gt + gs))
 
 
+def rrf_peak(text, sem, k, w, f, ratio):
+    """rrf k=K w=W windows x F, then the text list's first hit first when its BM25 score
+    is at least `ratio` times the second's: one chunk that holds the query's rare words
+    far more than any other (a name typed whole) is what a rank-only sum would bury under
+    the vector list's flat top."""
+    fused = rrf(text, sem, k, w, 1.0, f)
+    if len(text) >= 1 and (len(text) == 1 or text[0][1] >= ratio * text[1][1]):
+        top = text[0][0]
+        fused = [top] + [c for c in fused if c != top]
+    return fused
+
+
 def normalized(hits, top):
     """Each hit's score over the list's best, for the first `top` hits (max norm)."""
     if not hits:
@@ -164,6 +191,10 @@ def main():
                     help="score the lists a previous run saved in the benchmark folder")
     ap.add_argument("--hybrid", action="store_true",
                     help="with --reuse: run the binary's hybrid mode again (a new fusion)")
+    ap.add_argument("--name-queries", action="store_true",
+                    help="query each target by the words of its own name (`register "
+                         "blueprint`), keyword queries as users type them, instead of its "
+                         "docstring; one-word names are left out")
     a = ap.parse_args()
     rules = [("rrf k=10 w=1", lambda t, s: rrf(t, s, 10))]
     for k in (5, 10, 20, 30, 60):
@@ -180,6 +211,9 @@ def main():
             for f in (0.5, 0.0):
                 rules.append((f"rrf-win k={k} w={w} f={f}",
                               lambda t, s, k=k, w=w, f=f: rrf(t, s, k, w, 1.0, f)))
+    for ratio in (1.5, 2.0, 3.0, 5.0, 10.0):
+        rules.append((f"rrf-peak k=5 w=0.7 f=0.5 r={ratio}",
+                      lambda t, s, r=ratio: rrf_peak(t, s, 5, 0.7, 0.5, r)))
     for x in (0.2, 0.3, 0.4, 0.5):
         rules.append((f"combsum a={x}", lambda t, s, x=x: combsum(t, s, x)))
     for x in (0.3, 0.4, 0.5):
@@ -192,21 +226,24 @@ def main():
         if src is None:
             sys.exit(f"no {p}-* under {a.corpus}/python")
         bench = f"/tmp/searchbench-{p}"
-        if not (a.reuse and os.path.exists(os.path.join(bench, "fusion-lists.json"))):
+        if not (a.reuse and os.path.exists(os.path.join(bench, "fusion-lists.json"))
+                and os.path.exists(os.path.join(bench, "repo"))):
             subprocess.run([sys.executable, os.path.join(a.shared, "searchbench",
                                                          "make_bench.py"), src, bench],
                            check=True, capture_output=True)
             subprocess.run([a.bin, "-C", os.path.join(bench, "repo"), "index"], check=True,
                            stdout=subprocess.DEVNULL)
-        saved = os.path.join(bench, "fusion-lists.json")
+        saved = os.path.join(bench, "fusion-names.json" if a.name_queries
+                             else "fusion-lists.json")
         if a.reuse and os.path.exists(saved):
             qrels, text, sem, hyb = json.load(open(saved))
             if a.hybrid:
-                _, hyb = run_lists(a.bin, bench, "hybrid", 10)
+                _, hyb = run_lists(a.bin, bench, "hybrid", 10, a.name_queries)
         else:
-            qrels, text = run_lists(a.bin, bench, "text", a.depth)
-            _, sem = run_lists(a.bin, bench, "semantic", a.depth)
-            _, hyb = run_lists(a.bin, bench, "hybrid", 10)
+            n = a.name_queries
+            qrels, text = run_lists(a.bin, bench, "text", a.depth, n)
+            _, sem = run_lists(a.bin, bench, "semantic", a.depth, n)
+            _, hyb = run_lists(a.bin, bench, "hybrid", 10, n)
             json.dump([qrels, text, sem, hyb], open(saved, "w"))
         row = {"queries": len(qrels), "text": mrr(qrels, keys_all(text)),
                "semantic": mrr(qrels, keys_all(sem)), "binary": mrr(qrels, keys_all(hyb))}

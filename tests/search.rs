@@ -4,6 +4,7 @@
 
 mod common;
 
+use codegraph_tui::index::search::hybrid::{EXACT_NAME_BONUS, FOLDED_NAME_BONUS};
 use codegraph_tui::index::search::{Hit, Mode, Searcher};
 
 fn searcher(name: &str, mode: Mode) -> Searcher {
@@ -84,12 +85,15 @@ fn hybrid_exact_name_first_with_provenance() {
     let s = searcher("python", Mode::Hybrid);
     let hits = s.search("dumps", Mode::Hybrid, 10).expect("search");
     assert_eq!(hits[0].id, "app/store.py::dumps", "{:?}", ids(&hits));
-    assert!(hits[0].score > 1.0, "exact name bonus");
+    assert!(hits[0].score > EXACT_NAME_BONUS, "exact name bonus");
     let filtered = s
         .search("dumps kind:function", Mode::Hybrid, 3)
         .expect("search");
     assert_eq!(filtered[0].id, "app/store.py::dumps");
-    assert!(filtered[0].score > 1.0, "exact name bonus with a filter");
+    assert!(
+        filtered[0].score > EXACT_NAME_BONUS,
+        "exact name bonus with a filter"
+    );
     assert!(hits[0].text_rank.is_some());
     assert!(hits.iter().any(|h| h.semantic_rank.is_some()));
     let mut keys: Vec<(String, u32)> = hits
@@ -105,14 +109,17 @@ fn hybrid_exact_name_first_with_provenance() {
     // A quoted name is the same name.
     let hits = s.search("\"dumps\"", Mode::Hybrid, 3).expect("search");
     assert_eq!(hits[0].id, "app/store.py::dumps", "{:?}", ids(&hits));
-    assert!(hits[0].score > 1.0, "exact name bonus for a quoted name");
+    assert!(
+        hits[0].score > EXACT_NAME_BONUS,
+        "exact name bonus for a quoted name"
+    );
 
     // Ignoring case a name still ranks first, below what matches exactly: `route` is
     // a function and `Route` a class in the fixture.
     let hits = s.search("DUMPS", Mode::Hybrid, 3).expect("search");
     assert_eq!(hits[0].id, "app/store.py::dumps", "{:?}", ids(&hits));
     assert!(
-        hits[0].score > 0.5 && hits[0].score < 1.0,
+        hits[0].score > FOLDED_NAME_BONUS && hits[0].score < EXACT_NAME_BONUS,
         "{}",
         hits[0].score
     );
@@ -125,9 +132,9 @@ fn hybrid_exact_name_first_with_provenance() {
             .map(|n| n.rsplit('.').next().unwrap_or(n))
             .collect();
         assert_eq!(names.first(), Some(&exact), "{q}: {:?}", ids(&hits));
-        assert!(hits[0].score > 1.0, "{q}: exact bonus");
+        assert!(hits[0].score > EXACT_NAME_BONUS, "{q}: exact bonus");
         assert!(
-            hits[1].score > 0.5 && hits[1].score < 1.0,
+            hits[1].score > FOLDED_NAME_BONUS && hits[1].score < EXACT_NAME_BONUS,
             "{q}: folded bonus second: {:?}",
             ids(&hits)
         );

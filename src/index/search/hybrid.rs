@@ -3,7 +3,8 @@
 //! before any truncation) by weighted reciprocal rank fusion,
 //! `score = w / (RRF_K + text rank) + 1 / (RRF_K + semantic rank)` with `w` =
 //! [`TEXT_WEIGHT`] (Cormack, Clarke and Büttcher, SIGIR 2009), de-duplicated by chunk, a
-//! line window's score times [`WINDOW_WEIGHT`]. In `hybrid`, a chunk whose definition's
+//! line window's score times [`WINDOW_WEIGHT`], a BM25 hit far above the next one
+//! ([`PEAK_RATIO`]) first. In `hybrid`, a chunk whose definition's
 //! name, qualified name or id equals the whole query ranks first, and one equal to it
 //! ignoring case next. Every hit says where it came from (`text_rank`, `semantic_rank`,
 //! 1-based).
@@ -36,6 +37,21 @@ pub const RRF_K: f64 = 5.0;
 /// packaging, cachetools: equal weights lost to semantic alone by up to 0.08 MRR@10).
 pub const TEXT_WEIGHT: f64 = 0.7;
 
+/// Weight of the BM25 list instead of [`TEXT_WEIGHT`] for a query of at most
+/// [`SHORT_QUERY_WORDS`] words: keywords (`register blueprint`) name what the code says,
+/// where a sentence describes it. Measured by `bench/fusion_eval.py --name-queries`
+/// (each searchbench target queried by the words of its own name) on twelve packages
+/// (`docs/accuracy.md#fusion`): with 0.7 hybrid lost to BM25 alone by 0.04 to 0.10
+/// MRR@10, with 3 by at most 0.021 (a package of 9 such queries aside); 4 and more gained
+/// under 0.01 more there while giving the vector list less say where it finds what the
+/// words do not spell. No docstring query of the benchmark has so few words, so those
+/// score as before.
+pub const SHORT_QUERY_TEXT_WEIGHT: f64 = 3.0;
+
+/// Most words (plain words and the words of quoted phrases, filters not counted) of a
+/// query weighted by [`SHORT_QUERY_TEXT_WEIGHT`].
+pub const SHORT_QUERY_WORDS: usize = 3;
+
 /// Factor of a line-window chunk's fused score: a window (documentation, configuration,
 /// a file without a grammar) ranks below a definition with the same evidence, since a
 /// definition is what the graph can follow. Measured with [`RRF_K`]: +0.01 to +0.17
@@ -43,13 +59,29 @@ pub const TEXT_WEIGHT: f64 = 0.7;
 pub const WINDOW_WEIGHT: f64 = 0.5;
 
 /// Added to the fused score of a chunk whose definition's name, qualified name or id
-/// equals the whole query: more than any RRF sum (at most `2 / (RRF_K + 1)`), so it
-/// ranks first.
-pub const EXACT_NAME_BONUS: f64 = 1.0;
+/// equals the whole query: more than any other score (a [`FOLDED_NAME_BONUS`] plus an RRF
+/// sum, which is below `(SHORT_QUERY_TEXT_WEIGHT + 1) / (RRF_K + 1)` = 2/3), so it ranks
+/// first.
+pub const EXACT_NAME_BONUS: f64 = 4.0;
 
 /// Added instead when they are equal only ignoring case (`session` for `Session`): above
-/// every RRF sum, below an exact match.
-pub const FOLDED_NAME_BONUS: f64 = 0.5;
+/// every RRF sum with a [`PEAK_BONUS`], below an exact match.
+pub const FOLDED_NAME_BONUS: f64 = 2.0;
+
+/// A BM25 hit whose score is at least this many times the next BM25 hit's (or the only
+/// BM25 hit) is a peak: one chunk holds the query's rare words far more than any other
+/// (two uncommon words that meet in one function), and it ranks first in `hybrid`, above
+/// every RRF sum, whatever the vector list says. Rank-only fusion buries such a hit under
+/// the vector list's flat top when the embedder does not know the words. Chosen by
+/// `bench/fusion_eval.py` (`docs/accuracy.md#fusion`): with ratio 10 the twelve
+/// searchbench packages' docstring queries score exactly as without the rule, while
+/// their name-word queries gain; ratios of 5 and below moved docstring queries too.
+pub const PEAK_RATIO: f64 = 10.0;
+
+/// Added to a [`PEAK_RATIO`] peak's fused score: more than any RRF sum (below 2/3, see
+/// [`EXACT_NAME_BONUS`]), less than [`FOLDED_NAME_BONUS`], so a definition named like the
+/// query still ranks above it.
+pub const PEAK_BONUS: f64 = 1.0;
 
 /// Candidates taken from each list before fusion.
 pub const CANDIDATES: usize = 1000;
@@ -93,7 +125,7 @@ pub struct Hit {
     pub kind: String,
     /// `text`: BM25; `semantic`: cosine; `hybrid`: the RRF sum, plus
     /// [`EXACT_NAME_BONUS`] for an exact name match or [`FOLDED_NAME_BONUS`] for one
-    /// that ignores case. Higher is better.
+    /// that ignores case, and [`PEAK_BONUS`] for a BM25 peak. Higher is better.
     pub score: f64,
     /// 1-based rank in the BM25 list; `None` when that list did not have the hit.
     pub text_rank: Option<usize>,
@@ -471,11 +503,21 @@ pub fn fuse(
     limit: usize,
 ) -> Vec<Hit> {
     let mut fused: HashMap<usize, Fused> = HashMap::new();
+    let words = q.words.len()
+        + q.phrases
+            .iter()
+            .map(|p| p.split_whitespace().count())
+            .sum::<usize>();
+    let text_weight = if words <= SHORT_QUERY_WORDS {
+        SHORT_QUERY_TEXT_WEIGHT
+    } else {
+        TEXT_WEIGHT
+    };
     for (r, &(i, s)) in text_list.iter().enumerate() {
         let e = fused.entry(i).or_insert((0.0, None, None));
         e.1 = Some(r + 1);
         e.0 += if mode == Mode::Hybrid {
-            TEXT_WEIGHT / (RRF_K + (r + 1) as f64)
+            text_weight / (RRF_K + (r + 1) as f64)
         } else {
             s
         };
@@ -494,6 +536,14 @@ pub fn fuse(
             if meta.kind(i) == "window" {
                 e.0 *= WINDOW_WEIGHT;
             }
+        }
+        let peak = match text_list {
+            [(i, _)] => Some(*i),
+            [(i, a), (_, b), ..] if *a >= PEAK_RATIO * b => Some(*i),
+            _ => None,
+        };
+        if let Some(e) = peak.and_then(|i| fused.get_mut(&i)) {
+            e.0 += PEAK_BONUS;
         }
         // The query less its filters, so `parse kind:function` still finds `parse`.
         // A quoted name alone (`"echo"`) is that name.
@@ -570,4 +620,61 @@ pub fn text_hits(text: &TextIndex, query: &str, limit: usize) -> Result<Vec<Hit>
             .then(a.1.cmp(&b.1))
     });
     Ok(hits.into_iter().map(|(h, _)| h).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Functions `f0`, `f1`, ... in one file, none named like the test queries.
+    struct Functions(Vec<String>);
+
+    impl ChunkMeta for Functions {
+        fn meta(&self, i: usize) -> ChunkFields<'_> {
+            ChunkFields {
+                path: "a.py",
+                start_line: 1 + 10 * i as u32,
+                end_line: 9 + 10 * i as u32,
+                kind: "function",
+                language: "python",
+                id: &self.0[i],
+                name: &self.0[i][6..],
+                qualified_name: &self.0[i][6..],
+            }
+        }
+        fn named(&self, _: &str) -> Vec<usize> {
+            Vec::new()
+        }
+    }
+
+    fn first(query: &str, text: &[(usize, f64)], sem: &[(usize, f64)]) -> String {
+        let meta = Functions((0..10).map(|i| format!("a.py::f{i}")).collect());
+        let q = Query::parse(query);
+        fuse(&meta, &q, query, Mode::Hybrid, text, sem, 3)[0]
+            .id
+            .clone()
+    }
+
+    #[test]
+    fn a_short_query_weighs_bm25_above_the_vectors_and_a_sentence_does_not() {
+        // BM25 ranks f0 first and f1 second (no peak); the vectors rank f2 first and do
+        // not have f0.
+        let text = [(0, 12.0), (1, 9.0)];
+        let sem = [(2, 0.3), (3, 0.29), (4, 0.28)];
+        assert_eq!(first("walrus telephone", &text, &sem), "a.py::f0");
+        assert_eq!(
+            first("check that the walrus answers the telephone", &text, &sem),
+            "a.py::f2"
+        );
+    }
+
+    #[test]
+    fn a_bm25_peak_ranks_first_whatever_the_vectors_say() {
+        let sem = [(2, 0.3), (3, 0.29), (4, 0.28)];
+        let sentence = "check that the walrus answers the telephone";
+        assert_eq!(first(sentence, &[(0, 100.0), (1, 9.0)], &sem), "a.py::f0");
+        assert_eq!(first(sentence, &[(0, 10.0)], &sem), "a.py::f0");
+        // Ten times the next is the rule's edge: just below it is not a peak.
+        assert_eq!(first(sentence, &[(0, 89.0), (1, 9.0)], &sem), "a.py::f2");
+    }
 }
