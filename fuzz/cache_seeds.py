@@ -33,7 +33,7 @@ def main():
         b = open(os.path.join(vectors, name), "rb").read()
         if name == "offline-fit.bin":
             put(out, "search_files", "binary-fit", b"\x01" + b[32:])
-        elif b[:8] == b"CGTVEC03":
+        elif b[:8] == b"CGTVEC04":
             (id_len,) = struct.unpack_from("<I", b, 8)
             put(out, "search_files", "binary-vectors", b"\x00" + b[12 + id_len:])
     for i, name in enumerate(["meta.json", ".managed.json"]):

@@ -352,6 +352,12 @@ fn index_builds_the_search_indexes_the_first_search_reads() {
     let updated = index(home.path(), &repo, &["--search", "text"]);
     assert_eq!(updated["text"], "updated", "{updated}");
     assert_eq!(updated["vectors"], "skipped: text only", "{updated}");
+    // Nothing changed since, but the vectors are behind the text index: `all` (and
+    // `auto` on a tree this small) builds them, then has nothing left to build.
+    let caught_up = index(home.path(), &repo, &["--search", "all"]);
+    assert_eq!(caught_up["text"], "reused", "{caught_up}");
+    assert_eq!(caught_up["vectors"], "built", "{caught_up}");
+    assert!(index(home.path(), &repo, &["--search", "all"]).is_null());
 
     // `off` builds nothing: the next text search builds the text index itself.
     let other = tempfile::tempdir().expect("tempdir");

@@ -11,7 +11,9 @@ use super::progress;
 use super::watch;
 use super::{output, Cli};
 use crate::config::Config;
-use crate::index::search::{prebuild, Prebuild, PrebuildReport, TextIndex};
+use crate::index::search::{
+    prebuild, vectors_skipped, Mode, Prebuild, PrebuildReport, SavedSearch, TextIndex,
+};
 use crate::index::session::Session;
 use crate::index::{self, IndexStats};
 
@@ -68,7 +70,7 @@ pub(super) fn run(cli: &Cli, a: &IndexArgs, root: &Path, config: &Config) -> Res
         // decoded (0.14 s instead of about 1 s on a tree of 1.17M definitions). The text
         // index is checked the way a warm search opens it (metadata and checksums).
         if let Some(stats) = session.unchanged_stats(&root, &config.index_options()) {
-            if text_index_current(&session, what) {
+            if search_indexes_current(&session, what, stats.chunks, config) {
                 print(a, &root, &stats, &session, None)?;
                 return Ok(0);
             }
@@ -86,12 +88,26 @@ pub(super) fn run(cli: &Cli, a: &IndexArgs, root: &Path, config: &Config) -> Res
 }
 
 /// `true` when `index` has nothing to build for search: `what` is off, the cache is not
-/// this instance's to write, or the saved text index holds the live snapshot's chunks.
-fn text_index_current(session: &Session, what: Prebuild) -> bool {
+/// this instance's to write, or the saved indexes `what` asks for of a tree of `chunks`
+/// chunks hold the live snapshot's: the text index, and the chunk table with its embedder
+/// when the vectors are not skipped ([`vectors_skipped`]; a malformed embedding setting
+/// counts as not current, so the build says what is wrong).
+fn search_indexes_current(session: &Session, what: Prebuild, chunks: u64, config: &Config) -> bool {
     let (Some(dir), Some(digest)) = (session.writable_dir(), session.snapshot()) else {
         return true;
     };
-    what == Prebuild::Off || TextIndex::open_for_snapshot(&dir.join("text"), digest).is_some()
+    if what == Prebuild::Off {
+        return true;
+    }
+    if TextIndex::open_for_snapshot(&dir.join("text"), digest).is_none() {
+        return false;
+    }
+    let openai = config.embedding.clone();
+    match vectors_skipped(what, chunks as usize, openai.clone()) {
+        Ok(Some(_)) => true,
+        Ok(None) => SavedSearch::open(dir, digest, Mode::Semantic, openai).is_some(),
+        Err(_) => false,
+    }
 }
 
 /// Builds the search indexes `what` asks for into the cache, with a bar on stderr when it

@@ -47,7 +47,7 @@ fn vectors(body: &[u8]) {
     let t = template();
     let embedder = OfflineEmbedder::fit(&inputs_and_keys(chunks()).0);
     let id = embedder.id();
-    let mut file = b"CGTVEC03".to_vec();
+    let mut file = crate::index::search::vector::CACHE_MAGIC.to_vec();
     file.extend_from_slice(&(id.len() as u32).to_le_bytes());
     file.extend_from_slice(id.as_bytes());
     let sum_at = file.len() + 12;

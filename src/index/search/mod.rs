@@ -15,6 +15,7 @@ pub mod query;
 pub mod scan;
 pub mod stamp;
 pub mod table;
+mod table_body;
 pub mod text;
 pub mod tokenize;
 pub mod vector;
@@ -228,6 +229,17 @@ pub fn collect_chunks(idx: &Index) -> (Vec<SearchChunk>, usize) {
 ///
 /// Errors: [`SearchError::Io`] with the path.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SearchError> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `write` writes, through a buffer: a large file (a vector
+/// cache of 1M+ rows) is never held whole in memory.
+///
+/// Errors: [`SearchError::Io`] with the path; the temporary file is removed.
+pub(crate) fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), SearchError> {
     let io = |source| SearchError::Io {
         path: path.to_path_buf(),
         source,
@@ -244,7 +256,16 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SearchError>
         let _ = crate::index::fsutil::remove_any(path);
     }
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(io)?;
+    let written = std::fs::File::create(&tmp).and_then(|f| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        write(&mut w)?;
+        w.into_inner().map_err(|e| e.into_error())?;
+        Ok(())
+    });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io(e));
+    }
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         io(e)

@@ -5,8 +5,8 @@
 //!
 //! The vectors are the expensive part. The built-in embedder fits and embeds some
 //! 11 000 to 23 000 chunks a second, and a run holds every chunk's input and vector at
-//! once: on the fetch.sh Rust tree (1.36M chunks) the first hybrid search took 132 s
-//! and peaked at 10.8 GB (`docs/benchmarks.md#search`). An embedding endpoint embeds 1
+//! once (`docs/benchmarks.md#search` has the time and peak memory on the fetch.sh Rust
+//! tree's 1.36M chunks). An embedding endpoint embeds 1
 //! to 5 chunks a second on a CPU model. So [`Prebuild::Auto`], the default, builds the
 //! vectors only with the built-in embedder and only up to [`AUTO_VECTOR_CHUNKS`] chunks;
 //! [`Prebuild::All`] always does.
@@ -40,9 +40,10 @@ pub enum Prebuild {
     All,
 }
 
-/// The most chunks [`Prebuild::Auto`] embeds: about 1.2 GB of peak memory at the 8 KB
-/// per chunk the Rust tree's first hybrid search used (10.8 GB for 1.36M chunks), and a
-/// few seconds of the built-in embedder.
+/// The most chunks [`Prebuild::Auto`] embeds: about 0.45 GB of peak memory at the 2.9 KB
+/// per chunk a cold `index --search all` of the fetch.sh Rust tree used (3.9 GB for its
+/// 1.36M chunks, graph and text index included, `docs/benchmarks.md#search`), and a few
+/// seconds of the built-in embedder.
 pub const AUTO_VECTOR_CHUNKS: usize = 150_000;
 
 /// Why `what` builds no vectors for a tree of `chunks` chunks (`None`: it builds them):
@@ -109,7 +110,7 @@ pub fn prebuild(
         return Ok(report);
     }
     let t = Instant::now();
-    let (chunks, _unreadable) = collect_chunks(idx);
+    let (mut chunks, _unreadable) = collect_chunks(idx);
     report.chunks = chunks.len();
     let text =
         TextIndex::open_or_build_with(&chunks, Some(&cache_dir.join("text")), snapshot, progress)?;
@@ -127,9 +128,17 @@ pub fn prebuild(
     }
     let t = Instant::now();
     let (inputs, keys) = inputs_and_keys(&chunks);
+    // The table reads the chunks' places and names only; their texts, which the inputs
+    // repeat, would double what a large repository holds while it is embedded.
+    for c in &mut chunks {
+        c.text = String::new();
+        c.header = String::new();
+        c.doc = String::new();
+    }
     let (embedder, _fit_reused, fit) = choose_embedder(&inputs, &keys, Some(cache_dir), openai)?;
     let (vi, EmbedStats { embedded, .. }) =
         embed_inputs(&inputs, &keys, embedder.as_ref(), Some(cache_dir))?;
+    drop(inputs);
     if let Some(snap) = snapshot {
         super::hybrid::save_table(cache_dir, snap, embedder.as_ref(), fit, &chunks, &vi);
     }

@@ -5,10 +5,12 @@
 //! latency.
 //!
 //! Cache file `<cache dir>/vectors/<16 hex of BLAKE3(embedder cache slot)>.bin`: magic
-//! `CGTVEC03`, the embedder id's length (u32 LE) and UTF-8 bytes, dimension (u32 LE),
+//! [`CACHE_MAGIC`], the embedder id's length (u32 LE) and UTF-8 bytes, dimension (u32 LE),
 //! count (u64 LE), the BLAKE3 checksum of the rest of the file (everything before it and
-//! the records after it), then per vector its 32-byte input hash and `dimension`
-//! little-endian f32 (as the embedder returned them; quantised when loaded). A file
+//! the records after it), then per vector its 32-byte input hash, its scale (f32 LE) and
+//! `dimension` `i8` codes: the embedder's vector normalised and quantised
+//! (`scan::quantize_into`) when it was embedded, exactly the row the index holds, so the cache
+//! takes a quarter of the `f32` vectors' memory and disk and loading it is a copy. A file
 //! written by another embedder id (an older fit of the offline model) is ignored and
 //! replaced, so one slot never grows stale copies. A file that fails these checks (its
 //! length, its checksum: a flipped byte would otherwise change a score silently) is
@@ -19,11 +21,13 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::embed::normalize;
 use super::embed::Embedder;
-use super::scan::{quantize_rows, CodeRows};
-use super::{write_atomic, SearchChunk, SearchError};
+use super::scan::{quantize_into, quantize_rows, CodeRows};
+use super::{write_atomic_with, SearchChunk, SearchError};
 
-const MAGIC: &[u8; 8] = b"CGTVEC03";
+/// First bytes of a vector cache file (the module docs give the layout).
+pub const CACHE_MAGIC: &[u8; 8] = b"CGTVEC04";
 
 /// Inputs per embedder call in [`embed_chunks`]; progress is saved between calls.
 const CHECKPOINT_INPUTS: usize = 128;
@@ -31,8 +35,28 @@ const CHECKPOINT_INPUTS: usize = 128;
 /// Least time between two progress saves of [`embed_chunks`].
 const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
+/// A cached vector: the embedder's output normalised and quantised (`scan::quantize_into`),
+/// the row a [`VectorIndex`] holds for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CachedRow {
+    /// `x ≈ code · scale`; 0 for a zero vector.
+    pub scale: f32,
+    /// One code per dimension.
+    pub codes: Box<[i8]>,
+}
+
+impl CachedRow {
+    /// The row of an embedder's vector `v` (normalised here, then quantised).
+    pub fn of(mut v: Vec<f32>) -> CachedRow {
+        normalize(&mut v);
+        let mut codes = vec![0i8; v.len()].into_boxed_slice();
+        let scale = quantize_into(&v, &mut codes);
+        CachedRow { scale, codes }
+    }
+}
+
 /// Cached vectors by input hash.
-pub type CachedVectors = HashMap<[u8; 32], Vec<f32>>;
+pub type CachedVectors = HashMap<[u8; 32], CachedRow>;
 
 /// Unit-length vectors as `i8` codes with one scale each ([`super::scan`]); row `i`
 /// belongs to chunk `i`.
@@ -105,7 +129,7 @@ pub fn load_cache(path: &Path, embedder_id: &str) -> Option<(usize, CachedVector
             return None;
         }
     };
-    if b.len() < 12 || &b[..8] != MAGIC {
+    if b.len() < 12 || &b[..8] != CACHE_MAGIC {
         return None;
     }
     let id_len = u32::from_le_bytes(b[8..12].try_into().ok()?) as usize;
@@ -117,7 +141,7 @@ pub fn load_cache(path: &Path, embedder_id: &str) -> Option<(usize, CachedVector
     let head = sum_at + 32;
     let dim = u32::from_le_bytes(b.get(id_end..id_end + 4)?.try_into().ok()?) as usize;
     let count = u64::from_le_bytes(b.get(id_end + 4..sum_at)?.try_into().ok()?) as usize;
-    let rec = 32 + 4 * dim;
+    let rec = 32 + 4 + dim;
     if dim == 0 || b.len() != head.checked_add(count.checked_mul(rec)?)? {
         tracing::warn!(path = %path.display(), "vector cache fails its checks; ignored");
         return None;
@@ -132,11 +156,9 @@ pub fn load_cache(path: &Path, embedder_id: &str) -> Option<(usize, CachedVector
         .map(|r| {
             let mut key = [0u8; 32];
             key.copy_from_slice(&r[..32]);
-            let v = r[32..]
-                .chunks_exact(4)
-                .map(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]]))
-                .collect();
-            (key, v)
+            let scale = f32::from_le_bytes([r[32], r[33], r[34], r[35]]);
+            let codes = r[36..].iter().map(|&c| c as i8).collect();
+            (key, CachedRow { scale, codes })
         })
         .collect();
     Some((dim, m))
@@ -149,25 +171,39 @@ pub fn save_cache(
     path: &Path,
     embedder_id: &str,
     dim: usize,
-    entries: &[([u8; 32], &[f32])],
+    entries: &[([u8; 32], &CachedRow)],
 ) -> Result<(), SearchError> {
-    let mut b = Vec::with_capacity(32 + embedder_id.len() + entries.len() * (32 + 4 * dim));
-    b.extend_from_slice(MAGIC);
-    b.extend_from_slice(&(embedder_id.len() as u32).to_le_bytes());
-    b.extend_from_slice(embedder_id.as_bytes());
-    b.extend_from_slice(&(dim as u32).to_le_bytes());
-    b.extend_from_slice(&(entries.len() as u64).to_le_bytes());
-    let sum_at = b.len();
-    b.extend_from_slice(&[0u8; 32]);
-    for (k, v) in entries {
-        b.extend_from_slice(k);
-        for x in v.iter() {
-            b.extend_from_slice(&x.to_le_bytes());
-        }
+    let mut head = Vec::with_capacity(64 + embedder_id.len());
+    head.extend_from_slice(CACHE_MAGIC);
+    head.extend_from_slice(&(embedder_id.len() as u32).to_le_bytes());
+    head.extend_from_slice(embedder_id.as_bytes());
+    head.extend_from_slice(&(dim as u32).to_le_bytes());
+    head.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    // Records are hashed, then written, one at a time: the file (570 MB for the 1.36M
+    // chunks of the fetch.sh Rust tree) is never built in memory beside the cache.
+    let record = |k: &[u8; 32], row: &CachedRow, buf: &mut Vec<u8>| {
+        buf.clear();
+        buf.extend_from_slice(k);
+        buf.extend_from_slice(&row.scale.to_le_bytes());
+        buf.extend(row.codes.iter().map(|&c| c as u8));
+    };
+    let mut h = blake3::Hasher::new();
+    h.update(&head);
+    let mut buf = Vec::with_capacity(36 + dim);
+    for (k, row) in entries {
+        record(k, row, &mut buf);
+        h.update(&buf);
     }
-    let sum = checksum(&b[..sum_at], &b[sum_at + 32..]);
-    b[sum_at..sum_at + 32].copy_from_slice(&sum);
-    write_atomic(path, &b)
+    let sum = *h.finalize().as_bytes();
+    write_atomic_with(path, |w| {
+        w.write_all(&head)?;
+        w.write_all(&sum)?;
+        for (k, row) in entries {
+            record(k, row, &mut buf);
+            w.write_all(&buf)?;
+        }
+        Ok(())
+    })
 }
 
 /// The BLAKE3 checksum a cache file stores: of its header before the checksum, then its
@@ -268,15 +304,15 @@ fn embed_inputs_saving_every(
             if dim == 0 {
                 dim = v.len();
             }
-            cache.insert(keys[i], v);
+            cache.insert(keys[i], CachedRow::of(v));
         }
         tracing::info!(embedded, total = missing.len(), "embedding chunks");
         if let Some(f) = &file {
             if embedded < missing.len() && last_save.elapsed() >= checkpoint_every {
-                let entries: Vec<([u8; 32], &[f32])> = cache
+                let entries: Vec<([u8; 32], &CachedRow)> = cache
                     .iter()
-                    .filter(|(_, v)| v.len() == dim)
-                    .map(|(k, v)| (*k, v.as_slice()))
+                    .filter(|(_, v)| v.codes.len() == dim)
+                    .map(|(k, v)| (*k, v))
                     .collect();
                 save_cache(f, &id, dim, &entries)?;
                 last_save = std::time::Instant::now();
@@ -288,38 +324,38 @@ fn embed_inputs_saving_every(
         embedded,
     };
     // Vectors of another length (a model that changed its dimension) are dropped.
-    cache.retain(|_, v| v.len() == dim);
+    cache.retain(|_, v| v.codes.len() == dim);
     if let Some(f) = &file {
         let current: std::collections::HashSet<&[u8; 32]> = keys.iter().collect();
         if stats.embedded > 0 || cache.len() != current.len() {
             let mut uniq = std::collections::HashSet::new();
-            let entries: Vec<([u8; 32], &[f32])> = keys
+            let entries: Vec<([u8; 32], &CachedRow)> = keys
                 .iter()
                 .filter(|k| uniq.insert(**k))
-                .filter_map(|k| cache.get(k).map(|v| (*k, v.as_slice())))
+                .filter_map(|k| cache.get(k).map(|v| (*k, v)))
                 .collect();
             save_cache(f, &id, dim, &entries)?;
         }
     }
-    // The rows move out of the cache (a second copy of every vector would be the peak of
-    // a large repository); a chunk whose input repeats an earlier one copies that row.
+    // The rows move out of the cache as they are copied into the index (two copies of
+    // every row at once would be the peak of a large repository); a chunk whose input
+    // repeats an earlier one copies that row.
+    let t = std::time::Instant::now();
     let mut first: HashMap<[u8; 32], usize> = HashMap::new();
-    let mut rows: Vec<Vec<f32>> = Vec::with_capacity(keys.len());
+    let mut codes = vec![0i8; dim * keys.len()];
+    let mut scales = vec![0f32; keys.len()];
     for (i, k) in keys.iter().enumerate() {
-        let row = match cache.remove(k) {
-            Some(v) => {
-                first.insert(*k, i);
-                v
-            }
-            None => first
-                .get(k)
-                .map_or_else(|| vec![0.0; dim], |&j| rows[j].clone()),
-        };
-        rows.push(row);
+        if let Some(row) = cache.remove(k) {
+            first.insert(*k, i);
+            codes[i * dim..(i + 1) * dim].copy_from_slice(&row.codes);
+            scales[i] = row.scale;
+        } else if let Some(&j) = first.get(k) {
+            codes.copy_within(j * dim..(j + 1) * dim, i * dim);
+            scales[i] = scales[j];
+        }
     }
     drop(cache);
-    let t = std::time::Instant::now();
-    let vi = VectorIndex::new(rows);
+    let vi = VectorIndex { dim, codes, scales };
     tracing::debug!(ms = t.elapsed().as_millis() as u64, "vector index built");
     Ok((vi, stats))
 }
@@ -419,9 +455,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let p = dir.path().join("v.bin");
         let k = input_hash("x");
-        save_cache(&p, "model-a", 3, &[(k, &[1.0, 2.0, 3.0][..])]).expect("save");
+        let row = CachedRow::of(vec![1.0, 2.0, 3.0]);
+        assert_eq!(&*row.codes, &[42, 85, 127]);
+        save_cache(&p, "model-a", 3, &[(k, &row)]).expect("save");
         let (dim, m) = load_cache(&p, "model-a").expect("load");
-        assert_eq!((dim, m[&k].clone()), (3, vec![1.0, 2.0, 3.0]));
+        assert_eq!((dim, &m[&k]), (3, &row));
         assert!(load_cache(&p, "model-b").is_none());
         let good = std::fs::read(&p).expect("read");
         let mut b = good.clone();
