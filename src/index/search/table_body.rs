@@ -34,7 +34,7 @@ impl Sections<'_> {
             out,
         };
         let (dim, codes) = (self.view.dim, self.view.codes);
-        let n = if dim == 0 { 0 } else { codes.len() / dim };
+        let n = codes.len().checked_div(dim).unwrap_or(0);
         let mut col = vec![0u8; n];
         for j in 0..dim {
             for (r, c) in col.iter_mut().enumerate() {
