@@ -107,6 +107,14 @@ pub fn split_key(key: &str) -> Option<(&str, u32, u32)> {
 }
 
 impl SearchChunk {
+    /// Empties `text`, `header` and `doc`, which only the text index and the embedding
+    /// inputs read: a holder that needs the chunk's place and names alone lets them go.
+    pub fn clear_texts(&mut self) {
+        self.text = String::new();
+        self.header = String::new();
+        self.doc = String::new();
+    }
+
     /// The embedding input: header, a blank line, then the chunk text.
     pub fn embedding_input(&self) -> String {
         format!("{}\n\n{}", self.header, self.text)

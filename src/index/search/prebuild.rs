@@ -20,7 +20,7 @@ use super::embed::openai::OpenAiConfig;
 use super::hybrid::choose_embedder;
 use super::text::TextIndex;
 use super::vector::{embed_inputs, inputs_and_keys, EmbedStats};
-use super::{collect_chunks, SearchError};
+use super::{collect_chunks, SearchChunk, SearchError};
 use crate::index::store::SnapshotDigest;
 use crate::index::{Index, Progress};
 
@@ -130,11 +130,7 @@ pub fn prebuild(
     let (inputs, keys) = inputs_and_keys(&chunks);
     // The table reads the chunks' places and names only; their texts, which the inputs
     // repeat, would double what a large repository holds while it is embedded.
-    for c in &mut chunks {
-        c.text = String::new();
-        c.header = String::new();
-        c.doc = String::new();
-    }
+    chunks.iter_mut().for_each(SearchChunk::clear_texts);
     let (embedder, _fit_reused, fit) = choose_embedder(&inputs, &keys, Some(cache_dir), openai)?;
     let (vi, EmbedStats { embedded, .. }) =
         embed_inputs(&inputs, &keys, embedder.as_ref(), Some(cache_dir))?;
