@@ -57,6 +57,9 @@
   [(user_type) (nullable_type)] @local.type))
 (property_declaration (variable_declaration (identifier) @local.name .)
   (call_expression . (identifier) @local.type))
+; `val bytes = name.encodeUtf8()`: typed by the declared return type of what it calls.
+(property_declaration (variable_declaration (identifier) @local.name .)
+  (call_expression . (navigation_expression)) @local.value)
 (class_parameter (identifier) @local.name [(user_type) (nullable_type)] @local.type)
 (parameter (identifier) @local.name [(user_type) (nullable_type)] @local.type)
 ; Any parameter or local, typed or not (a function type, `handler: () -> Unit`), hides a

@@ -39,6 +39,8 @@ pub(super) const SPEC: LanguageSpec = LanguageSpec {
         // later `handler()` calls, not a function of that name elsewhere.
         local_shadowing: LocalShadowing::FromBindingLine,
         expect_modifier: Some("expect"),
+        extensions_of_library_types: true,
+        string_literal_type: Some("String"),
         // The names every Kotlin file imports implicitly (`kotlin.*`, `kotlin.collections.*`,
         // `kotlin.io.*`, ...): a bare call of one is the standard library's.
         globals: &[

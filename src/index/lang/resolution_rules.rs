@@ -169,6 +169,14 @@ pub struct ResolutionRules {
     /// its implicit default constructor), picked by the argument count (Java, JLS 8.8.7.1
     /// "Explicit Constructor Invocations").
     pub explicit_constructor_calls: bool,
+    /// Whether a function declared with a receiver type outside that type (Kotlin's
+    /// `fun String.encodeUtf8()`, "Extensions" in the Kotlin reference) is a member of the
+    /// type even when the type is the library's: a call on a value of that type reaches the
+    /// repo's extension of that name, and any other method stays `external`.
+    pub extensions_of_library_types: bool,
+    /// The type of a string literal receiver (`"abc".encodeUtf8()`), or `None` when the
+    /// language types no literal receivers.
+    pub string_literal_type: Option<&'static str>,
 }
 
 impl ResolutionRules {
@@ -216,6 +224,8 @@ impl ResolutionRules {
         guess_untyped_methods: false,
         exact_arity: false,
         explicit_constructor_calls: false,
+        extensions_of_library_types: false,
+        string_literal_type: None,
     };
 }
 

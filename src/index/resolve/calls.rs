@@ -426,6 +426,14 @@ impl<'a> Ctx<'a> {
             Typed::Repo(ty) => return typed_member(self.member_with_bases(fi, &ty, name, 0, args)),
             Typed::Traits(ts) => return typed_member(self.members_of_traits(&ts, name, args)),
             Typed::External => return Err(UnresolvedReason::External),
+            Typed::Extended(ty) => {
+                let mut m = self.member(fi, &ty, name);
+                m.retain(|&r| self.fits(r, args));
+                return match m.len() {
+                    0 => Err(UnresolvedReason::External),
+                    _ => one(m, Tier::Qualified),
+                };
+            }
             Typed::Unknown => {}
         }
         // self / this / Self / cls / super (a Rust path `super::f` is a module path).

@@ -336,7 +336,7 @@ impl<'a> Ctx<'a> {
         if t.contains('.') {
             return match self.classify(fi, t) {
                 Typed::Def(d) => Ty::Repo(d),
-                Typed::External => Ty::Ext(t.to_string()),
+                Typed::External | Typed::Extended(_) => Ty::Ext(t.to_string()),
                 Typed::Repo(_) | Typed::Traits(_) | Typed::Unknown => Ty::Unknown,
             };
         }

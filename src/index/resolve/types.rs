@@ -23,8 +23,29 @@ pub(super) enum Typed {
     Traits(Vec<DefRef>),
     /// A type defined nowhere in the repo.
     External,
+    /// A library type the repo declares extension functions of
+    /// ([`ResolutionRules::extensions_of_library_types`](crate::index::lang::ResolutionRules)):
+    /// a call on it is that extension when one has the name, else `external`.
+    Extended(String),
     /// Not known.
     Unknown,
+}
+
+/// Whether `recv` is one string literal (`"abc"`, `"a \"quoted\" word"`), not an
+/// expression that starts with one (`"abc".encodeUtf8()`).
+fn is_string_literal(recv: &str) -> bool {
+    let Some(inner) = recv.strip_prefix('"').and_then(|r| r.strip_suffix('"')) else {
+        return false;
+    };
+    let mut escaped = false;
+    for c in inner.chars() {
+        match c {
+            '\\' if !escaped => escaped = true,
+            '"' if !escaped => return false,
+            _ => escaped = false,
+        }
+    }
+    !escaped
 }
 
 /// The constructed type of an inline construction receiver: `Foo(db)`, `new Foo()`,
@@ -114,6 +135,12 @@ impl<'a> Ctx<'a> {
     ) -> Typed {
         if depth > 4 {
             return Typed::Unknown;
+        }
+        // `"abc".encodeUtf8()`: a string literal is of the language's string type.
+        if is_string_literal(recv) {
+            if let Some(t) = self.rules(fi).string_literal_type {
+                return self.classify(fi, t);
+            }
         }
         // A turbofish names generic arguments, not another type: `Thing::<()>::new()` is
         // typed as `Thing::new()`.
@@ -509,6 +536,18 @@ impl<'a> Ctx<'a> {
     }
 
     fn classify_name(&self, fi: u32, ty: &str, depth: u32) -> Typed {
+        match self.classify_repo_name(fi, ty, depth) {
+            Typed::External
+                if self.rules(fi).extensions_of_library_types
+                    && self.members.refs(&(self.fam(fi), ty)).next().is_some() =>
+            {
+                Typed::Extended(ty.to_string())
+            }
+            t => t,
+        }
+    }
+
+    fn classify_repo_name(&self, fi: u32, ty: &str, depth: u32) -> Typed {
         let fam = self.fam(fi);
         let rules = self.rules(fi);
         if rules.primitive_types.contains(&ty) {
@@ -700,5 +739,20 @@ impl<'a> Ctx<'a> {
         self.types
             .get(&(self.fam(fi), ty))
             .is_some_and(|v| v.iter().any(|&r| self.def(r).kind.is_constructible()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_string_literal;
+
+    #[test]
+    fn a_string_literal_receiver_is_one_literal_whole() {
+        for lit in [r#""abc""#, r#""""#, r#""a \"b\" c""#, r#""x\\""#] {
+            assert!(is_string_literal(lit), "{lit}");
+        }
+        for not in [r#""abc".trim()"#, r#""a" + "b""#, "abc", r#"""#, r#""x\""#] {
+            assert!(!is_string_literal(not), "{not}");
+        }
     }
 }
